@@ -3,6 +3,9 @@
 #[allow(unused_imports)]
 use super::btf_query;
 
+pub mod desc;
+pub use self::desc::*;
+
 /// Placeholder until the parser lands.
 pub const MAX_TRACE_ARGS: usize = 128;
 
@@ -11,5 +14,6 @@ mod tests {
     #[test]
     fn limits() {
         assert_eq!(super::MAX_TRACE_ARGS, 128);
+        assert_eq!(super::FetchType::X64.size(), 8);
     }
 }
