@@ -1,12 +1,85 @@
 //! BTF parsing and indexed queries (no_std, no alloc).
+//!
+//! This module reads raw BTF blobs (the format of `/sys/kernel/btf/vmlinux`,
+//! `/sys/kernel/btf/<module>` and the `.BTF` section of a `.ko`, see the
+//! kernel's `include/uapi/linux/btf.h`) in place, without copying and without
+//! allocating, and answers the questions the probe layer asks: "which
+//! function prototype does `vfs_read` have", "where is `d_name.name` inside
+//! `struct dentry`", "is this a `char *`", "what is the C name of this type".
+//!
+//! # Layers
+//!
+//! * [`Type`] is a zero-copy view of one type record (`struct btf_type` and
+//!   its trailing data). All reads are little-endian reads from byte slices,
+//!   so the blob may be arbitrarily aligned.
+//! * [`Btf`] is a parsed and *indexed* blob. Construction validates the whole
+//!   blob (header, sections, every record's length, every name offset and every
+//!   type id stored in a record) and builds an index into caller-provided
+//!   storage (see [`required_index_len`] and the [index layout](Btf#index)).
+//!   Queries are then `O(1)` by id and `O(log n)` by name.
+//! * Split BTF (a module's BTF on top of vmlinux) is a [`Btf`] created with
+//!   [`Btf::new_split`]; queries on it transparently reach the base types.
+//!
+//! # Robustness
+//!
+//! Input is untrusted. Every offset, length and id is bounds-checked; malformed
+//! input yields an [`Error`], never a panic or an out-of-bounds access. Every
+//! loop that follows references inside the blob is bounded
+//! ([`MAX_RESOLVE_DEPTH`], [`ANON_STACK_MAX`], [`MAX_ANON_VISITS`]), so
+//! reference cycles in hostile input are reported as [`Error::TooDeep`]. Nothing
+//! here recurses.
+//!
+//! # Example
+//!
+//! ```no_run
+//! # fn main() -> Result<(), btf_query::Error> {
+//! use btf_query::{required_index_len, Btf};
+//! let blob: &[u8] = &[]; // e.g. the bytes of /sys/kernel/btf/vmlinux
+//! let mut storage = vec![0u32; required_index_len(blob)?];
+//! let btf = Btf::new(blob, &mut storage)?;
+//! if let Some(func) = btf.find_func(b"vfs_read") {
+//!     let proto = btf.func_proto(func)?;
+//!     for param in proto.params() {
+//!         let param = param?;
+//!         let _ = (param.name, btf.display(param.ty));
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
 
-/// Placeholder until the parser lands.
+mod bytes;
+mod display;
+mod error;
+mod header;
+mod index;
+mod query;
+mod symbol;
+mod table;
+mod types;
+
+pub use self::display::TypeName;
+pub use self::error::Error;
+pub use self::index::{required_index_len, INDEX_HEADER_WORDS};
+pub use self::query::{
+    EnumValue, EnumValues, FuncProto, Member, Members, Param, Params, TypeFacts,
+    ANON_STACK_MAX, MAX_ANON_VISITS, MAX_RESOLVE_DEPTH,
+};
+pub use self::symbol::normalize_symbol;
+pub use self::table::Btf;
+pub use self::types::{ArrayInfo, IntInfo, Kind, RawMember, Type, TypeId};
+
+/// `BTF_MAGIC` from `include/uapi/linux/btf.h`.
 pub const BTF_MAGIC: u16 = 0xeb9f;
+/// The only BTF format version (`BTF_VERSION`).
+pub const BTF_VERSION: u8 = 1;
+/// Highest type id a BTF (base plus split) may use (`BTF_MAX_TYPE`).
+pub const BTF_MAX_TYPE: u32 = 0x000f_ffff;
+/// Highest string offset a BTF (base plus split) may use (`BTF_MAX_NAME_OFFSET`).
+pub const BTF_MAX_NAME_OFFSET: u32 = 0x00ff_ffff;
+/// Size of a pointer on the target, used for the size of `BTF_KIND_PTR`.
+/// The BTF describes the kernel this code runs in (or, on the host, a kernel
+/// of the same architecture).
+pub const POINTER_SIZE: u32 = core::mem::size_of::<usize>() as u32;
 
 #[cfg(test)]
-mod tests {
-    #[test]
-    fn magic() {
-        assert_eq!(super::BTF_MAGIC, 0xeb9f);
-    }
-}
+mod tests;

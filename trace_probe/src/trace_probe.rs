@@ -6,6 +6,10 @@ use super::btf_query;
 pub mod desc;
 pub use self::desc::*;
 
+pub mod fetch;
+pub mod interp;
+pub mod render;
+
 /// Placeholder until the parser lands.
 pub const MAX_TRACE_ARGS: usize = 128;
 

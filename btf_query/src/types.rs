@@ -1,0 +1,525 @@
+//! Type ids, kinds and the zero-copy view of one type record.
+
+use core::fmt;
+
+use super::bytes::le_u32;
+use super::error::Error;
+
+/// A BTF type id. Id 0 is `void`; real types start at 1. In a split BTF the
+/// ids continue after the base's last id.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TypeId(pub u32);
+
+impl TypeId {
+    /// The `void` type (also "no type": a function returning nothing).
+    pub const VOID: TypeId = TypeId(0);
+
+    /// True for [`TypeId::VOID`].
+    pub const fn is_void(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// The kind of a BTF type (`BTF_KIND_*`), plus [`Kind::Void`] for id 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Kind {
+    /// Id 0, `void` (never stored in a record: kind 0 there is an error).
+    Void = 0,
+    /// `BTF_KIND_INT`
+    Int = 1,
+    /// `BTF_KIND_PTR`
+    Ptr = 2,
+    /// `BTF_KIND_ARRAY`
+    Array = 3,
+    /// `BTF_KIND_STRUCT`
+    Struct = 4,
+    /// `BTF_KIND_UNION`
+    Union = 5,
+    /// `BTF_KIND_ENUM`
+    Enum = 6,
+    /// `BTF_KIND_FWD`
+    Fwd = 7,
+    /// `BTF_KIND_TYPEDEF`
+    Typedef = 8,
+    /// `BTF_KIND_VOLATILE`
+    Volatile = 9,
+    /// `BTF_KIND_CONST`
+    Const = 10,
+    /// `BTF_KIND_RESTRICT`
+    Restrict = 11,
+    /// `BTF_KIND_FUNC`
+    Func = 12,
+    /// `BTF_KIND_FUNC_PROTO`
+    FuncProto = 13,
+    /// `BTF_KIND_VAR`
+    Var = 14,
+    /// `BTF_KIND_DATASEC`
+    Datasec = 15,
+    /// `BTF_KIND_FLOAT`
+    Float = 16,
+    /// `BTF_KIND_DECL_TAG`
+    DeclTag = 17,
+    /// `BTF_KIND_TYPE_TAG`
+    TypeTag = 18,
+    /// `BTF_KIND_ENUM64`
+    Enum64 = 19,
+}
+
+impl Kind {
+    /// The kind stored in a record, `None` for 0 (`BTF_KIND_UNKN`) and
+    /// values above `BTF_KIND_MAX`.
+    pub const fn from_raw(kind: u8) -> Option<Kind> {
+        Some(match kind {
+            1 => Kind::Int,
+            2 => Kind::Ptr,
+            3 => Kind::Array,
+            4 => Kind::Struct,
+            5 => Kind::Union,
+            6 => Kind::Enum,
+            7 => Kind::Fwd,
+            8 => Kind::Typedef,
+            9 => Kind::Volatile,
+            10 => Kind::Const,
+            11 => Kind::Restrict,
+            12 => Kind::Func,
+            13 => Kind::FuncProto,
+            14 => Kind::Var,
+            15 => Kind::Datasec,
+            16 => Kind::Float,
+            17 => Kind::DeclTag,
+            18 => Kind::TypeTag,
+            19 => Kind::Enum64,
+            _ => return None,
+        })
+    }
+
+    /// The `BTF_KIND_*` suffix, as `bpftool` prints it (`"STRUCT"`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Kind::Void => "VOID",
+            Kind::Int => "INT",
+            Kind::Ptr => "PTR",
+            Kind::Array => "ARRAY",
+            Kind::Struct => "STRUCT",
+            Kind::Union => "UNION",
+            Kind::Enum => "ENUM",
+            Kind::Fwd => "FWD",
+            Kind::Typedef => "TYPEDEF",
+            Kind::Volatile => "VOLATILE",
+            Kind::Const => "CONST",
+            Kind::Restrict => "RESTRICT",
+            Kind::Func => "FUNC",
+            Kind::FuncProto => "FUNC_PROTO",
+            Kind::Var => "VAR",
+            Kind::Datasec => "DATASEC",
+            Kind::Float => "FLOAT",
+            Kind::DeclTag => "DECL_TAG",
+            Kind::TypeTag => "TYPE_TAG",
+            Kind::Enum64 => "ENUM64",
+        }
+    }
+
+    /// Modifiers the kernel's `btf_type_skip_modifiers()` looks through:
+    /// typedef, volatile, const, restrict and type tag.
+    pub const fn is_modifier(self) -> bool {
+        matches!(
+            self,
+            Kind::Typedef | Kind::Volatile | Kind::Const | Kind::Restrict | Kind::TypeTag
+        )
+    }
+
+    /// Struct or union.
+    pub const fn is_composite(self) -> bool {
+        matches!(self, Kind::Struct | Kind::Union)
+    }
+
+    /// Kinds whose third header word is a type id (`btf_type.type`); the
+    /// others (int, enum, struct, union, datasec, float, enum64) store a size
+    /// there, and array and fwd store nothing meaningful.
+    pub const fn has_ref_type(self) -> bool {
+        matches!(
+            self,
+            Kind::Ptr
+                | Kind::Typedef
+                | Kind::Volatile
+                | Kind::Const
+                | Kind::Restrict
+                | Kind::Func
+                | Kind::FuncProto
+                | Kind::Var
+                | Kind::DeclTag
+                | Kind::TypeTag
+        )
+    }
+
+    /// Kinds whose third header word is a size in bytes.
+    pub const fn has_size(self) -> bool {
+        matches!(
+            self,
+            Kind::Int
+                | Kind::Enum
+                | Kind::Struct
+                | Kind::Union
+                | Kind::Datasec
+                | Kind::Float
+                | Kind::Enum64
+        )
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Size of `struct btf_type`.
+pub(super) const TYPE_HDR: usize = 12;
+
+/// Length in bytes of a whole record of `kind` with `vlen` entries (header
+/// plus trailing data). At most `12 + 12 * 0xffff`, so it cannot overflow.
+pub(super) const fn record_len(kind: Kind, vlen: u16) -> usize {
+    let n = vlen as usize;
+    TYPE_HDR
+        + match kind {
+            Kind::Int | Kind::Var | Kind::DeclTag => 4,
+            Kind::Array => 12,
+            Kind::Struct | Kind::Union | Kind::Datasec | Kind::Enum64 => 12 * n,
+            Kind::Enum | Kind::FuncProto => 8 * n,
+            Kind::Void
+            | Kind::Ptr
+            | Kind::Fwd
+            | Kind::Typedef
+            | Kind::Volatile
+            | Kind::Const
+            | Kind::Restrict
+            | Kind::Func
+            | Kind::Float
+            | Kind::TypeTag => 0,
+        }
+}
+
+/// Decoded `BTF_KIND_INT` data (the `u32` after the header) plus the size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntInfo {
+    /// `btf_type.size`, in bytes.
+    pub size: u32,
+    /// `BTF_INT_BITS`: number of value bits (8 for `char`, 1..=128).
+    pub bits: u8,
+    /// `BTF_INT_OFFSET`: bit offset of the value inside `size` bytes (old
+    /// style bitfields; 0 for ordinary integers).
+    pub offset: u8,
+    /// `BTF_INT_SIGNED`
+    pub signed: bool,
+    /// `BTF_INT_CHAR`
+    pub char: bool,
+    /// `BTF_INT_BOOL`
+    pub bool: bool,
+}
+
+impl IntInfo {
+    /// An 8-bit integer usable as a string character: unsigned (the kernel
+    /// builds with `-funsigned-char`, so `char` is unsigned) or marked
+    /// `BTF_INT_CHAR`. This matches the kernel's `btf_type_is_char_ptr()`
+    /// test (`!SIGNED && bits == 8`) and additionally accepts a
+    /// `SIGNED|CHAR` plain `char`; `signed char` (SIGNED only) is rejected.
+    pub const fn is_char_like(&self) -> bool {
+        self.bits == 8 && (!self.signed || self.char)
+    }
+}
+
+/// `struct btf_array`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArrayInfo {
+    /// Element type (not resolved).
+    pub elem: TypeId,
+    /// Index type.
+    pub index: TypeId,
+    /// Number of elements (0 for flexible arrays).
+    pub nelems: u32,
+}
+
+/// One `struct btf_member`, with the offset decoded according to the
+/// containing type's `kind_flag`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawMember {
+    /// Name offset (0 for anonymous members).
+    pub name_off: u32,
+    /// Member type.
+    pub ty: TypeId,
+    /// Bit offset from the start of the containing struct/union
+    /// (`BTF_MEMBER_BIT_OFFSET` with kind_flag, the whole word without).
+    pub bit_offset: u32,
+    /// Bitfield size in bits (`BTF_MEMBER_BITFIELD_SIZE` with kind_flag), 0
+    /// for ordinary members and always 0 without kind_flag.
+    pub bitfield_size: u8,
+}
+
+/// Zero-copy view of one type record.
+///
+/// Invariant: `rec` is the whole record, i.e. `rec.len() ==
+/// record_len(kind, vlen)` and `kind` is valid; [`Type::decode`] is the only
+/// constructor. All accessors still use checked reads.
+#[derive(Clone, Copy, Debug)]
+pub struct Type<'a> {
+    id: TypeId,
+    kind: Kind,
+    rec: &'a [u8],
+}
+
+impl<'a> Type<'a> {
+    /// Decodes the record at byte offset `off` of the type section `types`.
+    pub(super) fn decode(id: TypeId, types: &'a [u8], off: usize) -> Result<Type<'a>, Error> {
+        let trunc = Error::TruncatedType {
+            offset: u32::try_from(off).unwrap_or(u32::MAX),
+        };
+        let info = le_u32(types, off.checked_add(4).ok_or(trunc)?).ok_or(trunc)?;
+        let raw_kind = ((info >> 24) & 0x1f) as u8;
+        let kind = Kind::from_raw(raw_kind).ok_or(Error::UnknownKind { id, kind: raw_kind })?;
+        let len = record_len(kind, (info & 0xffff) as u16);
+        let end = off.checked_add(len).ok_or(trunc)?;
+        let rec = types.get(off..end).ok_or(trunc)?;
+        Ok(Type { id, kind, rec })
+    }
+
+    #[inline]
+    fn word(&self, at: usize) -> u32 {
+        le_u32(self.rec, at).unwrap_or(0)
+    }
+
+    /// The type's id.
+    pub fn id(&self) -> TypeId {
+        self.id
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// The record length in bytes (header and trailing data).
+    pub fn record_len(&self) -> usize {
+        self.rec.len()
+    }
+
+    /// `name_off` (0: anonymous).
+    pub fn name_off(&self) -> u32 {
+        self.word(0)
+    }
+
+    /// The raw `info` word.
+    pub fn info(&self) -> u32 {
+        self.word(4)
+    }
+
+    /// `BTF_INFO_VLEN`: members, enumerators, parameters or section entries.
+    pub fn vlen(&self) -> u16 {
+        (self.info() & 0xffff) as u16
+    }
+
+    /// `BTF_INFO_KFLAG`: bitfield encoding for struct/union, union for fwd,
+    /// signedness for enum/enum64.
+    pub fn kflag(&self) -> bool {
+        self.info() >> 31 != 0
+    }
+
+    /// The raw third header word (`size` or `type`).
+    pub fn size_or_type(&self) -> u32 {
+        self.word(8)
+    }
+
+    /// `btf_type.size` for kinds that have one ([`Kind::has_size`]).
+    pub fn size(&self) -> Option<u32> {
+        self.kind.has_size().then(|| self.word(8))
+    }
+
+    /// `btf_type.type` for kinds that refer to another type
+    /// ([`Kind::has_ref_type`]): target of a pointer/modifier/typedef, the
+    /// prototype of a function, the return type of a prototype, the type of a
+    /// variable, the tagged type of a declaration tag.
+    pub fn ref_type(&self) -> Option<TypeId> {
+        self.kind.has_ref_type().then(|| TypeId(self.word(8)))
+    }
+
+    /// Integer encoding, for [`Kind::Int`].
+    pub fn int(&self) -> Option<IntInfo> {
+        if self.kind != Kind::Int {
+            return None;
+        }
+        let v = self.word(12);
+        let enc = (v >> 24) & 0x0f;
+        Some(IntInfo {
+            size: self.word(8),
+            bits: (v & 0xff) as u8,
+            offset: ((v >> 16) & 0xff) as u8,
+            signed: enc & 1 != 0,
+            char: enc & 2 != 0,
+            bool: enc & 4 != 0,
+        })
+    }
+
+    /// Array description, for [`Kind::Array`].
+    pub fn array(&self) -> Option<ArrayInfo> {
+        (self.kind == Kind::Array).then(|| ArrayInfo {
+            elem: TypeId(self.word(12)),
+            index: TypeId(self.word(16)),
+            nelems: self.word(20),
+        })
+    }
+
+    /// Member `i` of a struct or union.
+    pub fn member(&self, i: u16) -> Option<RawMember> {
+        if !self.kind.is_composite() || i >= self.vlen() {
+            return None;
+        }
+        let at = TYPE_HDR + 12 * usize::from(i);
+        let off = le_u32(self.rec, at + 8)?;
+        let (bit_offset, bitfield_size) = if self.kflag() {
+            (off & 0x00ff_ffff, (off >> 24) as u8)
+        } else {
+            (off, 0)
+        };
+        Some(RawMember {
+            name_off: le_u32(self.rec, at)?,
+            ty: TypeId(le_u32(self.rec, at + 4)?),
+            bit_offset,
+            bitfield_size,
+        })
+    }
+
+    /// Parameter `i` of a function prototype: `(name_off, type)`. A last
+    /// parameter `(0, 0)` marks a variadic function.
+    pub fn param(&self, i: u16) -> Option<(u32, TypeId)> {
+        if self.kind != Kind::FuncProto || i >= self.vlen() {
+            return None;
+        }
+        let at = TYPE_HDR + 8 * usize::from(i);
+        Some((le_u32(self.rec, at)?, TypeId(le_u32(self.rec, at + 4)?)))
+    }
+
+    /// Enumerator `i` of an enum or enum64: `(name_off, raw value)`. 32-bit
+    /// values are sign-extended when the enum is signed (kind_flag set), else
+    /// zero-extended.
+    pub fn enumerator(&self, i: u16) -> Option<(u32, u64)> {
+        if i >= self.vlen() {
+            return None;
+        }
+        match self.kind {
+            Kind::Enum => {
+                let at = TYPE_HDR + 8 * usize::from(i);
+                let v = le_u32(self.rec, at + 4)?;
+                let v = if self.kflag() {
+                    v as i32 as i64 as u64
+                } else {
+                    u64::from(v)
+                };
+                Some((le_u32(self.rec, at)?, v))
+            }
+            Kind::Enum64 => {
+                let at = TYPE_HDR + 12 * usize::from(i);
+                let lo = le_u32(self.rec, at + 4)?;
+                let hi = le_u32(self.rec, at + 8)?;
+                Some((le_u32(self.rec, at)?, u64::from(hi) << 32 | u64::from(lo)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Linkage of a variable (`BTF_VAR_*`) or function (`BTF_FUNC_*`, stored
+    /// in vlen).
+    pub fn linkage(&self) -> Option<u32> {
+        match self.kind {
+            Kind::Var => Some(self.word(12)),
+            Kind::Func => Some(u32::from(self.vlen())),
+            _ => None,
+        }
+    }
+
+    /// Entry `i` of a data section: `(var type, offset, size)`.
+    pub fn datasec_entry(&self, i: u16) -> Option<(TypeId, u32, u32)> {
+        if self.kind != Kind::Datasec || i >= self.vlen() {
+            return None;
+        }
+        let at = TYPE_HDR + 12 * usize::from(i);
+        Some((
+            TypeId(le_u32(self.rec, at)?),
+            le_u32(self.rec, at + 4)?,
+            le_u32(self.rec, at + 8)?,
+        ))
+    }
+
+    /// `component_idx` of a declaration tag (-1: the tagged type itself).
+    pub fn decl_tag_component(&self) -> Option<i32> {
+        (self.kind == Kind::DeclTag).then(|| self.word(12) as i32)
+    }
+
+    /// Calls `f` with every type id stored in the record (references to
+    /// other types), for validation.
+    pub(super) fn for_each_ref(&self, mut f: impl FnMut(TypeId) -> Result<(), Error>) -> Result<(), Error> {
+        if let Some(t) = self.ref_type() {
+            f(t)?;
+        }
+        match self.kind {
+            Kind::Array => {
+                if let Some(a) = self.array() {
+                    f(a.elem)?;
+                    f(a.index)?;
+                }
+            }
+            Kind::Struct | Kind::Union => {
+                for i in 0..self.vlen() {
+                    if let Some(m) = self.member(i) {
+                        f(m.ty)?;
+                    }
+                }
+            }
+            Kind::FuncProto => {
+                for i in 0..self.vlen() {
+                    if let Some((_, t)) = self.param(i) {
+                        f(t)?;
+                    }
+                }
+            }
+            Kind::Datasec => {
+                for i in 0..self.vlen() {
+                    if let Some((t, _, _)) = self.datasec_entry(i) {
+                        f(t)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Calls `f` with every name offset stored in the record, for validation.
+    pub(super) fn for_each_name(&self, mut f: impl FnMut(u32) -> Result<(), Error>) -> Result<(), Error> {
+        f(self.name_off())?;
+        match self.kind {
+            Kind::Struct | Kind::Union => {
+                for i in 0..self.vlen() {
+                    if let Some(m) = self.member(i) {
+                        f(m.name_off)?;
+                    }
+                }
+            }
+            Kind::FuncProto => {
+                for i in 0..self.vlen() {
+                    if let Some((n, _)) = self.param(i) {
+                        f(n)?;
+                    }
+                }
+            }
+            Kind::Enum | Kind::Enum64 => {
+                for i in 0..self.vlen() {
+                    if let Some((n, _)) = self.enumerator(i) {
+                        f(n)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Build (or reuse from the cache) a test kernel variant: fast | debug.
+# Prints the build directory on stdout. Rebuilds only when the cache key
+# (kernel version + config fragments + toolchain versions) changes.
+set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
+
+variant=${1:?usage: build-kernel.sh fast|debug}
+frags=$(variant_fragments "$variant")
+out=$(variant_dir "$variant")
+link=$RFPROBE_CACHE/kernel/$variant
+
+if [ -f "$out/.rfprobe-built" ]; then
+	ln -sfn "$out" "$link"
+	echo "$out"
+	exit 0
+fi
+
+mkdir -p "$out"
+log=$out/build.log
+info "building $variant kernel in $out (log: $log)"
+K=(make -C "$KSRC" "${KMAKE_FLAGS[@]}" O="$out")
+start=$(date +%s)
+{
+	"${K[@]}" tinyconfig
+	# shellcheck disable=SC2086
+	"$KSRC/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" $frags
+	"${K[@]}" olddefconfig
+} >"$log" 2>&1 || { tail -30 "$log" >&2; die "configuring the $variant kernel failed"; }
+
+# Every option the fragments ask for must have survived olddefconfig.
+bad=0
+# shellcheck disable=SC2086
+while IFS= read -r line; do
+	case "$line" in
+	CONFIG_*=*)
+		opt=${line%%=*}
+		grep -qxF "$line" "$out/.config" || {
+			echo "rfprobe: $variant: $opt: wanted '$line', got '$(grep -E "^(# )?$opt[= ]" "$out/.config" || echo unset)'" >&2
+			bad=1
+		} ;;
+	"# CONFIG_"*" is not set")
+		opt=${line#\# }; opt=${opt%% *}
+		if grep -qE "^$opt=" "$out/.config"; then
+			echo "rfprobe: $variant: $opt: wanted unset, got '$(grep -E "^$opt=" "$out/.config")'" >&2
+			bad=1
+		fi ;;
+	esac
+done < <(cat $frags)
+[ $bad = 0 ] || die "the $variant kernel config lost required options (see above)"
+
+"${K[@]}" -j"$JOBS" >>"$log" 2>&1 || { grep -E "error|Error" "$log" | tail -30 >&2; die "building the $variant kernel failed (log: $log)"; }
+for f in arch/x86/boot/bzImage vmlinux rust/libkernel.rmeta; do
+	[ -e "$out/$f" ] || die "$variant build produced no $f"
+done
+# Raw BTF blobs for host tests (vmlinux and one module's split BTF).
+llvm-objcopy$LLVM_SUFFIX -O binary --only-section=.BTF "$out/vmlinux" "$out/vmlinux.btf"
+mod=$(find "$out/samples" -name 'trace-events-sample.ko' | head -1)
+[ -n "$mod" ] || die "$variant build has no trace-events-sample.ko"
+llvm-objcopy$LLVM_SUFFIX -O binary --only-section=.BTF "$mod" "$out/trace-events-sample.btf"
+echo "built in $(($(date +%s) - start)) s" >>"$log"
+touch "$out/.rfprobe-built"
+ln -sfn "$out" "$link"
+info "$variant kernel built in $(($(date +%s) - start)) s"
+echo "$out"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Build rfprobe.ko against a kernel build directory.
+#   build-module.sh KDIR OUTDIR
+# 6.12 Kbuild builds external modules in their source directory, so the module
+# sources are mirrored into OUTDIR (one per kernel) and built there; unchanged
+# files keep their timestamps, so rebuilds are incremental.
+set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
+
+kdir=${1:?usage: build-module.sh KDIR OUTDIR}
+outdir=${2:?usage: build-module.sh KDIR OUTDIR}
+[ -f "$kdir/Makefile" ] && [ -f "$kdir/.config" ] || die "$kdir is not a configured kernel build directory"
+grep -q '^CONFIG_RUST=y' "$kdir/.config" || die "$kdir: kernel is not built with CONFIG_RUST=y"
+
+mkdir -p "$outdir"
+rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' --exclude='*.mod*' \
+	--exclude='Module.symvers' --exclude='modules.order' --exclude='bindings_generated.rs' \
+	--include='/Kbuild' --include='/Kconfig' \
+	--include='/rust/***' --include='/trace_fprobe/***' \
+	--include='/btf_query/' --include='/btf_query/src/***' \
+	--include='/trace_probe/' --include='/trace_probe/src/***' \
+	--exclude='*' "$RFPROBE_TOP/" "$outdir/"
+# Rust warnings fail the build: the module must stay clean under the kernel's lints.
+make -C "$kdir" "${KMAKE_FLAGS[@]}" M="$outdir" KRUSTFLAGS=-Dwarnings -j"$JOBS" modules >&2
+[ -f "$outdir/rfprobe.ko" ] || die "no rfprobe.ko produced in $outdir"
+echo "$outdir/rfprobe.ko"

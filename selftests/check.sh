@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# make check: set-up, host tests, both test kernels, the module for each, the
+# VM suite on fast and debug, and the runner's own failure tests.
+# Prints each stage's summary and a final "N passed, N failed" line.
+set -uo pipefail
+. "$(dirname "$0")/lib/common.sh"
+cd "$RFPROBE_TOP"
+mkdir -p build/check
+start=$(date +%s)
+total_pass=0 total_fail=0 failures=()
+
+stage() { echo; echo "=== $* ($(($(date +%s) - start)) s)"; }
+# Adds "N passed, N failed" from the last such line of a log to the totals.
+count() { # name log rc
+	local line p f
+	line=$(grep -aE '[0-9]+ passed, [0-9]+ failed' "$2" | tail -1)
+	p=$(echo "$line" | grep -Eo '[0-9]+ passed' | cut -d' ' -f1)
+	f=$(echo "$line" | grep -Eo '[0-9]+ failed' | cut -d' ' -f1)
+	total_pass=$((total_pass + ${p:-0})); total_fail=$((total_fail + ${f:-0}))
+	if [ "$3" != 0 ] || [ -z "$line" ]; then
+		failures+=("$1")
+		[ -n "$line" ] && [ "${f:-0}" != 0 ] || total_fail=$((total_fail + 1))
+	fi
+}
+expect_fail() { # name log rc pattern
+	if [ "$3" != 0 ] && grep -aqE "$4" "$2"; then
+		echo "[ok] runner self-test: $1 detected (run failed as it must)"
+		total_pass=$((total_pass + 1))
+	else
+		echo "[FAIL] runner self-test: $1 NOT detected (exit $3)"
+		total_fail=$((total_fail + 1)); failures+=("runner self-test: $1")
+	fi
+}
+
+stage "set-up"
+selftests/setup.sh || die "set-up failed"
+
+stage "test kernel: fast (background) + host tests"
+selftests/build-kernel.sh fast >build/check/kernel-fast.out 2>&1 &
+kfast=$!
+selftests/host-test.sh 2>&1 | tee build/check/host.log
+count "host tests" build/check/host.log "${PIPESTATUS[0]}"
+wait $kfast || { cat build/check/kernel-fast.out; die "fast kernel build failed"; }
+cat build/check/kernel-fast.out
+
+stage "test kernel: debug (background) + module + VM suite on fast"
+selftests/build-kernel.sh debug >build/check/kernel-debug.out 2>&1 &
+kdebug=$!
+kdir=$(variant_dir fast)
+selftests/build-module.sh "$kdir" build/fast >/dev/null || die "module build (fast) failed"
+selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko 2>&1 | tee build/check/vm-fast.log
+count "VM suite (fast)" build/check/vm-fast.log "${PIPESTATUS[0]}"
+
+stage "runner self-tests (each run must fail)"
+selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko selftests/runner-tests/deliberate_fail.tc \
+	>build/check/runner-fail.log 2>&1
+expect_fail "failing .tc" build/check/runner-fail.log $? '^0 passed, 1 failed|[0-9]+ passed, 1 failed'
+selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko -p selftest_warn=1 selftests/test.d/harness/module_files.tc \
+	>build/check/runner-warn.log 2>&1
+expect_fail "WARN at module load" build/check/runner-warn.log $? 'WARNING:.*rfprobe'
+
+stage "module + VM suite on debug (KASAN, lockdep, kmemleak)"
+wait $kdebug || { cat build/check/kernel-debug.out; die "debug kernel build failed"; }
+cat build/check/kernel-debug.out
+kdir=$(variant_dir debug)
+selftests/build-module.sh "$kdir" build/debug >/dev/null || die "module build (debug) failed"
+selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko 2>&1 | tee build/check/vm-debug.log
+count "VM suite (debug)" build/check/vm-debug.log "${PIPESTATUS[0]}"
+
+stage "summary"
+echo "wall time: $(($(date +%s) - start)) s"
+for f in "${failures[@]}"; do echo "FAILED: $f"; done
+echo "make check: $total_pass passed, $total_fail failed"
+[ ${#failures[@]} = 0 ] && [ $total_fail = 0 ]

@@ -1,0 +1,53 @@
+#!/bin/busybox sh
+# /init of the test initramfs (see run-vm.sh). Markers starting with RFPROBE-
+# are parsed by the host; everything else on the console is informational.
+/bin/busybox --install -s /bin
+export PATH=/usr/bin:/bin:/sbin HOME=/root TERM=dumb
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+mount -t tracefs nodev /sys/kernel/tracing
+mount -t debugfs nodev /sys/kernel/debug
+. /run.conf
+echo "RFPROBE-BOOTED $(uname -r)"
+
+kmemleak=/sys/kernel/debug/kmemleak
+# Only leaks that appear from here on are ours to report.
+[ -e $kmemleak ] && echo clear > $kmemleak
+
+# shellcheck disable=SC2086
+insmod /lib/modules/rfprobe.ko $MODPARAMS
+echo "RFPROBE-INSMOD rc=$?"
+if grep -q '^rfprobe ' /proc/modules; then
+	if [ -n "$GUESTCMD" ]; then
+		echo "RFPROBE-GUESTCMD-BEGIN"
+		sh -c "$GUESTCMD" 2>&1
+		echo "RFPROBE-GUESTCMD-END rc=$?"
+	fi
+	if [ -n "$TESTS" ]; then
+		cd /ftrace || exit 1
+		# shellcheck disable=SC2086
+		./ftracetest -k -l /results/logs $TESTS
+		echo "RFPROBE-FTRACETEST rc=$?"
+		cd /
+	fi
+	rmmod rfprobe
+	echo "RFPROBE-RMMOD rc=$?"
+fi
+
+if [ -e $kmemleak ]; then
+	# kmemleak ignores objects younger than 5 s; scan twice as its docs advise.
+	sleep 6
+	echo scan > $kmemleak; echo scan > $kmemleak
+	echo "RFPROBE-KMEMLEAK-BEGIN"
+	cat $kmemleak
+	echo "RFPROBE-KMEMLEAK-END"
+fi
+echo "RFPROBE-DMESG-BEGIN"
+dmesg
+echo "RFPROBE-DMESG-END"
+tar -C /results -cf - logs 2>/dev/null | base64 > /dev/ttyS1
+sync
+echo "RFPROBE-DONE"
+reboot -f

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Host-side tests of the no_std layers: formatting, clippy, unit/integration tests.
+# Real-BTF tests use the test kernel's blobs when available (make check builds them).
+set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
+cd "$RFPROBE_TOP"
+
+kdir=$(variant_dir fast 2>/dev/null || true)
+if [ -n "$kdir" ] && [ -f "$kdir/.rfprobe-built" ]; then
+	export RFPROBE_TEST_BTF_VMLINUX=${RFPROBE_TEST_BTF_VMLINUX:-$kdir/vmlinux.btf}
+	export RFPROBE_TEST_BTF_MODULE=${RFPROBE_TEST_BTF_MODULE:-$kdir/trace-events-sample.btf}
+else
+	info "fast test kernel not built: tests needing its BTF will print SKIP"
+fi
+
+info "cargo fmt --check"
+cargo fmt --all --check
+info "cargo clippy"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+info "cargo test"
+mkdir -p "$RFPROBE_TOP/build"
+log=$RFPROBE_TOP/build/host-test.log
+rc=0
+cargo test --workspace >"$log" 2>&1 || rc=$?
+grep -E '^(test result:|SKIP|     Running|failures:|---- )' "$log" || true
+total=$(grep -Eo '[0-9]+ passed' "$log" | awk '{s += $1} END {print s + 0}')
+failed=$(grep -Eo '[0-9]+ failed' "$log" | awk '{s += $1} END {print s + 0}')
+echo "host tests: $total passed, $failed failed (log: $log)"
+[ "$rc" = 0 ] || die "cargo test failed (exit $rc), see $log"

@@ -1,0 +1,47 @@
+# Shared definitions for rfprobe's build and test scripts (sourced, not run).
+# shellcheck shell=bash
+
+RFPROBE_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+RFPROBE_CACHE=${RFPROBE_CACHE:-$HOME/.cache/rfprobe}
+KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+KSRC=${KSRC:-$RFPROBE_CACHE/src/linux-source-6.12}
+LLVM_SUFFIX=-19
+KRUSTC=/usr/bin/rustc
+BINDGEN=${BINDGEN:-$HOME/.cargo/bin/bindgen}
+KMAKE_FLAGS=(LLVM=$LLVM_SUFFIX RUSTC=$KRUSTC BINDGEN=$BINDGEN)
+JOBS=${JOBS:-$(($(nproc) + 1))}
+
+die() { echo "rfprobe: error: $*" >&2; exit 1; }
+info() { echo "rfprobe: $*" >&2; }
+
+# Fragments making up a kernel variant, in merge order.
+variant_fragments() {
+	local c=$RFPROBE_TOP/selftests/config
+	case "$1" in
+	fast) echo "$c/base.config $c/fast.config" ;;
+	debug) echo "$c/base.config $c/fast.config $c/debug.config" ;;
+	*) die "unknown kernel variant '$1' (want fast or debug)" ;;
+	esac
+}
+
+kernel_version() {
+	make -s -C "$KSRC" kernelversion 2>/dev/null
+}
+
+# Cache key: kernel version + fragment contents + toolchain versions.
+variant_key() {
+	local v=$1 f
+	{
+		echo "kernel $(kernel_version)"
+		for f in $(variant_fragments "$v"); do echo "== $(basename "$f")"; cat "$f"; done
+		$KRUSTC --version
+		clang$LLVM_SUFFIX --version | head -1
+		"$BINDGEN" --version
+		pahole --version
+	} | sha256sum | cut -c1-16
+}
+
+# Build directory (O=) of a variant; exists and is complete when .rfprobe-built is there.
+variant_dir() {
+	echo "$RFPROBE_CACHE/kernel/$1-$(kernel_version)-$(variant_key "$1")"
+}

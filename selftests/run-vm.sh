@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# Boot a test kernel in QEMU (TCG), load rfprobe.ko and run .tc tests with the
+# kernel's own ftracetest, then power off. See README.md "Tests".
+#
+#   run-vm.sh [-k fast|debug] [-m MODULE.ko] [-p 'param=value ...'] [-t SECONDS]
+#             [-o LOGDIR] [-c 'guest shell command'] [TEST.tc|TESTDIR ...]
+#
+# Defaults: -k fast, the module built for that kernel (build/<variant>/rfprobe.ko),
+# all tests under selftests/test.d. Prints one line per test and a final
+# "N passed, N failed[, N skipped]" line; exits non-zero if a test failed, the
+# kernel log shows a splat (Oops, BUG, WARNING, lockdep, KASAN, kmemleak), the
+# module failed to load or unload, or the guest did not finish in time.
+set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
+
+variant=fast module= modparams= timeout= logdir= guestcmd=
+while getopts "k:m:p:t:o:c:h" opt; do
+	case $opt in
+	k) variant=$OPTARG ;;
+	m) module=$OPTARG ;;
+	p) modparams=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	o) logdir=$OPTARG ;;
+	c) guestcmd=$OPTARG ;;
+	*) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+tests=("$@")
+# Default: the whole suite, unless only a guest command was asked for.
+[ ${#tests[@]} -gt 0 ] || [ -n "$guestcmd" ] || tests=("$RFPROBE_TOP/selftests/test.d")
+
+kdir=$(variant_dir "$variant")
+[ -f "$kdir/.rfprobe-built" ] || kdir=$("$RFPROBE_TOP/selftests/build-kernel.sh" "$variant")
+[ -n "$module" ] || module=$RFPROBE_TOP/build/$variant/rfprobe.ko
+[ -f "$module" ] || die "module $module not found (run: make KVARIANT=$variant)"
+case $variant in
+fast) : "${timeout:=600}"; mem=1G ;;
+debug) : "${timeout:=1500}"; mem=2G ;;
+esac
+[ -n "$logdir" ] || logdir=$RFPROBE_TOP/build/vm/$variant-$(date +%Y%m%d-%H%M%S)-$$
+mkdir -p "$logdir"
+ln -sfn "$(realpath "$logdir")" "$RFPROBE_TOP/build/vm/latest" 2>/dev/null || true
+
+# --- initramfs -----------------------------------------------------------
+stage=$logdir/initramfs
+rm -rf "$stage"
+mkdir -p "$stage"/{bin,sbin,etc,proc,sys,dev,tmp,root,results,lib/modules,usr/bin,usr/lib}
+cp /bin/busybox "$stage/bin/busybox"
+ftsrc=$KSRC/tools/testing/selftests/ftrace
+mkdir -p "$stage/ftrace/test.d"
+cp "$ftsrc/ftracetest" "$stage/ftrace/"
+cp "$ftsrc/test.d/functions" "$stage/ftrace/test.d/"
+cp "$module" "$stage/lib/modules/rfprobe.ko"
+find "$kdir/samples" -name 'trace-events-sample.ko' -exec cp {} "$stage/lib/modules/" \;
+
+# Dynamically linked host tools the tests use (trace-cmd), with their libraries.
+copy_bin() {
+	local bin=$1 lib
+	cp "$bin" "$stage/usr/bin/"
+	for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do
+		mkdir -p "$stage$(dirname "$lib")"
+		cp -L "$lib" "$stage$lib"
+	done
+}
+copy_bin /usr/bin/trace-cmd
+[ -d /usr/lib/x86_64-linux-gnu/traceevent ] &&
+	mkdir -p "$stage/usr/lib/x86_64-linux-gnu" &&
+	cp -r /usr/lib/x86_64-linux-gnu/traceevent "$stage/usr/lib/x86_64-linux-gnu/"
+
+# Tests: each argument (file or directory) is copied below ftrace/test.d/rfprobe/
+# keeping its path relative to selftests/ (or its basename if outside).
+guest_tests=
+for t in ${tests[@]+"${tests[@]}"}; do
+	t=$(realpath "$t")
+	[ -e "$t" ] || die "no such test: $t"
+	rel=${t#"$RFPROBE_TOP/selftests/"}
+	[ "$rel" != "$t" ] || rel=$(basename "$t")
+	dst=$stage/ftrace/test.d/rfprobe/$rel
+	mkdir -p "$(dirname "$dst")"
+	cp -r "$t" "$dst"
+	guest_tests="$guest_tests test.d/rfprobe/$rel"
+done
+# Shared helpers for our .tc files.
+mkdir -p "$stage/ftrace/test.d/rfprobe"
+cp "$RFPROBE_TOP/selftests/rfprobe_functions.sh" "$stage/ftrace/test.d/rfprobe/"
+
+cat >"$stage/run.conf" <<EOF
+MODPARAMS='$modparams'
+TESTS='$guest_tests'
+GUESTCMD='$(printf '%s' "$guestcmd" | sed "s/'/'\\\\''/g")'
+EOF
+cp "$RFPROBE_TOP/selftests/guest-init.sh" "$stage/init"
+chmod +x "$stage/init"
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$logdir/initrd.gz"
+
+# --- boot ----------------------------------------------------------------
+console=$logdir/console.log
+payload=$logdir/payload.b64
+info "booting $variant kernel ($kdir), logs in $logdir"
+set +e
+timeout -k 10 "$timeout" qemu-system-x86_64 -machine accel=tcg -cpu max -smp 2 -m "$mem" \
+	-display none -monitor none -no-reboot \
+	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$logdir/initrd.gz" \
+	-append "console=ttyS0 loglevel=5 panic=-1 rdinit=/init" \
+	-serial stdio -serial "file:$payload" </dev/null 2>"$logdir/qemu.stderr" |
+	tr -d '\r' | tee "$console" | awk '
+		/^RFPROBE-GUESTCMD-BEGIN/ { show = 1; next }
+		/^RFPROBE-GUESTCMD-END/ { show = 0; next }
+		show { print; fflush(); next }
+		/^\[[0-9]+\].*\[(PASS|FAIL|UNRESOLVED|UNTESTED|UNSUPPORTED|XFAIL|UNDEFINED)\]/ { print; fflush() }'
+qemu_rc=${PIPESTATUS[0]}
+set -e
+
+# --- verdict ---------------------------------------------------------------
+passed=0 failed=0 skipped=0
+while IFS= read -r line; do
+	case "$line" in
+	*"[PASS]" | *"[XFAIL]") passed=$((passed + 1)) ;;
+	*"[UNSUPPORTED]") skipped=$((skipped + 1)) ;;
+	*) failed=$((failed + 1)) ;;
+	esac
+done < <(grep -aE '^\[[0-9]+\].*\[(PASS|FAIL|UNRESOLVED|UNTESTED|UNSUPPORTED|XFAIL|UNDEFINED)\]' "$console" || true)
+
+check() { # name ok-condition-exit-status
+	if [ "$2" = 0 ]; then
+		echo "[ok] $1"; passed=$((passed + 1))
+	else
+		echo "[FAIL] $1"; failed=$((failed + 1))
+	fi
+}
+
+finished=1; grep -aq '^RFPROBE-DONE' "$console" && finished=0
+if [ $finished != 0 ]; then
+	[ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ] && echo "guest timed out after ${timeout}s" ||
+		echo "guest did not finish (qemu exit $qemu_rc); see $console"
+fi
+check "guest finished" $finished
+insmod_ok=1; grep -aq '^RFPROBE-INSMOD rc=0' "$console" && insmod_ok=0
+check "module load" $insmod_ok
+if [ $insmod_ok = 0 ]; then
+	rmmod_ok=1; grep -aq '^RFPROBE-RMMOD rc=0' "$console" && rmmod_ok=0
+	check "module unload" $rmmod_ok
+	[ -z "$guest_tests" ] || grep -aq '^RFPROBE-FTRACETEST ' "$console" || check "ftracetest ran" 1
+fi
+
+# Kernel messages only (timestamped lines), so test output cannot fake or hide a splat.
+splat_re='Oops|BUG:|WARNING:|Kernel panic|general protection fault|possible circular locking|'
+splat_re+='possible recursive locking|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|'
+splat_re+='lockdep is turned off|UBSAN:|'
+splat_re+='unreferenced object|kmemleak: .*(leak|suspected)|Unknown symbol|module verification failed|'
+splat_re+='disagrees about version|rcu.*detected stall|soft lockup|hung_task|Call Trace:'
+splats=$(grep -aE '^\[ *[0-9]+\.[0-9]+\]' "$console" | grep -aE "$splat_re" | sort -u || true)
+# kmemleak's own report (debug kernel), printed between markers by the guest.
+leaks=$(sed -n '/^RFPROBE-KMEMLEAK-BEGIN/,/^RFPROBE-KMEMLEAK-END/p' "$console" | grep -av '^RFPROBE-KMEMLEAK' || true)
+[ -z "$leaks" ] || splats=$(printf '%s\n%s' "$splats" "$leaks")
+if [ -n "$splats" ]; then
+	echo "kernel log shows problems:"
+	echo "$splats" | head -40 | sed 's/^/  | /'
+	check "kernel log clean (no Oops/BUG/WARNING/lockdep/KASAN/kmemleak)" 1
+else
+	check "kernel log clean (no Oops/BUG/WARNING/lockdep/KASAN/kmemleak)" 0
+fi
+
+# ftracetest logs travel back base64-encoded over the second serial port.
+if [ -s "$payload" ]; then
+	tr -d '\r' <"$payload" | base64 -d 2>/dev/null | tar -C "$logdir" -xf - 2>/dev/null || true
+fi
+
+summary="$passed passed, $failed failed"
+[ $skipped = 0 ] || summary="$summary, $skipped skipped"
+echo "logs: $logdir"
+echo "$summary"
+[ $failed = 0 ]

@@ -1,0 +1,699 @@
+//! Fetch programs: a fixed-size instruction encoding and the compiler that
+//! turns resolved [`ArgDesc`]s into it.
+//!
+//! # Shape of a program
+//!
+//! A probe's program is a flat sequence of [`Insn`]s in **caller-provided
+//! memory** (`&mut [Insn]`, 16 bytes per instruction) plus a small
+//! [`Program`] header (a `Copy` value the caller keeps next to the
+//! instructions). Every argument compiles to
+//!
+//! ```text
+//! [load] [deref]* [bits] store
+//! ```
+//!
+//! * a *load* (`Arg`, `Entry`, `Retval`, `StackPtr`, `Stack`, `Imm`) starts an
+//!   argument and sets the working value (`$comm` and immediate strings have no
+//!   load: their store carries everything);
+//! * each *deref* replaces the value by the pointer-sized word at
+//!   `value + off` (all hops but the last one of the [`ArgDesc`]);
+//! * an optional *bits* modifier makes the following store extract a bitfield;
+//! * the *store* performs the final access (the last hop, if any) and writes
+//!   the field at its fixed record offset, which is baked into the instruction.
+//!
+//! Everything that does not depend on the probe hit is computed here: record
+//! offsets, the fixed record size, the upper bound of the dynamic data, which
+//! arguments are dynamic, resolved `@SYM` addresses, immediate-string lengths.
+//! The interpreter ([`super::interp`]) is a single linear pass over the
+//! instructions with no per-argument lookups.
+//!
+//! # Memory access selection
+//!
+//! Like C's `probe_mem_read()` on x86_64, a plain access reads user memory when
+//! the address is below `TASK_SIZE` and kernel memory otherwise; a hop with
+//! [`Hop::user`] set (`+uOFFS(...)`) and `ustring` always read user memory.
+//!
+//! # Exit probes
+//!
+//! [`compile_entry`] turns the [`EntryArgs`] of an exit probe into an entry
+//! program (one `EntryStore` per slot) run at function entry by
+//! [`super::interp::run_entry`]; the exit program's `Base::EntryData(slot)`
+//! compiles to `Insn::Entry(slot)`, which reads the word back at exit.
+
+use super::desc::{ArgDesc, Base, BtfBitfield, EntryArgs, FetchType, Hop, MAX_HOPS};
+
+/// Maximum string length stored, including the terminating NUL
+/// (C `MAX_STRING_SIZE` = `PATH_MAX`).
+pub const MAX_STRING_SIZE: usize = 4096;
+
+/// Maximum array element count (C `MAX_ARRAY_LEN`).
+pub const MAX_ARRAY_LEN: u8 = 64;
+
+/// Size of the buffer `sprint_symbol()` needs on x86_64 (C `KSYM_SYMBOL_LEN`);
+/// also the most a `symstr` field can take in the dynamic area.
+pub const KSYM_SYMBOL_LEN: usize = 666;
+
+/// Length of `current->comm` including its NUL (C `TASK_COMM_LEN`).
+pub const TASK_COMM_LEN: usize = 16;
+
+/// Largest record the interpreter addresses: `__data_loc` words carry a
+/// 16-bit offset from the record start, so dynamic data must start below
+/// this bound (C has the same limit implicitly).
+pub const MAX_RECORD_SIZE: usize = 0x1_0000;
+
+/// Most instructions a single argument compiles to
+/// (load + `MAX_HOPS - 1` derefs + bits + store).
+pub const MAX_INSNS_PER_ARG: usize = MAX_HOPS + 2;
+
+/// `trace_entry` header size (common fields).
+pub const TRACE_ENTRY_SIZE: u16 = 8;
+
+/// Record header size of an entry (`f SYM`/`t TP`) probe:
+/// `trace_entry` + `__probe_ip`.
+pub const ENTRY_HEADER_SIZE: u16 = 16;
+
+/// Record header size of an exit (`f SYM%return`) probe:
+/// `trace_entry` + `__probe_func` + `__probe_ret_ip`.
+pub const EXIT_HEADER_SIZE: u16 = 24;
+
+/// One fetch instruction. Fixed size (16 bytes, checked at compile time),
+/// `Copy`, and every bit pattern the type admits is safe to execute: the
+/// interpreter bounds-checks every record access, so a corrupted or
+/// mismatched instruction array can produce a wrong record but never a panic
+/// or an out-of-bounds access.
+///
+/// Offsets named `dst` are byte offsets from the **start of the record**
+/// (including the 8-byte `trace_entry`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Insn {
+    // ---- loads: start an argument, reset the fault state ----
+    /// `value = function argument n` (0-based).
+    Arg(u16),
+    /// `value = entry-data word slot` (exit probes); missing slot = fault.
+    Entry(u16),
+    /// `value = return value`.
+    Retval,
+    /// `value = kernel stack pointer` (`$stack`).
+    StackPtr,
+    /// `value = n-th kernel stack word` (`$stackN`; 0 outside the stack).
+    Stack(u32),
+    /// `value = immediate` (`\IMM`, `@ADDR`, resolved `@SYM+off`).
+    Imm(u64),
+
+    // ---- dereference ----
+    /// `value = *(u64 *)(value + off)`; user memory if `user`, else chosen
+    /// by address. A fault marks the argument faulted (later derefs skipped).
+    Deref {
+        /// Signed byte offset.
+        off: i64,
+        /// Force a user-memory read.
+        user: bool,
+    },
+
+    // ---- modifier (applies to the next store only) ----
+    /// Extract `width` bits starting at bit `shift` of the little-endian
+    /// value made of the `read` bytes at the final access (or of the value
+    /// itself for `StRaw`), sign-extending when `signed`.
+    Bits {
+        /// Bit offset of the field (LSB first).
+        shift: u8,
+        /// Bit width, 1..=64.
+        width: u8,
+        /// Bytes read per element at the final access, 1..=16.
+        read: u8,
+        /// Sign-extend the extracted field (BTF bitfields of signed types).
+        signed: bool,
+    },
+
+    // ---- stores: end an argument ----
+    /// Store the low `size` bytes of the value (no final memory access).
+    StRaw {
+        /// Record offset of the field.
+        dst: u32,
+        /// 1, 2, 4 or 8.
+        size: u8,
+    },
+    /// Read `size` bytes (times `count` elements, 0 = scalar) at
+    /// `value + off` into the field. Faulting elements read as 0.
+    StMem {
+        /// Record offset of the field.
+        dst: u32,
+        /// Offset of the final access.
+        off: i64,
+        /// Element size: 1, 2, 4 or 8.
+        size: u8,
+        /// Array element count, 0 for a scalar.
+        count: u8,
+        /// Force user memory.
+        user: bool,
+    },
+    /// String (`string`/`ustring`). Scalar (`count == 0`): the string at
+    /// `value + off`. Array: element `i` is the string pointed to by the
+    /// word at `value + off + 8 * i` (C `LP_ARRAY` over `char *`s).
+    StStr {
+        /// Record offset of the (first) `__data_loc` word.
+        dst: u32,
+        /// Offset of the final access.
+        off: i64,
+        /// Array element count, 0 for a scalar.
+        count: u8,
+        /// Read the string bytes from user memory (`ustring`, `+u` hop on
+        /// a scalar string); otherwise chosen by address.
+        user: bool,
+        /// Arrays: read the element pointers from user memory (`+u` hop).
+        ptr_user: bool,
+    },
+    /// `$comm` as a string.
+    StComm {
+        /// Record offset of the `__data_loc` word.
+        dst: u32,
+    },
+    /// Immediate string: bytes `start..start+len` of argument `arg`'s body
+    /// text (supplied at run time through [`super::interp::ArgBodies`]).
+    StImmStr {
+        /// Record offset of the `__data_loc` word.
+        dst: u32,
+        /// Argument index (position in the probe).
+        arg: u16,
+        /// Byte offset in the body.
+        start: u16,
+        /// Length in bytes.
+        len: u16,
+    },
+    /// `symstr`: symbolise the value into a string.
+    StSymStr {
+        /// Record offset of the `__data_loc` word.
+        dst: u32,
+    },
+
+    // ---- entry programs only ----
+    /// Entry program: store function argument `arg` into entry-data `slot`.
+    EntryStore {
+        /// 0-based function argument.
+        arg: u16,
+        /// Entry-data slot (8 bytes each).
+        slot: u16,
+    },
+}
+
+const _: () = assert!(core::mem::size_of::<Insn>() == 16);
+
+/// Why an argument (or entry program) could not be compiled. The parser
+/// normally rejects these earlier; they are re-checked here so that any
+/// [`ArgDesc`] is safe to hand to [`Compiler::add_arg`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompileError {
+    /// The instruction buffer is full.
+    NoSpace,
+    /// `nr_hops > MAX_HOPS`.
+    TooManyHops,
+    /// More than `u16::MAX` arguments, or entry slot/arg out of range.
+    TooManyArgs,
+    /// Field offset inside the header, or field end beyond
+    /// [`MAX_RECORD_SIZE`] - 1.
+    BadOffset,
+    /// Array count above [`MAX_ARRAY_LEN`].
+    ArrayTooBig,
+    /// Array or string of a value that is not in memory (no hop), C
+    /// `BAD_STRING`.
+    NeedsMemory,
+    /// `$comm` / immediate string with memory hops (`COMM_CANT_DEREF`).
+    CantDeref,
+    /// `$comm` / immediate string with a non-string type or an array
+    /// (`NEED_STRING_TYPE`).
+    NeedStringType,
+    /// `symstr` of `$comm`/an immediate string, or a `symstr` array
+    /// (`BAD_SYMSTRING` / `BAD_STRING`).
+    BadSymStr,
+    /// Invalid explicit or BTF bitfield, or a BTF bitfield on a string.
+    BadBitfield,
+    /// `@SYM` did not resolve (C reports `BAD_PROBE_ADDR`).
+    UnknownSymbol,
+    /// Immediate string or symbol name range outside the argument body.
+    BadText,
+}
+
+/// Header of a compiled probe program (keep it next to the instruction
+/// array; pass both to [`super::interp::run`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Program {
+    nr_insns: u32,
+    nr_args: u16,
+    nr_dynamic: u16,
+    header_size: u16,
+    fixed_size: u32,
+    max_dynamic: u32,
+    entry_slots: u16,
+}
+
+impl Program {
+    /// Number of instructions (`insns[..len()]` is the program).
+    pub const fn len(&self) -> usize {
+        self.nr_insns as usize
+    }
+
+    /// True when no argument was compiled.
+    pub const fn is_empty(&self) -> bool {
+        self.nr_insns == 0
+    }
+
+    /// Number of arguments.
+    pub const fn nr_args(&self) -> u16 {
+        self.nr_args
+    }
+
+    /// Record header size given to [`Compiler::new`] (bytes the interpreter
+    /// never touches).
+    pub const fn header_size(&self) -> u16 {
+        self.header_size
+    }
+
+    /// Size of the record without dynamic data: header plus every fixed
+    /// field (the end of the furthest field). Dynamic data starts here.
+    pub const fn fixed_size(&self) -> usize {
+        self.fixed_size as usize
+    }
+
+    /// Upper bound of the dynamic data a hit can append (strings: 4096 per
+    /// string, `symstr`: [`KSYM_SYMBOL_LEN`], `$comm`: 16, immediate
+    /// strings: exact).
+    pub const fn max_dynamic_size(&self) -> usize {
+        self.max_dynamic as usize
+    }
+
+    /// Upper bound of a record: `fixed_size + max_dynamic_size`, capped at
+    /// [`MAX_RECORD_SIZE`] (the interpreter never uses more).
+    pub const fn max_record_size(&self) -> usize {
+        let n = self.fixed_size as usize + self.max_dynamic as usize;
+        if n > MAX_RECORD_SIZE {
+            MAX_RECORD_SIZE
+        } else {
+            n
+        }
+    }
+
+    /// True if any argument stores dynamic data (a string type).
+    pub const fn is_dynamic(&self) -> bool {
+        self.nr_dynamic != 0
+    }
+
+    /// Number of arguments that store dynamic data.
+    pub const fn nr_dynamic(&self) -> u16 {
+        self.nr_dynamic
+    }
+
+    /// `Some(size)` when every record of this program has the same size
+    /// (no dynamic data): reserve exactly that and run directly into the
+    /// ring-buffer record.
+    pub const fn static_size(&self) -> Option<usize> {
+        if self.nr_dynamic == 0 {
+            Some(self.fixed_size as usize)
+        } else {
+            None
+        }
+    }
+
+    /// One more than the highest entry-data slot read (`Base::EntryData`),
+    /// 0 if none; must not exceed the entry program's slot count.
+    pub const fn entry_slots_used(&self) -> u16 {
+        self.entry_slots
+    }
+}
+
+/// Number of instructions `desc` compiles to (for sizing the instruction
+/// array exactly). Invalid descriptions report their best-effort count;
+/// [`Compiler::add_arg`] rejects them.
+pub fn insn_count(desc: &ArgDesc) -> usize {
+    let hops = (desc.nr_hops as usize).min(MAX_HOPS);
+    match desc.base {
+        Base::Comm | Base::ImmStr { .. } => return 1,
+        _ => {}
+    }
+    let derefs = if desc.ty == FetchType::SymStr {
+        hops
+    } else {
+        hops.saturating_sub(1)
+    };
+    let bits = usize::from(bits_for(desc).is_some());
+    1 + derefs + bits + 1
+}
+
+/// Incremental compiler writing into caller memory. Arguments are added in
+/// probe order; a failed [`add_arg`](Self::add_arg) leaves the program
+/// unchanged.
+pub struct Compiler<'a> {
+    insns: &'a mut [Insn],
+    prog: Program,
+}
+
+impl<'a> Compiler<'a> {
+    /// Start a program in `insns`. `header_size` is the record header
+    /// ([`ENTRY_HEADER_SIZE`] or [`EXIT_HEADER_SIZE`]); fields must lie after
+    /// it.
+    pub fn new(insns: &'a mut [Insn], header_size: u16) -> Self {
+        Compiler {
+            insns,
+            prog: Program {
+                nr_insns: 0,
+                nr_args: 0,
+                nr_dynamic: 0,
+                header_size,
+                fixed_size: header_size as u32,
+                max_dynamic: 0,
+                entry_slots: 0,
+            },
+        }
+    }
+
+    /// The program compiled so far.
+    pub fn program(&self) -> Program {
+        self.prog
+    }
+
+    /// Finish and return the program header.
+    pub fn finish(self) -> Program {
+        self.prog
+    }
+
+    /// Compile one argument.
+    ///
+    /// * `offset`: the field's byte offset from the record start (header
+    ///   included), as computed by the layout code;
+    /// * `body`: the argument body text (`Base::ImmStr`/`Base::Symbol` ranges
+    ///   index it);
+    /// * `resolve`: maps a symbol name to its address for `Base::Symbol`
+    ///   (called at most once; C resolves at registration time, so compile at
+    ///   registration). The `Symbol` offset is added with wrapping arithmetic.
+    pub fn add_arg<R>(
+        &mut self,
+        desc: &ArgDesc,
+        offset: u32,
+        body: &[u8],
+        resolve: R,
+    ) -> Result<(), CompileError>
+    where
+        R: FnOnce(&[u8]) -> Option<u64>,
+    {
+        let arg_index = self.prog.nr_args;
+        let next_args = arg_index.checked_add(1).ok_or(CompileError::TooManyArgs)?;
+        let mut buf = [Insn::Retval; MAX_INSNS_PER_ARG];
+        let c = compile_one(desc, offset, self.prog.header_size, arg_index, body, resolve, &mut buf)?;
+        let start = self.prog.nr_insns as usize;
+        let end = start.checked_add(c.n).ok_or(CompileError::NoSpace)?;
+        let dst = self.insns.get_mut(start..end).ok_or(CompileError::NoSpace)?;
+        let src = buf.get(..c.n).ok_or(CompileError::NoSpace)?;
+        dst.copy_from_slice(src);
+        self.prog.nr_insns = end as u32;
+        self.prog.nr_args = next_args;
+        self.prog.fixed_size = self.prog.fixed_size.max(c.field_end);
+        if c.max_dyn != 0 || desc.ty.is_string() {
+            self.prog.nr_dynamic = self.prog.nr_dynamic.saturating_add(1);
+        }
+        self.prog.max_dynamic = self.prog.max_dynamic.saturating_add(c.max_dyn);
+        if let Base::EntryData(slot) = desc.base {
+            self.prog.entry_slots = self.prog.entry_slots.max(slot.saturating_add(1));
+        }
+        Ok(())
+    }
+}
+
+struct Compiled {
+    n: usize,
+    field_end: u32,
+    max_dyn: u32,
+}
+
+fn bits_for(desc: &ArgDesc) -> Option<Insn> {
+    match desc.ty {
+        FetchType::Bitfield {
+            width,
+            offset,
+            container,
+        } => Some(Insn::Bits {
+            shift: offset,
+            width,
+            read: container / 8,
+            signed: false,
+        }),
+        ty if !ty.is_string() => desc.btf_bitfield.map(
+            |BtfBitfield {
+                 bit_offset,
+                 bit_size,
+             }| {
+                let bits = u16::from(bit_offset) + u16::from(bit_size);
+                Insn::Bits {
+                    shift: bit_offset,
+                    width: bit_size,
+                    read: bits.div_ceil(8) as u8,
+                    signed: ty.is_signed(),
+                }
+            },
+        ),
+        _ => None,
+    }
+}
+
+fn check_bits(desc: &ArgDesc) -> Result<(), CompileError> {
+    match desc.ty {
+        FetchType::Bitfield {
+            width,
+            offset,
+            container,
+        } => {
+            let ok = matches!(container, 8 | 16 | 32 | 64)
+                && width >= 1
+                && u16::from(width) + u16::from(offset) <= u16::from(container);
+            if !ok {
+                return Err(CompileError::BadBitfield);
+            }
+        }
+        ty => {
+            if let Some(bf) = desc.btf_bitfield {
+                let total = u16::from(bf.bit_offset) + u16::from(bf.bit_size);
+                if ty.is_string() || bf.bit_size == 0 || bf.bit_size > 64 || total > 128 {
+                    return Err(CompileError::BadBitfield);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn elem_size(ty: FetchType) -> u8 {
+    ty.size() as u8
+}
+
+#[allow(clippy::too_many_arguments)]
+fn compile_one<R>(
+    desc: &ArgDesc,
+    offset: u32,
+    header_size: u16,
+    arg_index: u16,
+    body: &[u8],
+    resolve: R,
+    out: &mut [Insn; MAX_INSNS_PER_ARG],
+) -> Result<Compiled, CompileError>
+where
+    R: FnOnce(&[u8]) -> Option<u64>,
+{
+    let nr_hops = desc.nr_hops as usize;
+    let hops: &[Hop] = desc.hops.get(..nr_hops).ok_or(CompileError::TooManyHops)?;
+    if desc.array > MAX_ARRAY_LEN {
+        return Err(CompileError::ArrayTooBig);
+    }
+    check_bits(desc)?;
+    let ty = desc.ty;
+    let count = u32::from(desc.array);
+    let field_size = ty.size().saturating_mul(count.max(1));
+    let field_end = offset
+        .checked_add(field_size)
+        .ok_or(CompileError::BadOffset)?;
+    if offset < u32::from(header_size) || field_end > (MAX_RECORD_SIZE - 1) as u32 {
+        return Err(CompileError::BadOffset);
+    }
+    let mut n = 0usize;
+    let mut push = |i: Insn| -> Result<(), CompileError> {
+        let slot = out.get_mut(n).ok_or(CompileError::TooManyHops)?;
+        *slot = i;
+        n += 1;
+        Ok(())
+    };
+
+    // Self-contained string sources.
+    match desc.base {
+        Base::Comm | Base::ImmStr { .. } => {
+            if !hops.is_empty() {
+                return Err(CompileError::CantDeref);
+            }
+            if ty == FetchType::SymStr {
+                return Err(CompileError::BadSymStr);
+            }
+            if !ty.is_string() || desc.array != 0 {
+                return Err(CompileError::NeedStringType);
+            }
+            let max_dyn = match desc.base {
+                Base::ImmStr { start, len } => {
+                    let end = usize::from(start) + usize::from(len);
+                    let text = body
+                        .get(usize::from(start)..end)
+                        .ok_or(CompileError::BadText)?;
+                    let text_len = text.iter().position(|&b| b == 0).unwrap_or(text.len());
+                    push(Insn::StImmStr {
+                        dst: offset,
+                        arg: arg_index,
+                        start,
+                        len,
+                    })?;
+                    (text_len.min(MAX_STRING_SIZE - 1) + 1) as u32
+                }
+                _ => {
+                    push(Insn::StComm { dst: offset })?;
+                    TASK_COMM_LEN as u32
+                }
+            };
+            return Ok(Compiled {
+                n,
+                field_end,
+                max_dyn,
+            });
+        }
+        _ => {}
+    }
+
+    // Load.
+    let load = match desc.base {
+        Base::Arg(a) => Insn::Arg(a),
+        Base::EntryData(s) => Insn::Entry(s),
+        Base::Retval => Insn::Retval,
+        Base::StackPtr => Insn::StackPtr,
+        Base::Stack(k) => Insn::Stack(k),
+        Base::Imm(v) => Insn::Imm(v),
+        Base::Symbol { start, len, offset } => {
+            let end = usize::from(start) + usize::from(len);
+            let name = body
+                .get(usize::from(start)..end)
+                .ok_or(CompileError::BadText)?;
+            let addr = resolve(name).ok_or(CompileError::UnknownSymbol)?;
+            Insn::Imm(addr.wrapping_add(offset as u64))
+        }
+        Base::Comm | Base::ImmStr { .. } => return Err(CompileError::NeedStringType),
+    };
+    push(load)?;
+
+    if ty == FetchType::SymStr {
+        if desc.array != 0 {
+            return Err(CompileError::BadSymStr);
+        }
+        for h in hops {
+            push(Insn::Deref {
+                off: h.offset,
+                user: h.user,
+            })?;
+        }
+        push(Insn::StSymStr { dst: offset })?;
+        return Ok(Compiled {
+            n,
+            field_end,
+            max_dyn: KSYM_SYMBOL_LEN as u32,
+        });
+    }
+
+    let Some((last, inner)) = hops.split_last() else {
+        // No memory access: the value itself.
+        if ty.is_string() || desc.array != 0 {
+            return Err(CompileError::NeedsMemory);
+        }
+        if let Some(b) = bits_for(desc) {
+            push(b)?;
+        }
+        push(Insn::StRaw {
+            dst: offset,
+            size: elem_size(ty),
+        })?;
+        return Ok(Compiled {
+            n,
+            field_end,
+            max_dyn: 0,
+        });
+    };
+    for h in inner {
+        push(Insn::Deref {
+            off: h.offset,
+            user: h.user,
+        })?;
+    }
+    if ty.is_string() {
+        let user_body = ty == FetchType::UString || (desc.array == 0 && last.user);
+        push(Insn::StStr {
+            dst: offset,
+            off: last.offset,
+            count: desc.array,
+            user: user_body,
+            ptr_user: last.user,
+        })?;
+        let max_dyn = (MAX_STRING_SIZE as u32).saturating_mul(count.max(1));
+        return Ok(Compiled {
+            n,
+            field_end,
+            max_dyn,
+        });
+    }
+    if let Some(b) = bits_for(desc) {
+        push(b)?;
+    }
+    push(Insn::StMem {
+        dst: offset,
+        off: last.offset,
+        size: elem_size(ty),
+        count: desc.array,
+        user: last.user,
+    })?;
+    Ok(Compiled {
+        n,
+        field_end,
+        max_dyn: 0,
+    })
+}
+
+/// Header of an exit probe's entry program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EntryProgram {
+    nr_insns: u16,
+}
+
+impl EntryProgram {
+    /// Number of instructions (`insns[..len()]`).
+    pub const fn len(&self) -> usize {
+        self.nr_insns as usize
+    }
+
+    /// True when there is nothing to store at entry.
+    pub const fn is_empty(&self) -> bool {
+        self.nr_insns == 0
+    }
+
+    /// Number of 8-byte entry-data slots.
+    pub const fn slots(&self) -> u16 {
+        self.nr_insns
+    }
+
+    /// Bytes of entry data (`fprobe.entry_data_size`): 8 per slot.
+    pub const fn data_size(&self) -> usize {
+        self.nr_insns as usize * 8
+    }
+}
+
+/// Compile the entry program of an exit probe: slot `i` receives function
+/// argument `entry.args[i]` (C `store_trace_entry_data`).
+pub fn compile_entry(entry: &EntryArgs, insns: &mut [Insn]) -> Result<EntryProgram, CompileError> {
+    let n = usize::from(entry.len);
+    let args = entry.args.get(..n).ok_or(CompileError::TooManyArgs)?;
+    let out = insns.get_mut(..n).ok_or(CompileError::NoSpace)?;
+    for (slot, (dst, &arg)) in out.iter_mut().zip(args).enumerate() {
+        *dst = Insn::EntryStore {
+            arg,
+            slot: slot as u16,
+        };
+    }
+    Ok(EntryProgram { nr_insns: entry.len })
+}

@@ -1,0 +1,616 @@
+//! The fetch-program interpreter: runs a compiled [`Program`] against a
+//! [`Machine`] (registers, stack, memory of the probe hit) and writes one
+//! trace record. No allocation, no recursion, bounded work.
+//!
+//! # Record and sizing design (read every string once)
+//!
+//! [`run`] writes the fixed fields at their compiled offsets and appends the
+//! dynamic data (strings) right after [`Program::fixed_size`], reading every
+//! string exactly **once**, directly into its final place. It returns the
+//! number of bytes used, i.e. the exact record size. Bytes
+//! `rec[..header_size]` (the `trace_entry` and `__probe_ip` /
+//! `__probe_func,__probe_ret_ip`) are never touched.
+//!
+//! The ftrace ring buffer cannot shrink a reserved event, so the kernel side
+//! uses one of:
+//!
+//! 1. **Static programs** ([`Program::static_size`] is `Some(n)`, no string
+//!    argument — the common case): `trace_event_buffer_reserve(n)`, fill the
+//!    probe header, `run` directly into the reserved record, commit. No copy.
+//! 2. **Dynamic programs, scratch + copy** (recommended): `run` into a per-CPU,
+//!    per-context (task/softirq/irq/NMI, like `perf_trace_buf`) scratch
+//!    buffer of `min(Program::max_record_size(), ring-buffer max event size)`
+//!    bytes; the result's `len` is the exact size; reserve `len`, copy
+//!    `scratch[header_size..len]` into the record (the `__data_loc` offsets
+//!    are record-relative, so a plain copy is correct), fill the header,
+//!    commit. Strings are read once, there is no strlen/copy race as in C's
+//!    `__get_data_size` + `store_trace_args`, and the size is exact.
+//! 3. **Dynamic programs, reserve the maximum**: reserve
+//!    `Program::max_record_size()` and `run` directly into it; the record is
+//!    then longer than its data (slack after `len` is unused). No copy, but
+//!    wastes ring-buffer space; only sensible for small bounds (`$comm`,
+//!    immediate strings).
+//!
+//! If the buffer is shorter than `max_record_size()`, strings are truncated
+//! to the space left (NUL-terminated, like C's `maxlen`), and an argument
+//! that gets no space at all is recorded as a fault (length 0);
+//! [`RunResult::truncated`] reports this.
+//!
+//! # Fault semantics (deliberately not C's)
+//!
+//! * A fault anywhere in an argument's chain (any hop, the final access, an
+//!   unavailable entry-data slot) makes a fixed field read as **0** (every
+//!   byte of it; array elements fault individually) and a string field get
+//!   `__data_loc` length **0** (printed `(fault)`) with no dynamic bytes.
+//! * A fault in the middle of a string body is a fault of the whole string
+//!   (like `strncpy_from_kernel_nofault`).
+//! * Later arguments are never affected (C leaves stale ring-buffer bytes
+//!   or shifts string data).
+//! * Strings are truncated at [`MAX_STRING_SIZE`] bytes including the NUL:
+//!   4095 bytes + NUL, as `strncpy_from_kernel_nofault(.., 4096)`.
+//!
+//! String bodies are read in chunks that never cross a 4 KiB page
+//! boundary; if a chunk read faults, it is re-read byte by byte so the
+//! result is exactly that of a byte-wise `strncpy_from_*_nofault` (a NUL
+//! before the first unreadable byte ends the string successfully).
+
+use super::fetch::{
+    EntryProgram, Insn, Program, KSYM_SYMBOL_LEN, MAX_RECORD_SIZE, MAX_STRING_SIZE, TASK_COMM_LEN,
+};
+
+/// A failed memory access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fault;
+
+/// The probe-hit context the interpreter reads from. The kernel
+/// implementation wraps `pt_regs`, the fprobe entry data and the nofault
+/// copy helpers; tests use a mock.
+pub trait Machine {
+    /// Function argument `n` (0-based; x86_64: di, si, dx, cx, r8, r9, then
+    /// the stack, as `regs_get_kernel_argument`).
+    fn arg(&self, n: u16) -> u64;
+    /// Return value (`regs_return_value`).
+    fn retval(&self) -> u64;
+    /// Kernel stack pointer (`kernel_stack_pointer`).
+    fn stack_pointer(&self) -> u64;
+    /// N-th stack word, 0 if outside the stack (`regs_get_kernel_stack_nth`).
+    fn stack_word(&self, n: u32) -> u64;
+    /// `current->comm` (NUL-padded).
+    fn comm(&self) -> [u8; TASK_COMM_LEN];
+    /// Entry-data word `slot` saved at function entry (exit probes);
+    /// `None` if unavailable (treated as a fault). See [`entry_word`].
+    fn entry_word(&self, slot: u16) -> Option<u64>;
+    /// `copy_from_kernel_nofault(out, addr, out.len())`. On error the
+    /// content of `out` is unspecified.
+    fn read_kernel(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault>;
+    /// `copy_from_user_nofault(out, addr, out.len())`.
+    fn read_user(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault>;
+    /// x86_64: `addr < TASK_SIZE` (C `probe_mem_read` uses the user copy
+    /// for such addresses).
+    fn is_user_addr(&self, addr: u64) -> bool;
+    /// `sprint_symbol(addr)` into `out` (`name+0xoff/0xsize [mod]`, or
+    /// `0x<hex>` when unknown); returns the bytes written, at most
+    /// `out.len()`. `out` may be shorter than [`KSYM_SYMBOL_LEN`]: the kernel
+    /// implementation must format into a local `KSYM_SYMBOL_LEN` buffer and
+    /// copy what fits.
+    fn symbolize(&self, addr: u64, out: &mut [u8]) -> usize;
+}
+
+/// Source of the argument body texts, which hold the bytes of immediate
+/// strings (`\"text"`). Index = argument position in the probe.
+pub trait ArgBodies {
+    /// Body text of argument `arg` (empty if unknown).
+    fn body(&self, arg: u16) -> &[u8];
+}
+
+impl ArgBodies for [&[u8]] {
+    fn body(&self, arg: u16) -> &[u8] {
+        self.get(usize::from(arg)).copied().unwrap_or(&[])
+    }
+}
+
+impl ArgBodies for [&str] {
+    fn body(&self, arg: u16) -> &[u8] {
+        self.get(usize::from(arg)).map_or(&[], |s| s.as_bytes())
+    }
+}
+
+/// No argument texts (programs without immediate strings).
+pub struct NoBodies;
+
+impl ArgBodies for NoBodies {
+    fn body(&self, _arg: u16) -> &[u8] {
+        &[]
+    }
+}
+
+/// Outcome of [`run`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct RunResult {
+    /// Exact record size: fixed part plus the dynamic data written.
+    pub len: usize,
+    /// Number of arguments (array elements count individually) that
+    /// faulted.
+    pub faults: u32,
+    /// Some string was cut short (or dropped) because the buffer was full.
+    pub truncated: bool,
+}
+
+/// Why [`run`] refused to run (nothing was written).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// `rec` is shorter than [`Program::fixed_size`].
+    BufferTooSmall,
+    /// The instruction slice is shorter than the program.
+    BadProgram,
+}
+
+/// Read an entry-data word from the raw fprobe entry data written by
+/// [`run_entry`] (helper for [`Machine::entry_word`] implementations).
+pub fn entry_word(edata: &[u8], slot: u16) -> Option<u64> {
+    let start = usize::from(slot) * 8;
+    let bytes = edata.get(start..start + 8)?;
+    let mut w = [0u8; 8];
+    w.copy_from_slice(bytes);
+    Some(u64::from_ne_bytes(w))
+}
+
+/// Run an entry program at function entry: store the saved arguments into
+/// `edata` (the fprobe entry-data area, [`EntryProgram::data_size`] bytes).
+pub fn run_entry<M: Machine + ?Sized>(
+    prog: &EntryProgram,
+    insns: &[Insn],
+    m: &M,
+    edata: &mut [u8],
+) -> Result<(), RunError> {
+    let insns = insns.get(..prog.len()).ok_or(RunError::BadProgram)?;
+    if edata.len() < prog.data_size() {
+        return Err(RunError::BufferTooSmall);
+    }
+    for insn in insns {
+        if let Insn::EntryStore { arg, slot } = *insn {
+            let start = usize::from(slot) * 8;
+            if let Some(d) = edata.get_mut(start..start + 8) {
+                d.copy_from_slice(&m.arg(arg).to_ne_bytes());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A 4 KiB page: string chunks never cross one.
+const PAGE_SIZE: u64 = 4096;
+/// First string chunk; doubled up to [`MAX_CHUNK`].
+const FIRST_CHUNK: usize = 64;
+const MAX_CHUNK: usize = 1024;
+
+#[inline]
+fn read_mem<M: Machine + ?Sized>(m: &M, addr: u64, user: bool, out: &mut [u8]) -> Result<(), Fault> {
+    if user || m.is_user_addr(addr) {
+        m.read_user(addr, out)
+    } else {
+        m.read_kernel(addr, out)
+    }
+}
+
+#[inline]
+fn read_word<M: Machine + ?Sized>(m: &M, addr: u64, user: bool) -> Result<u64, Fault> {
+    let mut w = [0u8; 8];
+    read_mem(m, addr, user, &mut w)?;
+    Ok(u64::from_ne_bytes(w))
+}
+
+#[derive(Clone, Copy)]
+struct Bits {
+    shift: u8,
+    width: u8,
+    read: u8,
+    signed: bool,
+}
+
+impl Bits {
+    #[inline]
+    fn extract(self, v: u128) -> u64 {
+        let w = u32::from(self.width.clamp(1, 64));
+        let shifted = v.checked_shr(u32::from(self.shift)).unwrap_or(0);
+        let mask: u128 = (1u128 << w) - 1;
+        let f = (shifted & mask) as u64;
+        if self.signed && w < 64 {
+            let s = 64 - w;
+            (((f << s) as i64) >> s) as u64
+        } else {
+            f
+        }
+    }
+}
+
+#[inline]
+fn write_le(rec: &mut [u8], dst: usize, size: usize, v: u64) {
+    let bytes = v.to_ne_bytes();
+    if let (Some(d), Some(s)) = (rec.get_mut(dst..dst.saturating_add(size)), bytes.get(..size)) {
+        d.copy_from_slice(s);
+    }
+}
+
+#[inline]
+fn zero(rec: &mut [u8], dst: usize, size: usize) {
+    if let Some(d) = rec.get_mut(dst..dst.saturating_add(size)) {
+        d.fill(0);
+    }
+}
+
+#[inline]
+fn data_loc(len: usize, pos: usize) -> u32 {
+    ((len as u32 & 0xffff) << 16) | (pos as u32 & 0xffff)
+}
+
+/// Write state for the dynamic area.
+struct Dyn {
+    pos: usize,
+    cap: usize,
+    faults: u32,
+    truncated: bool,
+}
+
+impl Dyn {
+    /// Record a string of `len` bytes (0 = fault) at the current position
+    /// into the `__data_loc` word at `dl`.
+    #[inline]
+    fn commit(&mut self, rec: &mut [u8], dl: usize, len: usize) {
+        write_le(rec, dl, 4, u64::from(data_loc(len, self.pos)));
+        self.pos += len;
+    }
+
+    #[inline]
+    fn fault(&mut self, rec: &mut [u8], dl: usize) {
+        self.faults = self.faults.saturating_add(1);
+        self.commit(rec, dl, 0);
+    }
+
+    /// Space for the next string, at most `max` bytes.
+    #[inline]
+    fn room(&self, max: usize) -> usize {
+        self.cap.saturating_sub(self.pos).min(max)
+    }
+
+    /// Store `bytes` (up to the first NUL, at most 4095) as a string.
+    fn put_bytes(&mut self, rec: &mut [u8], dl: usize, bytes: &[u8]) {
+        let n = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+        let want = n.min(MAX_STRING_SIZE - 1) + 1;
+        let room = self.room(want);
+        if room == 0 {
+            self.truncated = true;
+            self.fault(rec, dl);
+            return;
+        }
+        if room < want {
+            self.truncated = true;
+        }
+        let body = room - 1;
+        let pos = self.pos;
+        if let (Some(d), Some(s)) = (rec.get_mut(pos..pos + body), bytes.get(..body)) {
+            d.copy_from_slice(s);
+        }
+        if let Some(z) = rec.get_mut(pos + body) {
+            *z = 0;
+        }
+        self.commit(rec, dl, room);
+    }
+
+    /// Read the NUL-terminated string at `addr` once, into the dynamic
+    /// area; see the module documentation for the exact semantics.
+    fn put_string<M: Machine + ?Sized>(&mut self, m: &M, rec: &mut [u8], dl: usize, addr: u64, force_user: bool) {
+        let max = self.room(MAX_STRING_SIZE);
+        if max == 0 {
+            self.truncated = true;
+            self.fault(rec, dl);
+            return;
+        }
+        let user = force_user || m.is_user_addr(addr);
+        let pos = self.pos;
+        let Some(out) = rec.get_mut(pos..pos + max) else {
+            self.fault(rec, dl);
+            return;
+        };
+        match read_str(m, addr, user, out) {
+            Ok((len, cut)) => {
+                if cut && max < MAX_STRING_SIZE {
+                    self.truncated = true;
+                }
+                self.commit(rec, dl, len);
+            }
+            Err(Fault) => self.fault(rec, dl),
+        }
+    }
+}
+
+/// `strncpy_from_{kernel,user}_nofault(out, addr, out.len())` semantics:
+/// returns the length including the NUL and whether the string was cut at
+/// `out.len()`.
+fn read_str<M: Machine + ?Sized>(m: &M, addr: u64, user: bool, out: &mut [u8]) -> Result<(usize, bool), Fault> {
+    let max = out.len();
+    let mut done = 0usize;
+    let mut chunk = FIRST_CHUNK;
+    while done < max {
+        let a = addr.wrapping_add(done as u64);
+        let to_page_end = (PAGE_SIZE - (a % PAGE_SIZE)) as usize;
+        let n = chunk.min(to_page_end).min(max - done);
+        let Some(buf) = out.get_mut(done..done + n) else {
+            return Err(Fault);
+        };
+        let read = if user { m.read_user(a, buf) } else { m.read_kernel(a, buf) };
+        if read.is_ok() {
+            if let Some(p) = buf.iter().position(|&b| b == 0) {
+                return Ok((done + p + 1, false));
+            }
+        } else {
+            // Exact byte-wise semantics for the faulting chunk.
+            for (j, b) in buf.iter_mut().enumerate() {
+                let one = core::slice::from_mut(b);
+                let r = if user {
+                    m.read_user(a.wrapping_add(j as u64), one)
+                } else {
+                    m.read_kernel(a.wrapping_add(j as u64), one)
+                };
+                r?;
+                if *b == 0 {
+                    return Ok((done + j + 1, false));
+                }
+            }
+        }
+        done += n;
+        chunk = (chunk * 2).min(MAX_CHUNK);
+    }
+    // No NUL within `max` bytes: truncate and terminate.
+    if let Some(last) = out.last_mut() {
+        *last = 0;
+    }
+    Ok((max, true))
+}
+
+/// Run `prog` (instructions `insns[..prog.len()]`) for one probe hit and
+/// write the record into `rec`. See the module documentation for the
+/// sizing design; returns the exact record length.
+///
+/// `rec` must be at least [`Program::fixed_size`] bytes; at most
+/// [`MAX_RECORD_SIZE`] bytes of it are used.
+pub fn run<M, B>(prog: &Program, insns: &[Insn], m: &M, bodies: &B, rec: &mut [u8]) -> Result<RunResult, RunError>
+where
+    M: Machine + ?Sized,
+    B: ArgBodies + ?Sized,
+{
+    let insns = insns.get(..prog.len()).ok_or(RunError::BadProgram)?;
+    let fixed = prog.fixed_size();
+    if rec.len() < fixed {
+        return Err(RunError::BufferTooSmall);
+    }
+    let mut d = Dyn {
+        pos: fixed,
+        cap: rec.len().min(MAX_RECORD_SIZE),
+        faults: 0,
+        truncated: false,
+    };
+    // Per-argument state, reset by every load and after every store.
+    let mut val: u64 = 0;
+    let mut ok = true;
+    let mut bits: Option<Bits> = None;
+
+    for insn in insns {
+        match *insn {
+            Insn::Arg(n) => {
+                val = m.arg(n);
+                ok = true;
+                bits = None;
+            }
+            Insn::Entry(slot) => {
+                (val, ok) = match m.entry_word(slot) {
+                    Some(v) => (v, true),
+                    None => (0, false),
+                };
+                bits = None;
+            }
+            Insn::Retval => {
+                val = m.retval();
+                ok = true;
+                bits = None;
+            }
+            Insn::StackPtr => {
+                val = m.stack_pointer();
+                ok = true;
+                bits = None;
+            }
+            Insn::Stack(k) => {
+                val = m.stack_word(k);
+                ok = true;
+                bits = None;
+            }
+            Insn::Imm(v) => {
+                val = v;
+                ok = true;
+                bits = None;
+            }
+            Insn::Deref { off, user } => {
+                if ok {
+                    match read_word(m, val.wrapping_add(off as u64), user) {
+                        Ok(v) => val = v,
+                        Err(Fault) => ok = false,
+                    }
+                }
+            }
+            Insn::Bits {
+                shift,
+                width,
+                read,
+                signed,
+            } => {
+                bits = Some(Bits {
+                    shift,
+                    width,
+                    read,
+                    signed,
+                });
+            }
+            Insn::StRaw { dst, size } => {
+                let size = usize::from(size.min(8));
+                if ok {
+                    let v = match bits {
+                        Some(b) => b.extract(u128::from(val)),
+                        None => val,
+                    };
+                    write_le(rec, dst as usize, size, v);
+                } else {
+                    d.faults = d.faults.saturating_add(1);
+                    zero(rec, dst as usize, size);
+                }
+                (val, ok, bits) = (0, true, None);
+            }
+            Insn::StMem {
+                dst,
+                off,
+                size,
+                count,
+                user,
+            } => {
+                let faults = store_mem(m, rec, dst as usize, val.wrapping_add(off as u64), size, count, user, ok, bits);
+                d.faults = d.faults.saturating_add(faults);
+                (val, ok, bits) = (0, true, None);
+            }
+            Insn::StStr {
+                dst,
+                off,
+                count,
+                user,
+                ptr_user,
+            } => {
+                let dst = dst as usize;
+                let addr = val.wrapping_add(off as u64);
+                if count == 0 {
+                    if ok {
+                        d.put_string(m, rec, dst, addr, user);
+                    } else {
+                        d.fault(rec, dst);
+                    }
+                } else {
+                    for i in 0..usize::from(count) {
+                        let dl = dst + 4 * i;
+                        if !ok {
+                            d.fault(rec, dl);
+                            continue;
+                        }
+                        match read_word(m, addr.wrapping_add(8 * i as u64), ptr_user) {
+                            Ok(p) => d.put_string(m, rec, dl, p, user),
+                            Err(Fault) => d.fault(rec, dl),
+                        }
+                    }
+                }
+                (val, ok, bits) = (0, true, None);
+            }
+            Insn::StComm { dst } => {
+                let comm = m.comm();
+                let n = comm.iter().position(|&b| b == 0).unwrap_or(TASK_COMM_LEN - 1);
+                d.put_bytes(rec, dst as usize, comm.get(..n).unwrap_or(&[]));
+                (val, ok, bits) = (0, true, None);
+            }
+            Insn::StImmStr { dst, arg, start, len } => {
+                let text = bodies.body(arg);
+                let s = usize::from(start);
+                match text.get(s..s + usize::from(len)) {
+                    Some(t) => d.put_bytes(rec, dst as usize, t),
+                    None => d.fault(rec, dst as usize),
+                }
+                (val, ok, bits) = (0, true, None);
+            }
+            Insn::StSymStr { dst } => {
+                let dst = dst as usize;
+                let room = d.room(KSYM_SYMBOL_LEN);
+                if !ok {
+                    d.fault(rec, dst);
+                } else if room == 0 {
+                    d.truncated = true;
+                    d.fault(rec, dst);
+                } else {
+                    let pos = d.pos;
+                    if let Some(out) = rec.get_mut(pos..pos + room - 1) {
+                        let n = m.symbolize(val, out).min(room - 1);
+                        if let Some(z) = rec.get_mut(pos + n) {
+                            *z = 0;
+                        }
+                        d.commit(rec, dst, n + 1);
+                    } else {
+                        d.fault(rec, dst);
+                    }
+                }
+                (val, ok, bits) = (0, true, None);
+            }
+            Insn::EntryStore { .. } => {}
+        }
+    }
+    Ok(RunResult {
+        len: d.pos,
+        faults: d.faults,
+        truncated: d.truncated,
+    })
+}
+
+/// Final memory access of a fixed-size field (scalar or array), returns the
+/// number of faulting elements.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn store_mem<M: Machine + ?Sized>(
+    m: &M,
+    rec: &mut [u8],
+    dst: usize,
+    addr: u64,
+    size: u8,
+    count: u8,
+    user: bool,
+    ok: bool,
+    bits: Option<Bits>,
+) -> u32 {
+    let size = usize::from(size.min(8));
+    let elems = usize::from(count.max(1));
+    let total = size * elems;
+    if !ok {
+        zero(rec, dst, total);
+        return elems as u32;
+    }
+    let Some(field) = rec.get_mut(dst..dst + total) else {
+        return 0;
+    };
+    if let Some(b) = bits {
+        let read = usize::from(b.read.clamp(1, 16));
+        let mut faults = 0;
+        for (i, out) in field.chunks_exact_mut(size).enumerate() {
+            let mut tmp = [0u8; 16];
+            let a = addr.wrapping_add((i * size) as u64);
+            let v = match tmp.get_mut(..read).map(|t| read_mem(m, a, user, t)) {
+                Some(Ok(())) => b.extract(u128::from_le_bytes(tmp)),
+                _ => {
+                    faults += 1;
+                    0
+                }
+            };
+            if let Some(s) = v.to_ne_bytes().get(..size) {
+                out.copy_from_slice(s);
+            }
+        }
+        return faults;
+    }
+    if read_mem(m, addr, user, field).is_ok() {
+        return 0;
+    }
+    if elems == 1 {
+        field.fill(0);
+        return 1;
+    }
+    // Retry element by element: only the faulting ones read as 0.
+    let mut faults = 0;
+    for (i, out) in field.chunks_exact_mut(size).enumerate() {
+        let a = addr.wrapping_add((i * size) as u64);
+        if read_mem(m, a, user, out).is_err() {
+            out.fill(0);
+            faults += 1;
+        }
+    }
+    faults
+}

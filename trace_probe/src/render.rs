@@ -1,0 +1,347 @@
+//! Record → text, exactly like the `trace` file prints a C fprobe event
+//! (trace_fprobe.c `print_fentry_event`/`print_fexit_event`,
+//! trace_probe.c `trace_probe_print_args` and the `PRINT_TYPE_FUNC_NAME`
+//! printers).
+//!
+//! Output goes to a byte [`Sink`]: string fields and `char` values are raw
+//! bytes in C (not necessarily UTF-8). [`SliceSink`] keeps them exact (the
+//! kernel side can also implement [`Sink`] over `trace_seq_putmem`);
+//! [`FmtSink`] adapts any `core::fmt::Write` (invalid UTF-8 becomes
+//! U+FFFD).
+//!
+//! All record accesses are bounds-checked: a short or corrupted record
+//! prints missing bytes as zero and never panics.
+
+use core::fmt;
+
+use super::desc::FetchType;
+use super::fetch::KSYM_SYMBOL_LEN;
+
+/// Byte-oriented output.
+pub trait Sink {
+    /// Append raw bytes.
+    fn put(&mut self, bytes: &[u8]) -> fmt::Result;
+}
+
+/// Adapter from [`Sink`] to any [`fmt::Write`]; invalid UTF-8 is written
+/// as U+FFFD (one per maximal invalid sequence).
+pub struct FmtSink<'a, W: fmt::Write + ?Sized>(pub &'a mut W);
+
+impl<W: fmt::Write + ?Sized> Sink for FmtSink<'_, W> {
+    fn put(&mut self, bytes: &[u8]) -> fmt::Result {
+        for chunk in bytes.utf8_chunks() {
+            self.0.write_str(chunk.valid())?;
+            if !chunk.invalid().is_empty() {
+                self.0.write_char('\u{FFFD}')?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Byte-exact sink over a fixed buffer; fails (`fmt::Error`) when full,
+/// keeping what fitted.
+pub struct SliceSink<'a> {
+    buf: &'a mut [u8],
+    len: usize,
+}
+
+impl<'a> SliceSink<'a> {
+    /// Empty sink writing into `buf`.
+    pub fn new(buf: &'a mut [u8]) -> Self {
+        SliceSink { buf, len: 0 }
+    }
+
+    /// Bytes written so far.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or(&[])
+    }
+
+    /// Number of bytes written.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True if nothing was written.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Sink for SliceSink<'_> {
+    fn put(&mut self, bytes: &[u8]) -> fmt::Result {
+        let room = self.buf.len().saturating_sub(self.len);
+        let n = bytes.len().min(room);
+        if let (Some(d), Some(s)) = (self.buf.get_mut(self.len..self.len + n), bytes.get(..n)) {
+            d.copy_from_slice(s);
+        }
+        self.len += n;
+        if n < bytes.len() {
+            Err(fmt::Error)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Symbol lookups for printing (kernel: `sprint_symbol` and a name-only
+/// lookup).
+pub trait Symbolizer {
+    /// `sprint_symbol(addr)`: `name+0xoff/0xsize` (plus ` [module]`), or
+    /// `0x<hex>` if unknown. Returns bytes written into `out`
+    /// ([`KSYM_SYMBOL_LEN`] bytes).
+    fn sprint_symbol(&self, addr: u64, out: &mut [u8]) -> usize;
+    /// Symbol name only (C `kallsyms_lookup(..., namebuf)`), 0 if unknown.
+    /// The C exit head prints the function this way.
+    fn symbol_name(&self, addr: u64, out: &mut [u8]) -> usize;
+}
+
+/// One argument field of a probe event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Field<'a> {
+    /// Argument name.
+    pub name: &'a str,
+    /// Stored type (BTF bitfields are already extracted: print as `ty`).
+    pub ty: FetchType,
+    /// Array element count, 0 for a scalar.
+    pub array: u8,
+    /// Byte offset of the field from the record start.
+    pub offset: u32,
+}
+
+/// Entry or exit probe record (selects the header layout and head format).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeKind {
+    /// `__probe_ip` at offset 8.
+    Entry,
+    /// `__probe_func` at 8, `__probe_ret_ip` at 16.
+    Exit,
+}
+
+/// `(ip-sym+off)` for entry records, `(ret_ip-sym+off <- func-name)` for
+/// exit records (C `seq_print_ip_sym` with/without `TRACE_ITER_SYM_OFFSET`);
+/// `sym_addr` is the `sym-addr` trace option (appends ` <%016lx>`).
+pub fn render_head<S, Y>(out: &mut S, kind: ProbeKind, rec: &[u8], syms: &Y, sym_addr: bool) -> fmt::Result
+where
+    S: Sink + ?Sized,
+    Y: Symbolizer + ?Sized,
+{
+    out.put(b"(")?;
+    match kind {
+        ProbeKind::Entry => ip_sym(out, read_u64(rec, 8), syms, true, sym_addr)?,
+        ProbeKind::Exit => {
+            ip_sym(out, read_u64(rec, 16), syms, true, sym_addr)?;
+            out.put(b" <- ")?;
+            ip_sym(out, read_u64(rec, 8), syms, false, sym_addr)?;
+        }
+    }
+    out.put(b")")
+}
+
+/// ` name=value` for every field, like C `trace_probe_print_args`.
+pub fn render_args<'f, S, Y, I>(out: &mut S, fields: I, rec: &[u8], syms: &Y) -> fmt::Result
+where
+    S: Sink + ?Sized,
+    Y: Symbolizer + ?Sized,
+    I: IntoIterator<Item = Field<'f>>,
+{
+    for f in fields {
+        out.put(b" ")?;
+        out.put(f.name.as_bytes())?;
+        out.put(b"=")?;
+        let off = f.offset as usize;
+        if f.array == 0 {
+            render_value(out, f.ty, rec, off, syms)?;
+            continue;
+        }
+        out.put(b"{")?;
+        let size = f.ty.size() as usize;
+        for j in 0..usize::from(f.array) {
+            render_value(out, f.ty, rec, off + j * size, syms)?;
+            out.put(if j + 1 == usize::from(f.array) { b"}" } else { b"," })?;
+        }
+    }
+    Ok(())
+}
+
+/// A whole `trace` line body: `name: (head) args\n` (what follows the
+/// `comm-pid [cpu] flags timestamp: ` prefix).
+pub fn render_event<'f, S, Y, I>(
+    out: &mut S,
+    event_name: &str,
+    kind: ProbeKind,
+    fields: I,
+    rec: &[u8],
+    syms: &Y,
+    sym_addr: bool,
+) -> fmt::Result
+where
+    S: Sink + ?Sized,
+    Y: Symbolizer + ?Sized,
+    I: IntoIterator<Item = Field<'f>>,
+{
+    out.put(event_name.as_bytes())?;
+    out.put(b": ")?;
+    render_head(out, kind, rec, syms, sym_addr)?;
+    render_args(out, fields, rec, syms)?;
+    out.put(b"\n")
+}
+
+/// Print one value of type `ty` stored at `rec[off..]`.
+pub fn render_value<S, Y>(out: &mut S, ty: FetchType, rec: &[u8], off: usize, syms: &Y) -> fmt::Result
+where
+    S: Sink + ?Sized,
+    Y: Symbolizer + ?Sized,
+{
+    let mut nb = NumBuf::new();
+    match ty {
+        FetchType::U8 | FetchType::U16 | FetchType::U32 | FetchType::U64 | FetchType::Bitfield { .. } => {
+            out.put(nb.dec(read_uint(rec, off, ty.size() as usize)))
+        }
+        FetchType::S8 | FetchType::S16 | FetchType::S32 | FetchType::S64 => {
+            let size = ty.size() as usize;
+            let v = read_uint(rec, off, size);
+            let shift = 64 - 8 * size as u32;
+            let s = ((v << shift) as i64) >> shift;
+            out.put(nb.sdec(s))
+        }
+        FetchType::X8 | FetchType::X16 | FetchType::X32 | FetchType::X64 => {
+            out.put(b"0x")?;
+            out.put(nb.hex(read_uint(rec, off, ty.size() as usize), 1))
+        }
+        FetchType::Char => {
+            let c = rec.get(off).copied().unwrap_or(0);
+            out.put(&[b'\'', c, b'\''])
+        }
+        FetchType::Symbol => {
+            let mut buf = [0u8; KSYM_SYMBOL_LEN];
+            let n = syms.sprint_symbol(read_u64(rec, off), &mut buf);
+            out.put(buf.get(..n).unwrap_or(&buf))
+        }
+        FetchType::String | FetchType::UString | FetchType::SymStr => {
+            let dl = read_uint(rec, off, 4) as u32;
+            let len = (dl >> 16) as usize;
+            if len == 0 {
+                return out.put(b"(fault)");
+            }
+            let start = (dl & 0xffff) as usize;
+            let end = start.saturating_add(len).min(rec.len());
+            let s = rec.get(start..end).unwrap_or(&[]);
+            let s = s.get(..s.iter().position(|&b| b == 0).unwrap_or(s.len())).unwrap_or(s);
+            out.put(b"\"")?;
+            out.put(s)?;
+            out.put(b"\"")
+        }
+    }
+}
+
+fn ip_sym<S, Y>(out: &mut S, ip: u64, syms: &Y, offset: bool, sym_addr: bool) -> fmt::Result
+where
+    S: Sink + ?Sized,
+    Y: Symbolizer + ?Sized,
+{
+    if ip == 0 {
+        return out.put(b"0");
+    }
+    let mut buf = [0u8; KSYM_SYMBOL_LEN];
+    let n = if offset {
+        syms.sprint_symbol(ip, &mut buf)
+    } else {
+        syms.symbol_name(ip, &mut buf)
+    };
+    let mut nb = NumBuf::new();
+    match buf.get(..n) {
+        Some(name) if n != 0 => out.put(name)?,
+        _ => {
+            out.put(b"0x")?;
+            out.put(nb.hex(ip, 8))?;
+        }
+    }
+    if sym_addr {
+        out.put(b" <")?;
+        out.put(nb.hex(ip, 16))?;
+        out.put(b">")?;
+    }
+    Ok(())
+}
+
+fn read_uint(rec: &[u8], off: usize, size: usize) -> u64 {
+    let mut b = [0u8; 8];
+    let size = size.min(8);
+    for (i, d) in b.iter_mut().take(size).enumerate() {
+        *d = rec.get(off.saturating_add(i)).copied().unwrap_or(0);
+    }
+    u64::from_le_bytes(b)
+}
+
+fn read_u64(rec: &[u8], off: usize) -> u64 {
+    read_uint(rec, off, 8)
+}
+
+/// Small number formatter (no `core::fmt` machinery on the print path).
+struct NumBuf {
+    b: [u8; 24],
+}
+
+impl NumBuf {
+    fn new() -> Self {
+        NumBuf { b: [0; 24] }
+    }
+
+    fn dec(&mut self, mut v: u64) -> &[u8] {
+        let mut i = self.b.len();
+        loop {
+            i -= 1;
+            if let Some(d) = self.b.get_mut(i) {
+                *d = b'0' + (v % 10) as u8;
+            }
+            v /= 10;
+            if v == 0 || i == 0 {
+                break;
+            }
+        }
+        self.b.get(i..).unwrap_or(&[])
+    }
+
+    fn sdec(&mut self, v: i64) -> &[u8] {
+        let neg = v < 0;
+        let mut i = self.b.len();
+        let mut u = v.unsigned_abs();
+        loop {
+            i -= 1;
+            if let Some(d) = self.b.get_mut(i) {
+                *d = b'0' + (u % 10) as u8;
+            }
+            u /= 10;
+            if u == 0 || i == 0 {
+                break;
+            }
+        }
+        if neg && i > 0 {
+            i -= 1;
+            if let Some(d) = self.b.get_mut(i) {
+                *d = b'-';
+            }
+        }
+        self.b.get(i..).unwrap_or(&[])
+    }
+
+    /// Lowercase hex, zero-padded to at least `min_width` digits.
+    fn hex(&mut self, mut v: u64, min_width: usize) -> &[u8] {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut i = self.b.len();
+        let mut w = 0;
+        loop {
+            i -= 1;
+            w += 1;
+            if let Some(d) = self.b.get_mut(i) {
+                *d = DIGITS[(v & 0xf) as usize];
+            }
+            v >>= 4;
+            if (v == 0 && w >= min_width) || i == 0 {
+                break;
+            }
+        }
+        self.b.get(i..).unwrap_or(&[])
+    }
+}
