@@ -7,7 +7,16 @@
 #include <linux/bug.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/kprobes.h>
 #include <linux/moduleparam.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/trace_events.h>
+#include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include "rfprobe_helpers.h"
 
@@ -44,4 +53,89 @@ long rfprobe_ptr_err(const void *ptr)
 unsigned long rfprobe_copy_from_user(void *to, const void __user *from, unsigned long n)
 {
 	return copy_from_user(to, from, n);
+}
+
+unsigned long rfprobe_copy_to_user(void __user *to, const void *from, unsigned long n)
+{
+	return copy_to_user(to, from, n);
+}
+
+unsigned long rfprobe_regs_get_kernel_stack_nth(struct pt_regs *regs, unsigned int n)
+{
+	return regs_get_kernel_stack_nth(regs, n);
+}
+NOKPROBE_SYMBOL(rfprobe_regs_get_kernel_stack_nth);
+
+const char *rfprobe_current_comm(void)
+{
+	return current->comm;
+}
+NOKPROBE_SYMBOL(rfprobe_current_comm);
+
+unsigned long rfprobe_task_size_max(void)
+{
+	return TASK_SIZE_MAX;
+}
+
+bool rfprobe_trace_trigger_soft_disabled(struct trace_event_file *file)
+{
+	return trace_trigger_soft_disabled(file);
+}
+NOKPROBE_SYMBOL(rfprobe_trace_trigger_soft_disabled);
+
+unsigned int rfprobe_context_level(void)
+{
+	return interrupt_context_level();
+}
+NOKPROBE_SYMBOL(rfprobe_context_level);
+
+void *rfprobe_this_cpu_ptr(void __percpu *ptr)
+{
+	return this_cpu_ptr(ptr);
+}
+NOKPROBE_SYMBOL(rfprobe_this_cpu_ptr);
+
+void *rfprobe_per_cpu_ptr(void __percpu *ptr, int cpu)
+{
+	return per_cpu_ptr(ptr, cpu);
+}
+
+void __percpu *rfprobe_alloc_percpu(size_t size, size_t align)
+{
+	return __alloc_percpu(size, align);
+}
+
+void rfprobe_free_percpu(void __percpu *ptr)
+{
+	free_percpu(ptr);
+}
+
+unsigned int rfprobe_nr_cpu_ids(void)
+{
+	return nr_cpu_ids;
+}
+
+bool rfprobe_cpu_possible(unsigned int cpu)
+{
+	return cpu_possible(cpu);
+}
+
+u64 rfprobe_local_clock(void)
+{
+	return local_clock();
+}
+
+void *rfprobe_tracepoint_probestub(struct tracepoint *tp)
+{
+	return tp->probestub;
+}
+
+const char *rfprobe_tracepoint_name(struct tracepoint *tp)
+{
+	return tp->name;
+}
+
+void rfprobe_synchronize_rcu(void)
+{
+	synchronize_rcu();
 }

@@ -9,6 +9,9 @@
 #include <linux/types.h>
 
 struct file;
+struct pt_regs;
+struct trace_event_file;
+struct tracepoint;
 
 /* Runs WARN() if the selftest_warn module parameter is set (tests the VM runner). */
 void rfprobe_selftest_warn(void);
@@ -18,8 +21,30 @@ unsigned int rfprobe_file_mode(const struct file *file);
 /* IS_ERR_OR_NULL / PTR_ERR for pointers returned by the kernel. */
 bool rfprobe_is_err_or_null(const void *ptr);
 long rfprobe_ptr_err(const void *ptr);
-
-/* copy_from_user() is an inline around _copy_from_user(); returns bytes not copied. */
+/* copy_from_user()/copy_to_user() are inlines; return bytes not copied. */
 unsigned long rfprobe_copy_from_user(void *to, const void __user *from, unsigned long n);
+unsigned long rfprobe_copy_to_user(void __user *to, const void *from, unsigned long n);
+
+/* Hot-path accessors (all safe in any context, including NMI). */
+unsigned long rfprobe_regs_get_kernel_stack_nth(struct pt_regs *regs, unsigned int n);
+const char *rfprobe_current_comm(void);
+unsigned long rfprobe_task_size_max(void);
+bool rfprobe_trace_trigger_soft_disabled(struct trace_event_file *file);
+/* 0 task, 1 softirq, 2 hardirq, 3 NMI (interrupt_context_level()). */
+unsigned int rfprobe_context_level(void);
+void *rfprobe_this_cpu_ptr(void __percpu *ptr);
+void *rfprobe_per_cpu_ptr(void __percpu *ptr, int cpu);
+void __percpu *rfprobe_alloc_percpu(size_t size, size_t align);
+void rfprobe_free_percpu(void __percpu *ptr);
+unsigned int rfprobe_nr_cpu_ids(void);
+bool rfprobe_cpu_possible(unsigned int cpu);
+u64 rfprobe_local_clock(void);
+
+/* Tracepoint fields used to attach to its probe stub. */
+void *rfprobe_tracepoint_probestub(struct tracepoint *tp);
+const char *rfprobe_tracepoint_name(struct tracepoint *tp);
+
+/* RCU */
+void rfprobe_synchronize_rcu(void);
 
 #endif /* RFPROBE_HELPERS_H */

@@ -9,6 +9,7 @@ set -euo pipefail
 
 kdir=${1:?usage: build-module.sh KDIR OUTDIR}
 outdir=${2:?usage: build-module.sh KDIR OUTDIR}
+mkdir -p "$outdir"; outdir=$(realpath "$outdir")
 [ -f "$kdir/Makefile" ] && [ -f "$kdir/.config" ] || die "$kdir is not a configured kernel build directory"
 grep -q '^CONFIG_RUST=y' "$kdir/.config" || die "$kdir: kernel is not built with CONFIG_RUST=y"
 

@@ -9,7 +9,6 @@
 use crate::bindings;
 use kernel::error::{code, Error, Result};
 use kernel::ffi::{c_char, c_int, c_void};
-use kernel::prelude::*;
 use kernel::str::CStr;
 
 /// A debugfs directory, removed with everything below it on drop.
@@ -27,7 +26,7 @@ fn check_ptr<T>(ptr: *mut T) -> Result<*mut T> {
         // SAFETY: As above.
         let err = unsafe { bindings::rfprobe_ptr_err(ptr.cast::<c_void>()) };
         // NULL (or a non-error value) means "no debugfs": report ENODEV.
-        let err = if err < 0 { err as c_int } else { -(bindings::ENODEV as c_int) };
+        let err = if err < 0 { err as c_int } else { code::ENODEV.to_errno() };
         return Err(Error::from_errno(err));
     }
     Ok(ptr)
@@ -123,7 +122,7 @@ unsafe extern "C" fn write_dynamic_events(
                 b'#' => in_comment = true,
                 b' ' | b'\t' | b'\r' => {}
                 _ if in_comment => {}
-                _ => return code::EOPNOTSUPP.to_errno() as isize,
+                _ => return -(bindings::EOPNOTSUPP as isize),
             }
         }
         done += n;

@@ -11,20 +11,12 @@
 //! and this directory (`trace_fprobe/`) is the only place, with `rust/`, that
 //! touches kernel APIs.
 
+use kernel::c_str;
 use kernel::prelude::*;
 
-#[allow(
-    unsafe_op_in_unsafe_fn,
-    non_camel_case_types,
-    non_upper_case_globals,
-    non_snake_case,
-    dead_code,
-    improper_ctypes,
-    unreachable_pub,
-    missing_docs,
-    clippy::all,
-    clippy::undocumented_unsafe_blocks
-)]
+// Generated code: all rustc lints off (it trips several, e.g. unnecessary
+// transmutes in bitfield accessors), clippy too.
+#[allow(warnings, unsafe_op_in_unsafe_fn, clippy::all, clippy::undocumented_unsafe_blocks)]
 mod bindings {
     include!("../rust/bindings_generated.rs");
 }

@@ -81,5 +81,3 @@ pub const BTF_MAX_NAME_OFFSET: u32 = 0x00ff_ffff;
 /// of the same architecture).
 pub const POINTER_SIZE: u32 = core::mem::size_of::<usize>() as u32;
 
-#[cfg(test)]
-mod tests;

@@ -303,6 +303,11 @@ impl<'a> Type<'a> {
         self.rec.len()
     }
 
+    /// The raw record bytes (`struct btf_type` and its trailing data).
+    pub fn bytes(&self) -> &'a [u8] {
+        self.rec
+    }
+
     /// `name_off` (0: anonymous).
     pub fn name_off(&self) -> u32 {
         self.word(0)

@@ -540,7 +540,12 @@ impl Failure {
     }
 }
 
-fn write_dec(w: &mut (impl ByteWrite + ?Sized), v: u64, min_width: usize, zero: bool) -> core::fmt::Result {
+fn write_dec(
+    w: &mut (impl ByteWrite + ?Sized),
+    v: u64,
+    min_width: usize,
+    zero: bool,
+) -> core::fmt::Result {
     let mut buf = [0u8; 20];
     let mut n = 0usize;
     let mut v = v;
@@ -607,10 +612,8 @@ pub fn write_error_log_entry(
 
 #[cfg(test)]
 mod tests {
+    use super::super::bytes::ByteBuf;
     use super::*;
-    use crate_bytes::ByteBuf;
-
-    use super::super::bytes as crate_bytes;
 
     #[test]
     fn table() {
@@ -621,7 +624,10 @@ mod tests {
         }
         assert_eq!(ErrCode::BadMaxactType.index(), 6);
         assert_eq!(ErrCode::EventTooBig.index(), 78);
-        assert_eq!(ErrCode::ImmstrNoClose.message(), "String is not closed with '\"'");
+        assert_eq!(
+            ErrCode::ImmstrNoClose.message(),
+            "String is not closed with '\"'"
+        );
         assert_eq!(ErrCode::NoPtrStrct.name(), "NO_PTR_STRCT");
     }
 

@@ -284,7 +284,7 @@ impl Program {
     /// Upper bound of a record: `fixed_size + max_dynamic_size`, capped at
     /// [`MAX_RECORD_SIZE`] (the interpreter never uses more).
     pub const fn max_record_size(&self) -> usize {
-        let n = self.fixed_size as usize + self.max_dynamic as usize;
+        let n = (self.fixed_size as usize).saturating_add(self.max_dynamic as usize);
         if n > MAX_RECORD_SIZE {
             MAX_RECORD_SIZE
         } else {
@@ -397,10 +397,21 @@ impl<'a> Compiler<'a> {
         let arg_index = self.prog.nr_args;
         let next_args = arg_index.checked_add(1).ok_or(CompileError::TooManyArgs)?;
         let mut buf = [Insn::Retval; MAX_INSNS_PER_ARG];
-        let c = compile_one(desc, offset, self.prog.header_size, arg_index, body, resolve, &mut buf)?;
+        let c = compile_one(
+            desc,
+            offset,
+            self.prog.header_size,
+            arg_index,
+            body,
+            resolve,
+            &mut buf,
+        )?;
         let start = self.prog.nr_insns as usize;
         let end = start.checked_add(c.n).ok_or(CompileError::NoSpace)?;
-        let dst = self.insns.get_mut(start..end).ok_or(CompileError::NoSpace)?;
+        let dst = self
+            .insns
+            .get_mut(start..end)
+            .ok_or(CompileError::NoSpace)?;
         let src = buf.get(..c.n).ok_or(CompileError::NoSpace)?;
         dst.copy_from_slice(src);
         self.prog.nr_insns = end as u32;
@@ -695,5 +706,7 @@ pub fn compile_entry(entry: &EntryArgs, insns: &mut [Insn]) -> Result<EntryProgr
             slot: slot as u16,
         };
     }
-    Ok(EntryProgram { nr_insns: entry.len })
+    Ok(EntryProgram {
+        nr_insns: entry.len,
+    })
 }

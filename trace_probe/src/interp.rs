@@ -185,7 +185,12 @@ const FIRST_CHUNK: usize = 64;
 const MAX_CHUNK: usize = 1024;
 
 #[inline]
-fn read_mem<M: Machine + ?Sized>(m: &M, addr: u64, user: bool, out: &mut [u8]) -> Result<(), Fault> {
+fn read_mem<M: Machine + ?Sized>(
+    m: &M,
+    addr: u64,
+    user: bool,
+    out: &mut [u8],
+) -> Result<(), Fault> {
     if user || m.is_user_addr(addr) {
         m.read_user(addr, out)
     } else {
@@ -209,13 +214,23 @@ struct Bits {
 }
 
 impl Bits {
+    /// Extract from the 128-bit little-endian value `hi:lo` (no `u128`:
+    /// the kernel's compiler builtins panic on 128-bit shifts).
     #[inline]
-    fn extract(self, v: u128) -> u64 {
+    fn extract(self, lo: u64, hi: u64) -> u64 {
         let w = u32::from(self.width.clamp(1, 64));
-        let shifted = v.checked_shr(u32::from(self.shift)).unwrap_or(0);
-        let mask: u128 = (1u128 << w) - 1;
-        let f = (shifted & mask) as u64;
-        if self.signed && w < 64 {
+        let sh = u32::from(self.shift);
+        let v = match sh {
+            0 => lo,
+            1..=63 => (lo >> sh) | (hi << (64 - sh)),
+            64..=127 => hi >> (sh - 64),
+            _ => 0,
+        };
+        if w == 64 {
+            return v;
+        }
+        let f = v & ((1u64 << w) - 1);
+        if self.signed {
             let s = 64 - w;
             (((f << s) as i64) >> s) as u64
         } else {
@@ -225,10 +240,48 @@ impl Bits {
 }
 
 #[inline]
+fn le64(b: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    for (d, s) in w.iter_mut().zip(b) {
+        *d = *s;
+    }
+    u64::from_le_bytes(w)
+}
+
+/// Store the low `size` bytes of `v` at `rec[dst..]` (fixed-size copies
+/// for the common sizes: no `memcpy` call on the hot path).
+#[inline]
 fn write_le(rec: &mut [u8], dst: usize, size: usize, v: u64) {
-    let bytes = v.to_ne_bytes();
-    if let (Some(d), Some(s)) = (rec.get_mut(dst..dst.saturating_add(size)), bytes.get(..size)) {
-        d.copy_from_slice(s);
+    let Some(d) = rec.get_mut(dst..) else {
+        return;
+    };
+    match size {
+        8 => {
+            if let Some(d) = d.first_chunk_mut::<8>() {
+                *d = v.to_ne_bytes();
+            }
+        }
+        4 => {
+            if let Some(d) = d.first_chunk_mut::<4>() {
+                *d = (v as u32).to_ne_bytes();
+            }
+        }
+        2 => {
+            if let Some(d) = d.first_chunk_mut::<2>() {
+                *d = (v as u16).to_ne_bytes();
+            }
+        }
+        1 => {
+            if let Some(d) = d.first_mut() {
+                *d = v as u8;
+            }
+        }
+        _ => {
+            let bytes = v.to_ne_bytes();
+            if let (Some(d), Some(s)) = (d.get_mut(..size), bytes.get(..size)) {
+                d.copy_from_slice(s);
+            }
+        }
     }
 }
 
@@ -299,7 +352,14 @@ impl Dyn {
 
     /// Read the NUL-terminated string at `addr` once, into the dynamic
     /// area; see the module documentation for the exact semantics.
-    fn put_string<M: Machine + ?Sized>(&mut self, m: &M, rec: &mut [u8], dl: usize, addr: u64, force_user: bool) {
+    fn put_string<M: Machine + ?Sized>(
+        &mut self,
+        m: &M,
+        rec: &mut [u8],
+        dl: usize,
+        addr: u64,
+        force_user: bool,
+    ) {
         let max = self.room(MAX_STRING_SIZE);
         if max == 0 {
             self.truncated = true;
@@ -327,7 +387,12 @@ impl Dyn {
 /// `strncpy_from_{kernel,user}_nofault(out, addr, out.len())` semantics:
 /// returns the length including the NUL and whether the string was cut at
 /// `out.len()`.
-fn read_str<M: Machine + ?Sized>(m: &M, addr: u64, user: bool, out: &mut [u8]) -> Result<(usize, bool), Fault> {
+fn read_str<M: Machine + ?Sized>(
+    m: &M,
+    addr: u64,
+    user: bool,
+    out: &mut [u8],
+) -> Result<(usize, bool), Fault> {
     let max = out.len();
     let mut done = 0usize;
     let mut chunk = FIRST_CHUNK;
@@ -338,7 +403,11 @@ fn read_str<M: Machine + ?Sized>(m: &M, addr: u64, user: bool, out: &mut [u8]) -
         let Some(buf) = out.get_mut(done..done + n) else {
             return Err(Fault);
         };
-        let read = if user { m.read_user(a, buf) } else { m.read_kernel(a, buf) };
+        let read = if user {
+            m.read_user(a, buf)
+        } else {
+            m.read_kernel(a, buf)
+        };
         if read.is_ok() {
             if let Some(p) = buf.iter().position(|&b| b == 0) {
                 return Ok((done + p + 1, false));
@@ -374,7 +443,13 @@ fn read_str<M: Machine + ?Sized>(m: &M, addr: u64, user: bool, out: &mut [u8]) -
 ///
 /// `rec` must be at least [`Program::fixed_size`] bytes; at most
 /// [`MAX_RECORD_SIZE`] bytes of it are used.
-pub fn run<M, B>(prog: &Program, insns: &[Insn], m: &M, bodies: &B, rec: &mut [u8]) -> Result<RunResult, RunError>
+pub fn run<M, B>(
+    prog: &Program,
+    insns: &[Insn],
+    m: &M,
+    bodies: &B,
+    rec: &mut [u8],
+) -> Result<RunResult, RunError>
 where
     M: Machine + ?Sized,
     B: ArgBodies + ?Sized,
@@ -454,7 +529,7 @@ where
                 let size = usize::from(size.min(8));
                 if ok {
                     let v = match bits {
-                        Some(b) => b.extract(u128::from(val)),
+                        Some(b) => b.extract(val, 0),
                         None => val,
                     };
                     write_le(rec, dst as usize, size, v);
@@ -471,7 +546,17 @@ where
                 count,
                 user,
             } => {
-                let faults = store_mem(m, rec, dst as usize, val.wrapping_add(off as u64), size, count, user, ok, bits);
+                let faults = store_mem(
+                    m,
+                    rec,
+                    dst as usize,
+                    val.wrapping_add(off as u64),
+                    size,
+                    count,
+                    user,
+                    ok,
+                    bits,
+                );
                 d.faults = d.faults.saturating_add(faults);
                 (val, ok, bits) = (0, true, None);
             }
@@ -507,11 +592,19 @@ where
             }
             Insn::StComm { dst } => {
                 let comm = m.comm();
-                let n = comm.iter().position(|&b| b == 0).unwrap_or(TASK_COMM_LEN - 1);
+                let n = comm
+                    .iter()
+                    .position(|&b| b == 0)
+                    .unwrap_or(TASK_COMM_LEN - 1);
                 d.put_bytes(rec, dst as usize, comm.get(..n).unwrap_or(&[]));
                 (val, ok, bits) = (0, true, None);
             }
-            Insn::StImmStr { dst, arg, start, len } => {
+            Insn::StImmStr {
+                dst,
+                arg,
+                start,
+                len,
+            } => {
                 let text = bodies.body(arg);
                 let s = usize::from(start);
                 match text.get(s..s + usize::from(len)) {
@@ -568,6 +661,9 @@ fn store_mem<M: Machine + ?Sized>(
     bits: Option<Bits>,
 ) -> u32 {
     let size = usize::from(size.min(8));
+    if size == 0 {
+        return 0;
+    }
     let elems = usize::from(count.max(1));
     let total = size * elems;
     if !ok {
@@ -584,7 +680,10 @@ fn store_mem<M: Machine + ?Sized>(
             let mut tmp = [0u8; 16];
             let a = addr.wrapping_add((i * size) as u64);
             let v = match tmp.get_mut(..read).map(|t| read_mem(m, a, user, t)) {
-                Some(Ok(())) => b.extract(u128::from_le_bytes(tmp)),
+                Some(Ok(())) => {
+                    let (lo, hi) = tmp.split_at(8);
+                    b.extract(le64(lo), le64(hi))
+                }
                 _ => {
                     faults += 1;
                     0

@@ -121,7 +121,13 @@ pub enum ProbeKind {
 /// `(ip-sym+off)` for entry records, `(ret_ip-sym+off <- func-name)` for
 /// exit records (C `seq_print_ip_sym` with/without `TRACE_ITER_SYM_OFFSET`);
 /// `sym_addr` is the `sym-addr` trace option (appends ` <%016lx>`).
-pub fn render_head<S, Y>(out: &mut S, kind: ProbeKind, rec: &[u8], syms: &Y, sym_addr: bool) -> fmt::Result
+pub fn render_head<S, Y>(
+    out: &mut S,
+    kind: ProbeKind,
+    rec: &[u8],
+    syms: &Y,
+    sym_addr: bool,
+) -> fmt::Result
 where
     S: Sink + ?Sized,
     Y: Symbolizer + ?Sized,
@@ -158,7 +164,11 @@ where
         let size = f.ty.size() as usize;
         for j in 0..usize::from(f.array) {
             render_value(out, f.ty, rec, off + j * size, syms)?;
-            out.put(if j + 1 == usize::from(f.array) { b"}" } else { b"," })?;
+            out.put(if j + 1 == usize::from(f.array) {
+                b"}"
+            } else {
+                b","
+            })?;
         }
     }
     Ok(())
@@ -188,16 +198,24 @@ where
 }
 
 /// Print one value of type `ty` stored at `rec[off..]`.
-pub fn render_value<S, Y>(out: &mut S, ty: FetchType, rec: &[u8], off: usize, syms: &Y) -> fmt::Result
+pub fn render_value<S, Y>(
+    out: &mut S,
+    ty: FetchType,
+    rec: &[u8],
+    off: usize,
+    syms: &Y,
+) -> fmt::Result
 where
     S: Sink + ?Sized,
     Y: Symbolizer + ?Sized,
 {
     let mut nb = NumBuf::new();
     match ty {
-        FetchType::U8 | FetchType::U16 | FetchType::U32 | FetchType::U64 | FetchType::Bitfield { .. } => {
-            out.put(nb.dec(read_uint(rec, off, ty.size() as usize)))
-        }
+        FetchType::U8
+        | FetchType::U16
+        | FetchType::U32
+        | FetchType::U64
+        | FetchType::Bitfield { .. } => out.put(nb.dec(read_uint(rec, off, ty.size() as usize))),
         FetchType::S8 | FetchType::S16 | FetchType::S32 | FetchType::S64 => {
             let size = ty.size() as usize;
             let v = read_uint(rec, off, size);
@@ -227,7 +245,9 @@ where
             let start = (dl & 0xffff) as usize;
             let end = start.saturating_add(len).min(rec.len());
             let s = rec.get(start..end).unwrap_or(&[]);
-            let s = s.get(..s.iter().position(|&b| b == 0).unwrap_or(s.len())).unwrap_or(s);
+            let s = s
+                .get(..s.iter().position(|&b| b == 0).unwrap_or(s.len()))
+                .unwrap_or(s);
             out.put(b"\"")?;
             out.put(s)?;
             out.put(b"\"")

@@ -10,8 +10,22 @@ pub mod fetch;
 pub mod interp;
 pub mod render;
 
-/// Placeholder until the parser lands.
-pub const MAX_TRACE_ARGS: usize = 128;
+// Definition parser, BTF resolution, errors, canonical form, layout.
+pub mod btf_adapter;
+pub mod bytes;
+pub mod cmdline;
+pub mod errors;
+pub mod kstr;
+pub mod layout;
+pub mod multi;
+pub mod parse;
+pub mod probe;
+pub mod resolve;
+pub use self::cmdline::{classify, split_commands, tokens, Command, RemoveSpec};
+pub use self::errors::{write_error_log_entry, ErrCode, Failure, LogEntry};
+pub use self::parse::parse_definition;
+pub use self::probe::{ProbeArg, ProbeDef, ProbeKind, MAX_TRACE_ARGS};
+pub use self::resolve::{BtfInfo, DentryOffsets, ProbeEnv, TracepointLookup};
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,338 @@
+//! compile → run-on-mock → render, for arbitrary `ArgDesc`s decoded from
+//! the fuzz input (no `arbitrary` crate), plus raw instruction streams.
+//!
+//! Checked invariants: no panic; `run` accepts every buffer of at least
+//! `fixed_size()` bytes; the record length is exactly `fixed_size()` plus
+//! the string bytes the `__data_loc` words describe, strings are packed in
+//! order, NUL-terminated and inside the record; the length never exceeds
+//! the buffer or `max_record_size()`; `insn_count()` matches the compiled
+//! length; rendering never panics.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+#[path = "../../tests/interp_mock/mod.rs"]
+#[allow(dead_code, unused_imports)]
+mod interp_mock;
+
+use interp_mock::{Mock, TASK_SIZE};
+use trace_probe::fetch::{
+    insn_count, Compiler, Insn, ENTRY_HEADER_SIZE, EXIT_HEADER_SIZE, MAX_INSNS_PER_ARG,
+};
+use trace_probe::interp::run;
+use trace_probe::render::{render_event, Field, FmtSink, ProbeKind};
+use trace_probe::{ArgDesc, Base, BtfBitfield, FetchType, Hop, MAX_HOPS};
+
+const K: u64 = 0xffff_8880_0100_0000;
+const U: u64 = 0x0000_7ffe_f36c_0000;
+const MEM: usize = 2048;
+
+struct R<'a> {
+    d: &'a [u8],
+    p: usize,
+}
+
+impl R<'_> {
+    fn u8(&mut self) -> u8 {
+        let v = self.d.get(self.p).copied().unwrap_or(0);
+        self.p += 1;
+        v
+    }
+    fn u16(&mut self) -> u16 {
+        u16::from_le_bytes([self.u8(), self.u8()])
+    }
+    fn u64(&mut self) -> u64 {
+        let mut b = [0u8; 8];
+        for x in &mut b {
+            *x = self.u8();
+        }
+        u64::from_le_bytes(b)
+    }
+    fn done(&self) -> bool {
+        self.p >= self.d.len()
+    }
+    /// An interesting address: inside the kernel/user arenas, near page
+    /// ends, NULL, or raw.
+    fn addr(&mut self) -> u64 {
+        let t = self.u8();
+        let o = u64::from(self.u16()) % MEM as u64;
+        match t % 6 {
+            0 | 1 => K + o,
+            2 => U + o,
+            3 => 0,
+            4 => K + MEM as u64 - u64::from(t % 16),
+            _ => self.u64(),
+        }
+    }
+}
+
+fn ty(r: &mut R) -> FetchType {
+    use FetchType::*;
+    match r.u8() % 18 {
+        0 => U8,
+        1 => U16,
+        2 => U32,
+        3 => U64,
+        4 => S8,
+        5 => S16,
+        6 => S32,
+        7 => S64,
+        8 => X8,
+        9 => X16,
+        10 => X32,
+        11 => X64,
+        12 => Char,
+        13 => String,
+        14 => UString,
+        15 => Symbol,
+        16 => SymStr,
+        _ => {
+            let c = [8, 16, 32, 64][(r.u8() % 4) as usize];
+            if r.u8() & 1 == 0 {
+                let w = 1 + r.u8() % c;
+                Bitfield {
+                    width: w,
+                    offset: r.u8() % (c - w + 1),
+                    container: c,
+                }
+            } else {
+                Bitfield {
+                    width: r.u8(),
+                    offset: r.u8(),
+                    container: r.u8(),
+                }
+            }
+        }
+    }
+}
+
+fn arg_desc(r: &mut R) -> ArgDesc {
+    let base = match r.u8() % 10 {
+        0 | 1 => Base::Arg(u16::from(r.u8() % 8)),
+        2 => Base::EntryData(u16::from(r.u8() % 4)),
+        3 => Base::Retval,
+        4 => Base::StackPtr,
+        5 => Base::Stack(u32::from(r.u8() % 8)),
+        6 => Base::Comm,
+        7 => Base::Imm(r.addr()),
+        8 => Base::ImmStr {
+            start: u16::from(r.u8() % 40),
+            len: u16::from(r.u8() % 40),
+        },
+        _ => Base::Symbol {
+            start: u16::from(r.u8() % 40),
+            len: u16::from(r.u8() % 8),
+            offset: i64::from(r.u8() as i8),
+        },
+    };
+    let mut hops = [Hop::default(); MAX_HOPS];
+    let nr = r.u8() % 18;
+    for h in hops.iter_mut().take(usize::from(nr).min(MAX_HOPS)) {
+        let o = r.u8();
+        h.offset = if o & 0x80 != 0 {
+            i64::from(r.u16() as i16)
+        } else {
+            i64::from(o % 32) * 8
+        };
+        h.user = r.u8() % 5 == 0;
+    }
+    let ty = ty(r);
+    let array = match r.u8() % 4 {
+        0 => r.u8() % 70,
+        _ => 0,
+    };
+    let btf_bitfield = if r.u8() % 4 == 0 {
+        Some(BtfBitfield {
+            bit_offset: r.u8() % 9,
+            bit_size: r.u8() % 70,
+        })
+    } else {
+        None
+    };
+    ArgDesc {
+        base,
+        hops,
+        nr_hops: nr,
+        ty,
+        array,
+        btf_bitfield,
+    }
+}
+
+fn machine(r: &mut R) -> Mock {
+    let mut m = Mock::new();
+    // Arenas: words are pointers into the arenas or raw/string bytes.
+    let mut kmem = vec![0u8; MEM];
+    let mut umem = vec![0u8; MEM];
+    for mem in [&mut kmem, &mut umem] {
+        for w in mem.chunks_exact_mut(8) {
+            let v = match r.u8() % 4 {
+                0 => r.addr(),
+                1 => u64::from_le_bytes(*b"abcdefg\0"),
+                2 => u64::from_le_bytes(*b"hijklmno"),
+                _ => u64::from(r.u8()),
+            };
+            w.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    m.map(K, &kmem);
+    m.map(U, &umem);
+    for _ in 0..(r.u8() % 4) {
+        let a = r.addr();
+        m.poison.insert(a);
+    }
+    m.args = (0..6).map(|_| r.addr()).collect();
+    m.retval = r.addr();
+    m.sp = r.addr();
+    m.stack = (0..4).map(|_| r.addr()).collect();
+    m.set_comm(b"fuzz-comm");
+    if r.u8() & 1 == 0 {
+        m.edata = Some((0..4).flat_map(|_| r.addr().to_ne_bytes()).collect());
+    }
+    m.sym(K, 0x100, "ksym").sym(0xffff_ffff_8100_0000, 0x340, "vfs_read");
+    m
+}
+
+fn check_record(rec: &[u8], fields: &[Field], fixed: usize, len: usize) {
+    let mut pos = fixed;
+    for f in fields {
+        if !f.ty.is_string() {
+            continue;
+        }
+        for j in 0..usize::from(f.array).max(1) {
+            let o = f.offset as usize + 4 * j;
+            let dl = u32::from_le_bytes(rec[o..o + 4].try_into().unwrap());
+            let (l, off) = ((dl >> 16) as usize, (dl & 0xffff) as usize);
+            if l == 0 {
+                continue;
+            }
+            assert_eq!(off, pos, "strings are packed in order");
+            assert!(off + l <= len);
+            assert_eq!(rec[off + l - 1], 0, "NUL-terminated");
+            assert!(l <= 4096);
+            pos += l;
+        }
+    }
+    assert_eq!(pos, len, "record length is exact");
+}
+
+fn desc_mode(r: &mut R) {
+    let kind = if r.u8() & 1 == 0 {
+        ProbeKind::Entry
+    } else {
+        ProbeKind::Exit
+    };
+    let hdr = match kind {
+        ProbeKind::Entry => ENTRY_HEADER_SIZE,
+        ProbeKind::Exit => EXIT_HEADER_SIZE,
+    };
+    let body = b"\\\"imm-string\" @ksym+8 @vfs_read @nosym $comm \\\"x\"";
+    let nargs = 1 + r.u8() % 10;
+    let descs: Vec<ArgDesc> = (0..nargs).map(|_| arg_desc(r)).collect();
+    let m = machine(r);
+    let mut insns = vec![Insn::Retval; MAX_INSNS_PER_ARG * descs.len()];
+    let mut c = Compiler::new(&mut insns, hdr);
+    let mut off = u32::from(hdr);
+    let mut fields = Vec::new();
+    for d in &descs {
+        let before = c.program().len();
+        let o = if r.u8() == 0xff { u32::from(r.u16()) } else { off };
+        if c.add_arg(d, o, body, |n| m.sym_addr(n)).is_ok() {
+            assert_eq!(c.program().len() - before, insn_count(d));
+            fields.push(Field {
+                name: "a",
+                ty: d.ty,
+                array: d.array,
+                offset: o,
+            });
+            off = o + d.ty.size() * u32::from(d.array).max(1);
+        } else {
+            assert_eq!(c.program().len(), before);
+        }
+    }
+    let prog = c.finish();
+    let fixed = prog.fixed_size();
+    let cap = match r.u8() % 3 {
+        0 => fixed + usize::from(r.u16()) % 64,
+        _ => prog.max_record_size(),
+    };
+    let mut rec = vec![0xAAu8; cap.max(fixed)];
+    let bodies: Vec<&[u8]> = vec![&body[..]; descs.len()];
+    let res = run(&prog, &insns, &m, &bodies[..], &mut rec).expect("run");
+    assert!(res.len >= fixed && res.len <= rec.len() && res.len <= prog.max_record_size());
+    // Overlapping random offsets make data_loc checks meaningless.
+    let packed = fields.windows(2).all(|w| {
+        w[0].offset + w[0].ty.size() * u32::from(w[0].array).max(1) <= w[1].offset
+    });
+    if packed {
+        check_record(&rec, &fields, fixed, res.len);
+    }
+    rec.truncate(res.len);
+    let mut s = String::new();
+    let _ = render_event(&mut FmtSink(&mut s), "ev", kind, fields.iter().copied(), &rec, &m, true);
+}
+
+fn insn(r: &mut R) -> Insn {
+    let dst = u32::from(r.u16()) % 0x300;
+    let off = i64::from(r.u8() as i8);
+    match r.u8() % 15 {
+        0 => Insn::Arg(u16::from(r.u8() % 8)),
+        1 => Insn::Entry(u16::from(r.u8() % 8)),
+        2 => Insn::Retval,
+        3 => Insn::StackPtr,
+        4 => Insn::Stack(u32::from(r.u8())),
+        5 => Insn::Imm(r.addr()),
+        6 => Insn::Deref { off, user: r.u8() & 1 == 0 },
+        7 => Insn::Bits { shift: r.u8(), width: r.u8(), read: r.u8(), signed: r.u8() & 1 == 0 },
+        8 => Insn::StRaw { dst, size: r.u8() },
+        9 => Insn::StMem { dst, off, size: r.u8() % 10, count: r.u8(), user: r.u8() & 1 == 0 },
+        10 => Insn::StStr { dst, off, count: r.u8() % 80, user: r.u8() & 1 == 0, ptr_user: r.u8() & 1 == 0 },
+        11 => Insn::StComm { dst },
+        12 => Insn::StImmStr { dst, arg: u16::from(r.u8() % 3), start: u16::from(r.u8()), len: u16::from(r.u8()) },
+        13 => Insn::StSymStr { dst },
+        _ => Insn::EntryStore { arg: r.u16(), slot: r.u16() },
+    }
+}
+
+fn insn_mode(r: &mut R) {
+    let m = machine(r);
+    let n = usize::from(r.u8() % 48);
+    let mut insns: Vec<Insn> = (0..n).map(|_| insn(r)).collect();
+    // A header claiming 2n instructions (n raw u8 args at offset 8).
+    let mut scratch = vec![Insn::Retval; 2 * n];
+    let mut c = Compiler::new(&mut scratch, 8);
+    for _ in 0..n {
+        c.add_arg(
+            &ArgDesc {
+                base: Base::Arg(0),
+                hops: [Hop::default(); MAX_HOPS],
+                nr_hops: 0,
+                ty: FetchType::U8,
+                array: 0,
+                btf_bitfield: None,
+            },
+            8,
+            b"",
+            |_| None,
+        )
+        .unwrap();
+    }
+    let prog = c.finish();
+    insns.resize(prog.len(), Insn::Retval);
+    let cap = 9 + usize::from(r.u16()) % 0x2000;
+    let mut rec = vec![0u8; cap];
+    let bodies: [&[u8]; 2] = [b"abc", b"\\\"quoted\""];
+    let res = run(&prog, &insns, &m, &bodies[..], &mut rec).expect("run");
+    assert!(res.len <= rec.len());
+    let _ = TASK_SIZE;
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut r = R { d: data, p: 0 };
+    if r.u8() % 4 == 0 {
+        insn_mode(&mut r);
+    } else {
+        desc_mode(&mut r);
+    }
+    let _ = r.done();
+});

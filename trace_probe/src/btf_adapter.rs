@@ -1,0 +1,110 @@
+//! [`BtfInfo`] on top of the `btf_query` parser: a [`btf_query::Btf`]
+//! (vmlinux, or a module's split BTF whose queries reach vmlinux) answers
+//! the raw questions of [`super::resolve`].
+//!
+//! Function lookup is exact (`Btf::find_func`), like C 6.12: no
+//! `.isra`/`.constprop` suffix normalisation.
+
+use super::btf_query::{Btf, Kind, TypeId};
+use super::resolve::{BtfInfo, BtfItem};
+
+fn word_after_header(btf: &Btf<'_>, id: u32) -> Option<u32> {
+    let t = btf.type_by_id(TypeId(id)).ok()?;
+    match t.kind() {
+        Kind::Int => {
+            let i = t.int()?;
+            let enc = u32::from(i.signed) | (u32::from(i.char) << 1) | (u32::from(i.bool) << 2);
+            Some((enc << 24) | (u32::from(i.offset) << 16) | u32::from(i.bits))
+        }
+        Kind::Array => Some(t.array()?.elem.0),
+        Kind::Struct | Kind::Union if t.vlen() > 0 => Some(t.member(0)?.name_off),
+        Kind::Enum | Kind::Enum64 if t.vlen() > 0 => Some(t.enumerator(0)?.0),
+        Kind::FuncProto if t.vlen() > 0 => Some(t.param(0)?.0),
+        Kind::Var => t.linkage(),
+        Kind::Datasec if t.vlen() > 0 => Some(t.datasec_entry(0)?.0 .0),
+        Kind::DeclTag => Some(t.decl_tag_component()? as u32),
+        _ => {
+            // A 12-byte record: C's btf_type_int() reads the name_off of
+            // the next record of the same blob.
+            let next = id.checked_add(1)?;
+            let start = btf.start_id().0;
+            if next >= btf.end_id() || (id < start) != (next < start) {
+                return None;
+            }
+            Some(btf.type_by_id(TypeId(next)).ok()?.name_off())
+        }
+    }
+}
+
+impl BtfInfo for Btf<'_> {
+    fn func_proto(&self, name: &[u8]) -> Option<u32> {
+        let f = self.find_func(name)?;
+        let proto = self.type_by_id(f).ok()?.size_or_type();
+        (self.kind(TypeId(proto)).ok()? == Kind::FuncProto).then_some(proto)
+    }
+
+    fn struct_by_name(&self, name: &[u8]) -> Option<u32> {
+        self.find_by_name_kind(name, Kind::Struct).map(|t| t.0)
+    }
+
+    fn kind(&self, tid: u32) -> Option<u32> {
+        Btf::kind(self, TypeId(tid)).ok().map(|k| k as u32)
+    }
+
+    fn kind_flag(&self, tid: u32) -> bool {
+        self.type_by_id(TypeId(tid))
+            .map(|t| t.kflag())
+            .unwrap_or(false)
+    }
+
+    fn vlen(&self, tid: u32) -> u32 {
+        self.type_by_id(TypeId(tid))
+            .map(|t| u32::from(t.vlen()))
+            .unwrap_or(0)
+    }
+
+    fn size_or_type(&self, tid: u32) -> Option<u32> {
+        self.type_by_id(TypeId(tid)).ok().map(|t| t.size_or_type())
+    }
+
+    fn int_data(&self, tid: u32) -> Option<u32> {
+        word_after_header(self, tid)
+    }
+
+    fn array_elem(&self, tid: u32) -> Option<u32> {
+        self.type_by_id(TypeId(tid)).ok()?.array().map(|a| a.elem.0)
+    }
+
+    fn item(&self, tid: u32, i: u32) -> Option<BtfItem> {
+        let t = self.type_by_id(TypeId(tid)).ok()?;
+        let i = u16::try_from(i).ok()?;
+        match t.kind() {
+            Kind::Struct | Kind::Union => {
+                let m = t.member(i)?;
+                let offset = if t.kflag() {
+                    (u32::from(m.bitfield_size) << 24) | m.bit_offset
+                } else {
+                    m.bit_offset
+                };
+                Some(BtfItem {
+                    name_off: m.name_off,
+                    type_id: m.ty.0,
+                    offset,
+                })
+            }
+            Kind::FuncProto => {
+                let (name_off, ty) = t.param(i)?;
+                Some(BtfItem {
+                    name_off,
+                    type_id: ty.0,
+                    offset: 0,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    fn name(&self, name_off: u32) -> Option<&[u8]> {
+        Btf::name(self, name_off).ok()
+    }
+}

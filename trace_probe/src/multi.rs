@@ -1,0 +1,79 @@
+//! Multi-probe events: the checks C applies when a new definition names an
+//! existing fprobe event (`append_trace_fprobe` in trace_fprobe.c,
+//! `trace_probe_compare_arg_type` in trace_probe.c).
+
+use super::errors::{ErrCode, Failure, EEXIST};
+use super::layout::type_class;
+use super::probe::ProbeDef;
+
+/// `trace_probe_compare_arg_type(a, b)`: 0 if every argument has the same
+/// type (C type-table entry), array count and name; otherwise the 1-based
+/// index of the first difference (`min(nr_args) + 1` when the counts
+/// differ).
+pub fn compare_arg_type(a: &ProbeDef, b: &ProbeDef) -> usize {
+    let (na, nb) = (a.nr_args(), b.nr_args());
+    if na != nb {
+        return na.min(nb) + 1;
+    }
+    for (i, (x, y)) in a.args().iter().zip(b.args()).enumerate() {
+        if type_class(x.desc.ty) != type_class(y.desc.ty)
+            || x.desc.array != y.desc.array
+            || a.arg_name(x) != b.arg_name(y)
+        {
+            return i + 1;
+        }
+    }
+    0
+}
+
+/// Can `new` (parsed from `line`) join the event whose probes are
+/// `existing` (the first one is the probe C finds with `find_trace_fprobe`,
+/// i.e. the oldest; all of them are searched for an identical probe)?
+///
+/// Errors (errno `-EEXIST`), as `append_trace_fprobe`:
+/// * `DIFF_PROBE_TYPE` (caret 0) if exit-ness or tracepoint-ness differ;
+/// * `DIFF_ARG_TYPE` at argv index `ret + 1` (the differing argument, or
+///   past the end) if [`compare_arg_type`] returns `ret != 0`;
+/// * `SAME_PROBE` (caret 0) if a probe of the event has the same symbol and
+///   identical `comm` for every argument.
+///
+/// `existing` empty means "no such event": `Ok`.
+pub fn check_append<'a, I>(new: &ProbeDef, line: &[u8], existing: I) -> Result<(), Failure>
+where
+    I: IntoIterator<Item = &'a ProbeDef>,
+{
+    let mut it = existing.into_iter();
+    let Some(to) = it.next() else {
+        return Ok(());
+    };
+    if new.is_return() != to.is_return() || new.is_tracepoint() != to.is_tracepoint() {
+        return Err(Failure::logged(
+            -EEXIST,
+            ErrCode::DiffProbeType,
+            new.log_pos(line, 0, 0),
+        ));
+    }
+    let ret = compare_arg_type(new, to);
+    if ret != 0 {
+        return Err(Failure::logged(
+            -EEXIST,
+            ErrCode::DiffArgType,
+            new.log_pos(line, ret + 1, 0),
+        ));
+    }
+    let same = |p: &ProbeDef| {
+        p.symbol() == new.symbol()
+            && p.args()
+                .iter()
+                .zip(new.args())
+                .all(|(x, y)| p.arg_comm(x) == new.arg_comm(y))
+    };
+    if same(to) || it.any(same) {
+        return Err(Failure::logged(
+            -EEXIST,
+            ErrCode::SameProbe,
+            new.log_pos(line, 0, 0),
+        ));
+    }
+    Ok(())
+}

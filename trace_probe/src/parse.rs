@@ -1,0 +1,1738 @@
+//! The `f`/`t` definition parser: `__trace_fprobe_create()`
+//! (kernel/trace/trace_fprobe.c) and the FETCHARG parser of
+//! kernel/trace/trace_probe.c, including BTF argument resolution, reproduced
+//! step by step so that errors, their order, their errno and their caret
+//! columns match C.
+//!
+//! Arguments are compiled into a model of C's 16-slot `fetch_insn` buffer
+//! ([`Code`]) so that `TOO_MANY_OPS` fires at exactly the same points, then
+//! translated into the [`ArgDesc`] contract. Nested dereferences
+//! `+a(+b(...))` are parsed iteratively: the prefixes are peeled off first
+//! (detecting their errors outermost-first, as the C recursion does on the
+//! way down) and the `DEREF` instructions are emitted innermost-first (as the
+//! C recursion does on the way up).
+//!
+//! Deliberate deviations from C (all in situations where C reads garbage or
+//! has undefined behaviour) are listed in the crate documentation
+//! (`Documentation/` and the README of `trace_probe`):
+//! * after a BTF field chain C sets the error offset to `NULL - fieldname`
+//!   (an address-dependent garbage column); later errors of that argument
+//!   (`TOO_MANY_OPS`, `BAD_TYPE4STR`, `EVENT_TOO_BIG`, `BAD_STRING`, ...)
+//!   are reported at the start of the last field name instead;
+//! * `$argN` with `N` that truncates to a negative `int` reads out of bounds
+//!   in C; here it is `NO_BTFARG`;
+//! * a bitfield type whose width + offset overflows 64 bits is accepted by C
+//!   (wrap-around); here it is `BAD_BITFIELD`.
+
+use super::cmdline::tokens;
+use super::desc::{ArgDesc, Base, BtfBitfield, FetchType, Hop, MAX_HOPS};
+use super::errors::{
+    ErrCode, Failure, LogEntry, E2BIG, ECANCELED, EINVAL, ENOENT, ENOMEM, EOPNOTSUPP,
+};
+use super::kstr::{
+    at, cstr, is_alnum, is_alpha, is_digit, is_good_name, is_good_system_name, kstrtol, kstrtoll,
+    kstrtouint, kstrtoul, simple_strtoul, strchr, strrchr, strstr, NumError,
+};
+use super::probe::{
+    ArgSrc, ProbeDef, ProbeKind, Span, FETCH_INSN_MAX, FPROBE_EVENT_SYSTEM, MAX_ARGSTR_LEN,
+    MAX_ARG_NAME_LEN, MAX_ARRAY_LEN, MAX_BTF_ARGS_LEN, MAX_DENTRY_ARGS_LEN, MAX_EVENT_NAME_LEN,
+    MAX_PROBE_EVENT_SIZE, MAX_TRACE_ARGS, PARAM_MAX_STACK, RETHOOK_MAXACTIVE_MAX,
+    TRACEPOINT_EVENT_SYSTEM,
+};
+use super::resolve::{
+    btf_int_bits, btf_int_encoding, btf_int_offset, find_struct_member, is_char_array, is_char_ptr,
+    skip_modifiers, BtfInfo, DentryOffsets, MemberLookup, ProbeEnv, TracepointLookup,
+    BTF_INT_SIGNED, BTF_KIND_ENUM, BTF_KIND_ENUM64, BTF_KIND_INT, BTF_KIND_PTR,
+};
+
+/// Field names an argument may not use (C `reserved_field_names`).
+pub const RESERVED_FIELD_NAMES: [&[u8]; 8] = [
+    b"common_type",
+    b"common_flags",
+    b"common_preempt_count",
+    b"common_pid",
+    b"common_tgid",
+    b"__probe_ip",
+    b"__probe_ret_ip",
+    b"__probe_func",
+];
+
+/// `KSYM_NAME_LEN`: buffer for `__probestub_<tp>`.
+const KSYM_NAME_LEN: usize = 512;
+
+/// Most nested `+OFFS(` levels handled (an argument body is at most 63
+/// bytes and each level takes at least 3).
+const MAX_DEREF_LEVELS: usize = 32;
+
+/// A parse error before it is placed on the command line: errno and up to
+/// two (code, byte offset in the current argv token) entries.
+#[derive(Clone, Copy, Debug)]
+struct PErr {
+    errno: i32,
+    e: [Option<(ErrCode, i64)>; 2],
+}
+
+fn perr(errno: i32, code: ErrCode, off: i64) -> PErr {
+    PErr {
+        errno,
+        e: [Some((code, off)), None],
+    }
+}
+
+type PResult<T> = Result<T, PErr>;
+
+/// Turn token-relative errors into a [`Failure`] with caret columns.
+fn place(def: &ProbeDef, line: &[u8], index: usize, e: PErr) -> Failure {
+    let mut f = Failure::silent(e.errno);
+    for (slot, ent) in f.entries.iter_mut().zip(e.e.iter()) {
+        *slot = ent.map(|(code, off)| LogEntry {
+            code,
+            pos: def.log_pos(line, index, off),
+        });
+    }
+    f
+}
+
+/// Model of one C `fetch_insn`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Nop,
+    End,
+    Stack(u32),
+    StackP,
+    Retval,
+    Imm(u64),
+    Comm,
+    Arg(u32),
+    Data {
+        start: u16,
+        len: u16,
+    },
+    EData(u16),
+    Deref(i64),
+    UDeref(i64),
+    NopSymbol {
+        start: u16,
+        len: u16,
+        offset: i64,
+        errno: i32,
+    },
+    StRaw,
+    StMem(i64),
+    StUMem(i64),
+    /// `ST_STRING`/`ST_USTRING`: `off` of the final access; `replaced` when
+    /// it took the place of a `DEREF`/`UDEREF` (`user` = it was a `UDEREF`).
+    StString {
+        off: i64,
+        replaced: bool,
+        user: bool,
+    },
+    StSymstr,
+    ModBf,
+    LpArray,
+}
+
+/// Model of the C 16-slot instruction buffer: `ops[15]` is `END`, `ci` is
+/// the index of the current instruction (C `code`).
+struct Code {
+    ops: [Op; FETCH_INSN_MAX],
+    ci: usize,
+}
+
+impl Code {
+    fn new() -> Self {
+        let mut ops = [Op::Nop; FETCH_INSN_MAX];
+        if let Some(l) = ops.last_mut() {
+            *l = Op::End;
+        }
+        Code { ops, ci: 0 }
+    }
+
+    fn cur(&self) -> Op {
+        self.ops.get(self.ci).copied().unwrap_or(Op::End)
+    }
+
+    fn set(&mut self, op: Op) {
+        if let Some(s) = self.ops.get_mut(self.ci) {
+            *s = op;
+        }
+    }
+
+    /// C `++code == end`: true when the buffer is exhausted.
+    fn advance_hits_end(&mut self) -> bool {
+        self.ci += 1;
+        self.ci >= FETCH_INSN_MAX - 1
+    }
+
+    /// C `code++; if (code->op != FETCH_OP_NOP)`: true when no free slot.
+    fn advance_not_nop(&mut self) -> bool {
+        self.ci += 1;
+        self.ops.get(self.ci).copied().unwrap_or(Op::End) != Op::Nop
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum BtfState {
+    Unqueried,
+    Failed,
+    Ok { proto: u32, first: u32, nr: u32 },
+}
+
+/// C `struct traceprobe_parse_context` (+ the flags).
+struct Ctx<'b, B: BtfInfo + ?Sized> {
+    btf: Option<&'b B>,
+    funcname: Option<&'b [u8]>,
+    is_return: bool,
+    is_tp: bool,
+    state: BtfState,
+    last_type: Option<u32>,
+    last_bitoffs: u32,
+    last_bitsize: u32,
+    offset: i64,
+}
+
+impl<'b, B: BtfInfo + ?Sized> Ctx<'b, B> {
+    /// `query_btf_context()`: true on success.
+    fn query(&mut self) -> bool {
+        match self.state {
+            BtfState::Ok { .. } => return true,
+            BtfState::Failed => return false,
+            BtfState::Unqueried => {}
+        }
+        let (Some(btf), Some(name)) = (self.btf, self.funcname) else {
+            self.state = BtfState::Failed;
+            return false;
+        };
+        let Some(proto) = btf.func_proto(name) else {
+            self.state = BtfState::Failed;
+            return false;
+        };
+        let vlen = btf.vlen(proto);
+        let (first, nr) = if vlen > 0 && self.is_tp {
+            (1, vlen - 1)
+        } else {
+            (0, vlen)
+        };
+        self.state = BtfState::Ok { proto, first, nr };
+        true
+    }
+
+    fn nr_params(&self) -> u32 {
+        match self.state {
+            BtfState::Ok { nr, .. } => nr,
+            _ => 0,
+        }
+    }
+
+    fn btf_ok(&self) -> Option<&'b B> {
+        match self.state {
+            BtfState::Ok { .. } => self.btf,
+            _ => None,
+        }
+    }
+
+    /// Parameter `i` (after the tracepoint `__data` skip): (name, type).
+    fn param(&self, i: u32) -> Option<(Option<&'b [u8]>, u32)> {
+        let BtfState::Ok { proto, first, nr } = self.state else {
+            return None;
+        };
+        if i >= nr {
+            return None;
+        }
+        let btf = self.btf?;
+        let it = btf.item(proto, first.checked_add(i)?)?;
+        Some((btf.name(it.name_off), it.type_id))
+    }
+
+    fn return_type(&self) -> Option<u32> {
+        let BtfState::Ok { proto, .. } = self.state else {
+            return None;
+        };
+        Some(self.btf?.size_or_type(proto).unwrap_or(0))
+    }
+}
+
+/// Parse-time type selection (C `parg->type`): a basic type; bitfields are
+/// carried as their container type until `finalize`.
+fn find_fetch_type(t: Option<&[u8]>) -> Option<FetchType> {
+    let Some(t) = t else {
+        return Some(FetchType::X64);
+    };
+    if t.first() == Some(&b'b') {
+        let slash = strchr(t, b'/')?;
+        let bs = kstrtoul(t.get(slash + 1..).unwrap_or(&[]), 0).ok()?;
+        return match bs {
+            8 => Some(FetchType::U8),
+            16 => Some(FetchType::U16),
+            32 => Some(FetchType::U32),
+            64 => Some(FetchType::U64),
+            _ => None,
+        };
+    }
+    Some(match t {
+        b"string" => FetchType::String,
+        b"ustring" => FetchType::UString,
+        b"symstr" => FetchType::SymStr,
+        b"u8" => FetchType::U8,
+        b"u16" => FetchType::U16,
+        b"u32" => FetchType::U32,
+        b"u64" => FetchType::U64,
+        b"s8" => FetchType::S8,
+        b"s16" => FetchType::S16,
+        b"s32" => FetchType::S32,
+        b"s64" => FetchType::S64,
+        b"x8" => FetchType::X8,
+        b"x16" => FetchType::X16,
+        b"x32" => FetchType::X32,
+        b"x64" => FetchType::X64,
+        b"char" => FetchType::Char,
+        b"symbol" => FetchType::Symbol,
+        _ => return None,
+    })
+}
+
+/// `fetch_type_from_btf_type()` + `find_fetch_type()`.
+fn type_from_btf<B: BtfInfo + ?Sized>(ctx: &mut Ctx<'_, B>, btf: &B, tid: u32) -> FetchType {
+    match btf.kind(tid) {
+        Some(BTF_KIND_ENUM) => FetchType::S32,
+        Some(BTF_KIND_ENUM64) => FetchType::S64,
+        Some(BTF_KIND_PTR) => FetchType::X64,
+        Some(BTF_KIND_INT) => {
+            let v = btf.int_data(tid).unwrap_or(0);
+            let bits = btf_int_bits(v);
+            if btf_int_encoding(v) & BTF_INT_SIGNED != 0 {
+                match bits {
+                    8 => FetchType::S8,
+                    16 => FetchType::S16,
+                    32 => FetchType::S32,
+                    64 => FetchType::S64,
+                    _ => FetchType::X64,
+                }
+            } else {
+                match bits {
+                    8 => FetchType::U8,
+                    16 => FetchType::U16,
+                    32 => FetchType::U32,
+                    64 => FetchType::U64,
+                    _ => {
+                        ctx.last_bitsize = bits;
+                        ctx.last_bitoffs = ctx.last_bitoffs.wrapping_add(btf_int_offset(v));
+                        FetchType::U64
+                    }
+                }
+            }
+        }
+        _ => FetchType::X64,
+    }
+}
+
+/// Result of parsing one argument body.
+struct ParsedBody {
+    desc: ArgDesc,
+    symbol_errno: i32,
+}
+
+/// One level of `+OFFS(` peeled off during the descent.
+#[derive(Clone, Copy)]
+struct DerefLevel {
+    offset: i64,
+    user: bool,
+    cur_offs: i64,
+}
+
+/// Parser for one definition (holds the line and the output).
+struct Parser<'a, 'b, B: BtfInfo + ?Sized> {
+    line: &'a [u8],
+    def: &'a mut ProbeDef,
+    ctx: Ctx<'b, B>,
+    /// Log index of the argument being parsed.
+    index: usize,
+}
+
+/// Result of `split_next_field`: (head length, Some((is_arrow, tail start))).
+type FieldSplit = (usize, Option<(bool, usize)>);
+
+impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
+    /// `split_next_field()`: `strpbrk(s, ".-")`.
+    fn split_next_field(&self, s: &[u8]) -> PResult<FieldSplit> {
+        let s = cstr(s);
+        let Some(p) = s.iter().position(|&c| c == b'.' || c == b'-') else {
+            return Ok((s.len(), None));
+        };
+        if at(s, p) == b'-' {
+            if at(s, p + 1) == b'>' {
+                return Ok((p, Some((true, p + 2))));
+            }
+            return Err(perr(
+                -EINVAL,
+                ErrCode::BadHyphen,
+                self.ctx.offset + p as i64,
+            ));
+        }
+        Ok((p, Some((false, p + 1))))
+    }
+
+    /// `__store_entry_arg()`: entry-data slot for function argument `argnum`.
+    fn store_entry_arg(&mut self, argnum: u32) -> u16 {
+        let e = &mut self.def.entry;
+        let n = usize::from(e.len);
+        for (slot, &a) in e.args.iter().take(n).enumerate() {
+            if u32::from(a) == argnum {
+                return slot as u16;
+            }
+        }
+        if let Some(s) = e.args.get_mut(n) {
+            *s = argnum as u16;
+            e.len += 1;
+        }
+        n as u16
+    }
+
+    /// `parse_btf_field()`.
+    fn parse_btf_field(&mut self, field: &[u8], ty: u32, code: &mut Code) -> PResult<()> {
+        let btf = self
+            .ctx
+            .btf
+            .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
+        let mut ty = ty;
+        let mut fieldname: Option<&[u8]> = Some(field);
+        while let Some(fname) = fieldname {
+            if btf.kind(ty) != Some(BTF_KIND_PTR) {
+                return Err(perr(-EINVAL, ErrCode::NoPtrStrct, self.ctx.offset));
+            }
+            ty = btf
+                .size_or_type(ty)
+                .and_then(|t| skip_modifiers(btf, t))
+                .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
+            let mut bitoffs: u32 = 0;
+            let mut cur = Some(fname);
+            while let Some(f) = cur {
+                let (head, next) = self.split_next_field(f)?;
+                let name = f.get(..head).unwrap_or(&[]);
+                let (anon, member, container) = match find_struct_member(btf, ty, name) {
+                    MemberLookup::NotStruct => {
+                        return Err(perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset));
+                    }
+                    MemberLookup::NotFound => {
+                        return Err(perr(-ENOENT, ErrCode::NoBtfField, self.ctx.offset));
+                    }
+                    MemberLookup::Found {
+                        member,
+                        anon_offset,
+                        container,
+                    } => (anon_offset, member, container),
+                };
+                bitoffs = bitoffs.wrapping_add(anon);
+                if btf.kind_flag(container) {
+                    bitoffs = bitoffs.wrapping_add(member.offset & 0x00ff_ffff);
+                    self.ctx.last_bitsize = member.offset >> 24;
+                } else {
+                    bitoffs = bitoffs.wrapping_add(member.offset);
+                    self.ctx.last_bitsize = 0;
+                }
+                ty = skip_modifiers(btf, member.type_id)
+                    .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
+                match next {
+                    Some((is_ptr, tail)) => {
+                        // C: ctx->offset += next - fieldname.
+                        self.ctx.offset += tail as i64;
+                        let rest = f.get(tail..).unwrap_or(&[]);
+                        if is_ptr {
+                            fieldname = Some(rest);
+                            cur = None;
+                        } else {
+                            cur = Some(rest);
+                        }
+                    }
+                    None => {
+                        // C adds `NULL - fieldname` here (garbage); we keep
+                        // the offset of the last field name (deviation).
+                        fieldname = None;
+                        cur = None;
+                    }
+                }
+            }
+            if code.advance_hits_end() {
+                return Err(perr(-EINVAL, ErrCode::TooManyOps, self.ctx.offset));
+            }
+            code.set(Op::Deref(i64::from(bitoffs / 8)));
+            self.ctx.last_bitoffs = bitoffs % 8;
+            self.ctx.last_type = Some(ty);
+        }
+        Ok(())
+    }
+
+    /// `parse_btf_arg()`.
+    fn parse_btf_arg(&mut self, varname: &[u8], code: &mut Code) -> PResult<()> {
+        let (head, split) = self.split_next_field(varname)?;
+        let var = varname.get(..head).unwrap_or(&[]);
+        let field = match split {
+            Some((false, tail)) => {
+                return Err(perr(
+                    -EOPNOTSUPP,
+                    ErrCode::NosupDatArg,
+                    self.ctx.offset + tail as i64,
+                ));
+            }
+            Some((true, tail)) => Some((tail, varname.get(tail..).unwrap_or(&[]))),
+            None => None,
+        };
+        let tid;
+        if self.ctx.is_return && var == b"$retval" {
+            code.set(Op::Retval);
+            if self.ctx.query() {
+                let rt = self.ctx.return_type().unwrap_or(0);
+                if rt == 0 {
+                    return Err(perr(-ENOENT, ErrCode::NoRetval, self.ctx.offset));
+                }
+                tid = rt;
+            } else {
+                if let Some((tail, _)) = field {
+                    return Err(perr(
+                        -ENOENT,
+                        ErrCode::NoBtfEntry,
+                        self.ctx.offset + tail as i64,
+                    ));
+                }
+                return Ok(());
+            }
+        } else {
+            if self.ctx.btf_ok().is_none() && (!self.ctx.query() || self.ctx.nr_params() == 0) {
+                return Err(perr(-ENOENT, ErrCode::NoBtfEntry, self.ctx.offset));
+            }
+            let mut found = None;
+            for i in 0..self.ctx.nr_params() {
+                if let Some((Some(name), t)) = self.ctx.param(i) {
+                    if name == var {
+                        found = Some((i, t));
+                        break;
+                    }
+                }
+            }
+            let Some((i, t)) = found else {
+                return Err(perr(-ENOENT, ErrCode::NoBtfarg, self.ctx.offset));
+            };
+            if self.ctx.is_return {
+                let slot = self.store_entry_arg(i);
+                code.set(Op::EData(slot));
+            } else if self.ctx.is_tp {
+                code.set(Op::Arg(i + 1));
+            } else {
+                code.set(Op::Arg(i));
+            }
+            tid = t;
+        }
+        let btf = self
+            .ctx
+            .btf
+            .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
+        let ty = skip_modifiers(btf, tid)
+            .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
+        self.ctx.last_type = Some(ty);
+        self.ctx.last_bitoffs = 0;
+        self.ctx.last_bitsize = 0;
+        if let Some((tail, f)) = field {
+            self.ctx.offset += tail as i64;
+            return self.parse_btf_field(f, ty, code);
+        }
+        Ok(())
+    }
+
+    /// `parse_probe_vars()`: `arg` starts with `$`.
+    fn parse_probe_vars(&mut self, arg: &[u8], code: &mut Code) -> PResult<()> {
+        let v = arg.get(1..).unwrap_or(&[]);
+        let inval = |ctx_off: i64, code: ErrCode| Err(perr(-EINVAL, code, ctx_off));
+        let off = self.ctx.offset;
+        if v.starts_with(b"retval") {
+            if !self.ctx.is_return {
+                return inval(off, ErrCode::RetvalOnProbe);
+            }
+            return self.parse_btf_arg(arg, code);
+        }
+        if let Some(rest) = v.strip_prefix(b"stack") {
+            if rest.is_empty() {
+                code.set(Op::StackP);
+                return Ok(());
+            }
+            if is_digit(at(rest, 0)) {
+                let Ok(p) = kstrtoul(rest, 10) else {
+                    return inval(off, ErrCode::BadVar);
+                };
+                if p > PARAM_MAX_STACK {
+                    return inval(off, ErrCode::BadStackNum);
+                }
+                code.set(Op::Stack(p as u32));
+                return Ok(());
+            }
+            return inval(off, ErrCode::BadVar);
+        }
+        if v == b"comm" || v == b"COMM" {
+            code.set(Op::Comm);
+            return Ok(());
+        }
+        if let Some(rest) = v.strip_prefix(b"arg") {
+            let Ok(p) = kstrtoul(rest, 10) else {
+                return inval(off, ErrCode::BadVar);
+            };
+            if p == 0 || p > PARAM_MAX_STACK {
+                return inval(off, ErrCode::BadArgNum);
+            }
+            let p = (p - 1) as u32;
+            if self.ctx.is_return {
+                let slot = self.store_entry_arg(p);
+                code.set(Op::EData(slot));
+            } else if self.ctx.is_tp {
+                code.set(Op::Arg(p + 1));
+            } else {
+                code.set(Op::Arg(p));
+            }
+            return Ok(());
+        }
+        inval(off, ErrCode::BadVar)
+    }
+
+    /// The non-dereference part of `parse_probe_arg()`. `arg` is the base
+    /// text, `abs` its position in the body (for text ranges).
+    fn parse_base(&mut self, arg: &[u8], abs: usize, code: &mut Code) -> PResult<()> {
+        let off = self.ctx.offset;
+        match at(arg, 0) {
+            b'$' => self.parse_probe_vars(arg, code)?,
+            b'%' => {
+                // fprobe rejects registers: BAD_VAR, then BAD_FETCH_ARG.
+                return Err(PErr {
+                    errno: -EINVAL,
+                    e: [
+                        Some((ErrCode::BadVar, off)),
+                        Some((ErrCode::BadFetchArg, off)),
+                    ],
+                });
+            }
+            b'@' => {
+                if is_digit(at(arg, 1)) {
+                    match kstrtoul(arg.get(1..).unwrap_or(&[]), 0) {
+                        Ok(v) => code.set(Op::Imm(v)),
+                        Err(e) => return Err(perr(e.errno(), ErrCode::BadMemAddr, off)),
+                    }
+                } else if at(arg, 1) == b'+' {
+                    return Err(perr(-EINVAL, ErrCode::FileOnKprobe, off));
+                } else {
+                    let sym = arg.get(1..).unwrap_or(&[]);
+                    // traceprobe_split_symbol_offset(), done at register
+                    // time in C: the result is recorded here.
+                    let split = sym.iter().position(|&c| c == b'+' || c == b'-');
+                    let (name_len, offset, errno) = match split {
+                        Some(p) => match kstrtol(sym.get(p..).unwrap_or(&[]), 0) {
+                            Ok(o) => (p, o, 0),
+                            Err(e) => (p, 0, e.errno()),
+                        },
+                        None => (sym.len(), 0, 0),
+                    };
+                    code.set(Op::NopSymbol {
+                        start: (abs + 1) as u16,
+                        len: name_len as u16,
+                        offset,
+                        errno,
+                    });
+                    if code.advance_hits_end() {
+                        return Err(perr(-EINVAL, ErrCode::TooManyOps, off));
+                    }
+                    code.set(Op::Imm(0));
+                }
+                if code.advance_hits_end() {
+                    return Err(perr(-EINVAL, ErrCode::TooManyOps, off));
+                }
+                code.set(Op::Deref(0));
+            }
+            b'\\' => {
+                if at(arg, 1) == b'"' {
+                    let s = arg.get(2..).unwrap_or(&[]);
+                    let len = s.len();
+                    if len == 0 || at(s, len - 1) != b'"' {
+                        return Err(perr(-EINVAL, ErrCode::ImmstrNoClose, off + 2 + len as i64));
+                    }
+                    code.set(Op::Data {
+                        start: (abs + 2) as u16,
+                        len: (len - 1) as u16,
+                    });
+                } else {
+                    let s = arg.get(1..).unwrap_or(&[]);
+                    let r = if is_digit(at(s, 0)) {
+                        kstrtoul(s, 0)
+                    } else if at(s, 0) == b'-' {
+                        kstrtol(s, 0).map(|v| v as u64)
+                    } else if at(s, 0) == b'+' {
+                        kstrtol(s.get(1..).unwrap_or(&[]), 0).map(|v| v as u64)
+                    } else {
+                        Err(NumError::Invalid)
+                    };
+                    match r {
+                        Ok(v) => code.set(Op::Imm(v)),
+                        Err(e) => return Err(perr(e.errno(), ErrCode::BadImm, off + 1)),
+                    }
+                }
+            }
+            c => {
+                if is_alpha(c) || c == b'_' {
+                    // f/t contexts are always function entry or exit.
+                    self.parse_btf_arg(arg, code)?;
+                }
+            }
+        }
+        if code.cur() == Op::Nop {
+            return Err(perr(-EINVAL, ErrCode::BadFetchArg, self.ctx.offset));
+        }
+        Ok(())
+    }
+
+    /// `parse_probe_arg()` without recursion. `arg` is the body up to the
+    /// type separator.
+    fn parse_probe_arg(&mut self, arg: &[u8], code: &mut Code) -> PResult<()> {
+        let mut levels = [DerefLevel {
+            offset: 0,
+            user: false,
+            cur_offs: 0,
+        }; MAX_DEREF_LEVELS];
+        let mut depth = 0usize;
+        let mut a = arg;
+        let mut abs = 0usize;
+        while matches!(at(a, 0), b'+' | b'-') {
+            let sign = at(a, 0);
+            let user = at(a, 1) == b'u';
+            // C: with 'u', arg[1] = arg[0]; arg++; then '+' is skipped.
+            // `start` = index in `a` where the C `arg` now starts (for '-u'
+            // the sign is virtually at start - 1).
+            let (start, num_neg_prefix) = match (sign, user) {
+                (b'+', false) => (1, false),
+                (b'+', true) => (2, false),
+                (_, false) => (0, false),
+                (_, true) => (2, true),
+            };
+            let s = a.get(start..).unwrap_or(&[]);
+            let Some(paren) = strchr(s, b'(') else {
+                return Err(perr(-EINVAL, ErrCode::DerefNeedBrace, self.ctx.offset));
+            };
+            let num = s.get(..paren).unwrap_or(&[]);
+            let parsed = if num_neg_prefix {
+                kstrtoll_neg(num)
+            } else {
+                kstrtol(num, 0)
+            };
+            let offset = match parsed {
+                Ok(o) => o,
+                Err(e) => return Err(perr(e.errno(), ErrCode::BadDerefOffs, self.ctx.offset)),
+            };
+            // ctx->offset += (tmp + 1 - arg) + (arg[0] != '-' ? 1 : 0)
+            let (span, first) = if num_neg_prefix {
+                (paren + 2, b'-')
+            } else {
+                (paren + 1, at(s, 0))
+            };
+            self.ctx.offset += span as i64 + if first != b'-' { 1 } else { 0 };
+            let inner_start = start + paren + 1;
+            let inner = a.get(inner_start..).unwrap_or(&[]);
+            let Some(close) = strrchr(inner, b')') else {
+                return Err(perr(
+                    -EINVAL,
+                    ErrCode::DerefOpenBrace,
+                    self.ctx.offset + cstr(inner).len() as i64,
+                ));
+            };
+            let Some(slot) = levels.get_mut(depth) else {
+                return Err(perr(-EINVAL, ErrCode::TooManyOps, self.ctx.offset));
+            };
+            *slot = DerefLevel {
+                offset,
+                user,
+                cur_offs: self.ctx.offset,
+            };
+            depth += 1;
+            abs += inner_start;
+            a = inner.get(..close).unwrap_or(&[]);
+        }
+        self.parse_base(a, abs, code)?;
+        while depth > 0 {
+            depth -= 1;
+            let Some(l) = levels.get(depth).copied() else {
+                break;
+            };
+            self.ctx.offset = l.cur_offs;
+            if matches!(code.cur(), Op::Comm | Op::Data { .. }) {
+                return Err(perr(-EINVAL, ErrCode::CommCantDeref, self.ctx.offset));
+            }
+            if code.advance_hits_end() {
+                return Err(perr(-EINVAL, ErrCode::TooManyOps, self.ctx.offset));
+            }
+            code.set(if l.user {
+                Op::UDeref(l.offset)
+            } else {
+                Op::Deref(l.offset)
+            });
+            self.ctx.last_type = None;
+        }
+        Ok(())
+    }
+
+    /// `check_prepare_btf_string_fetch()`.
+    fn check_prepare_btf_string(&mut self, typename: &[u8], code: &mut Code) -> PResult<()> {
+        let (Some(btf), Some(lt)) = (self.ctx.btf_ok(), self.ctx.last_type) else {
+            return Ok(());
+        };
+        if is_char_array(btf, lt) {
+            return Ok(());
+        }
+        if is_char_ptr(btf, lt) {
+            if code.ci + 1 >= FETCH_INSN_MAX - 1 {
+                return Err(perr(-E2BIG, ErrCode::TooManyOps, self.ctx.offset));
+            }
+            code.ci += 1;
+            code.set(if at(typename, 0) == b'u' {
+                Op::UDeref(0)
+            } else {
+                Op::Deref(0)
+            });
+            return Ok(());
+        }
+        Err(perr(-EINVAL, ErrCode::BadType4str, self.ctx.offset))
+    }
+
+    /// `__parse_bitfield_probe_arg()`: returns the bitfield type.
+    fn parse_bitfield(
+        &self,
+        t: &[u8],
+        container: FetchType,
+        code: &mut Code,
+    ) -> Result<Option<FetchType>, ()> {
+        if at(t, 0) != b'b' {
+            return Ok(None);
+        }
+        let rest = t.get(1..).unwrap_or(&[]);
+        let (bw, n) = simple_strtoul(rest, 0);
+        if bw == 0 || at(rest, n) != b'@' {
+            return Err(());
+        }
+        let bf = rest.get(n + 1..).unwrap_or(&[]);
+        let (bo, n2) = simple_strtoul(bf, 0);
+        if n2 == 0 || at(bf, n2) != b'/' {
+            return Err(());
+        }
+        if code.advance_not_nop() {
+            return Err(());
+        }
+        code.set(Op::ModBf);
+        let cbits = u64::from(container.size()) * 8;
+        // Deviation: C lets bw + bo wrap around; reject instead.
+        let total = bw.checked_add(bo).ok_or(())?;
+        if cbits < total {
+            return Err(());
+        }
+        Ok(Some(FetchType::Bitfield {
+            width: bw as u8,
+            offset: bo as u8,
+            container: cbits as u8,
+        }))
+    }
+
+    /// `traceprobe_parse_probe_arg_body()` + `finalize_fetch_insn()`.
+    fn parse_arg_body(&mut self, body: &[u8]) -> PResult<ParsedBody> {
+        let len = body.len();
+        if len > MAX_ARGSTR_LEN {
+            return Err(perr(-E2BIG, ErrCode::ArgTooLong, self.ctx.offset));
+        }
+        if len == 0 {
+            return Err(perr(-EINVAL, ErrCode::NoArgBody, self.ctx.offset));
+        }
+        // parse_probe_arg_type()
+        let colon = strchr(body, b':');
+        let arg = match colon {
+            Some(c) => body.get(..c).unwrap_or(&[]),
+            None => body,
+        };
+        let mut count: u32 = 0;
+        let mut type_text: Option<&[u8]> = None;
+        if let Some(c) = colon {
+            let t_start = c + 1;
+            let tt = body.get(t_start..).unwrap_or(&[]);
+            match strchr(tt, b'[') {
+                Some(b2) => {
+                    let in_start = t_start + b2 + 1;
+                    let inside = body.get(in_start..).unwrap_or(&[]);
+                    let Some(b3) = strchr(inside, b']') else {
+                        return Err(perr(
+                            -EINVAL,
+                            ErrCode::ArrayNoClose,
+                            self.ctx.offset + len as i64,
+                        ));
+                    };
+                    if b3 + 1 < inside.len() {
+                        return Err(perr(
+                            -EINVAL,
+                            ErrCode::BadArraySuffix,
+                            self.ctx.offset + (in_start + b3 + 1) as i64,
+                        ));
+                    }
+                    let num = inside.get(..b3).unwrap_or(&[]);
+                    match kstrtouint(num, 0) {
+                        Ok(n) if n != 0 => count = n,
+                        _ => {
+                            return Err(perr(
+                                -EINVAL,
+                                ErrCode::BadArrayNum,
+                                self.ctx.offset + in_start as i64,
+                            ));
+                        }
+                    }
+                    if count > MAX_ARRAY_LEN {
+                        return Err(perr(
+                            -EINVAL,
+                            ErrCode::ArrayTooBig,
+                            self.ctx.offset + in_start as i64,
+                        ));
+                    }
+                    type_text = Some(tt.get(..b2).unwrap_or(&[]));
+                }
+                None => type_text = Some(tt),
+            }
+        }
+        let type_offs = colon.map(|c| c + 1).unwrap_or(0) as i64;
+        let mut ty = if arg == b"$comm" || arg == b"$COMM" || arg.starts_with(b"\\\"") {
+            if count != 0 || type_text.is_some_and(|t| t != b"string") {
+                return Err(perr(
+                    -EINVAL,
+                    ErrCode::NeedStringType,
+                    self.ctx.offset + type_offs,
+                ));
+            }
+            FetchType::String
+        } else {
+            find_fetch_type(type_text)
+                .ok_or_else(|| perr(-EINVAL, ErrCode::BadType, self.ctx.offset + type_offs))?
+        };
+
+        let mut code = Code::new();
+        self.ctx.last_type = None;
+        self.parse_probe_arg(arg, &mut code)?;
+
+        if let (Some(btf), Some(lt)) = (self.ctx.btf_ok(), self.ctx.last_type) {
+            match type_text {
+                None => ty = type_from_btf(&mut self.ctx, btf, lt),
+                Some(t) => {
+                    if strstr(t, b"string").is_some() {
+                        self.check_prepare_btf_string(t, &mut code)?;
+                    }
+                }
+            }
+        }
+        let fsize = ty.size().saturating_mul(count.max(1));
+        let new_size = self.def.size.saturating_add(fsize);
+        if new_size > MAX_PROBE_EVENT_SIZE {
+            return Err(perr(-E2BIG, ErrCode::EventTooBig, self.ctx.offset));
+        }
+        self.def.size = new_size;
+
+        // finalize_fetch_insn()
+        let off = self.ctx.offset;
+        let t_off = off + type_offs;
+        if ty.is_string() {
+            let cur = code.cur();
+            if ty == FetchType::SymStr {
+                if !matches!(cur, Op::Stack(_) | Op::Retval | Op::Arg(_) | Op::Deref(_)) {
+                    return Err(perr(-EINVAL, ErrCode::BadSymstring, t_off));
+                }
+            } else if !matches!(
+                cur,
+                Op::Deref(_) | Op::UDeref(_) | Op::Imm(_) | Op::Comm | Op::Data { .. }
+            ) {
+                return Err(perr(-EINVAL, ErrCode::BadString, t_off));
+            }
+            let append = ty == FetchType::SymStr
+                || matches!(cur, Op::Imm(_) | Op::Comm | Op::Data { .. })
+                || count != 0;
+            if append && code.advance_not_nop() {
+                return Err(perr(-EINVAL, ErrCode::TooManyOps, off));
+            }
+            let now = code.cur();
+            let (st_off, replaced, user) = match now {
+                Op::Deref(o) => (o, true, false),
+                Op::UDeref(o) => (o, true, true),
+                _ => (0, false, false),
+            };
+            if ty == FetchType::SymStr {
+                code.set(Op::StSymstr);
+            } else {
+                code.set(Op::StString {
+                    off: st_off,
+                    replaced,
+                    user,
+                });
+            }
+        } else {
+            match code.cur() {
+                Op::Deref(o) => code.set(Op::StMem(o)),
+                Op::UDeref(o) => code.set(Op::StUMem(o)),
+                _ => {
+                    if code.advance_not_nop() {
+                        return Err(perr(-E2BIG, ErrCode::TooManyOps, off));
+                    }
+                    code.set(Op::StRaw);
+                }
+            }
+        }
+        let scode = code.ci;
+        let mut btf_bf = None;
+        if let Some(t) = type_text {
+            match self.parse_bitfield(t, ty, &mut code) {
+                Ok(Some(bf)) => ty = bf,
+                Ok(None) => {}
+                Err(()) => return Err(perr(-EINVAL, ErrCode::BadBitfield, t_off)),
+            }
+        } else if self.ctx.last_type.is_some() {
+            // parse_btf_bitfield()
+            let (bs, bo) = (self.ctx.last_bitsize, self.ctx.last_bitoffs);
+            if !(bs % 8 == 0 && bo == 0) {
+                if code.advance_not_nop() {
+                    return Err(perr(-EINVAL, ErrCode::TooManyOps, off));
+                }
+                code.set(Op::ModBf);
+                btf_bf = Some(BtfBitfield {
+                    bit_offset: u8::try_from(bo).unwrap_or(u8::MAX),
+                    bit_size: u8::try_from(bs).unwrap_or(u8::MAX),
+                });
+            }
+        }
+        if count != 0 {
+            let sop = code.ops.get(scode).copied().unwrap_or(Op::End);
+            let ok = matches!(sop, Op::StMem(_)) || matches!(sop, Op::StString { .. });
+            if !ok {
+                return Err(perr(-EINVAL, ErrCode::BadString, t_off));
+            }
+            if code.advance_not_nop() {
+                return Err(perr(-E2BIG, ErrCode::TooManyOps, off));
+            }
+            code.set(Op::LpArray);
+        }
+        Ok(build_desc(&code, ty, count, btf_bf))
+    }
+}
+
+/// `kstrtol("-" + s)` without building the string.
+fn kstrtoll_neg(s: &[u8]) -> Result<i64, NumError> {
+    let mut buf = [0u8; MAX_ARGSTR_LEN + 2];
+    let n = cstr(s).len();
+    let dst = buf.get_mut(1..1 + n).ok_or(NumError::Invalid)?;
+    dst.copy_from_slice(cstr(s).get(..n).unwrap_or(&[]));
+    if let Some(b) = buf.first_mut() {
+        *b = b'-';
+    }
+    kstrtoll(buf.get(..n + 1).unwrap_or(&[]), 0)
+}
+
+/// Translate the C instruction model into the [`ArgDesc`] contract.
+fn build_desc(code: &Code, ty: FetchType, count: u32, btf_bf: Option<BtfBitfield>) -> ParsedBody {
+    let mut desc = ArgDesc {
+        base: Base::Retval,
+        hops: [Hop::default(); MAX_HOPS],
+        nr_hops: 0,
+        ty,
+        array: count as u8,
+        btf_bitfield: btf_bf,
+    };
+    let mut symbol_errno = 0;
+    let mut nh = 0usize;
+    fn push_hop(desc: &mut ArgDesc, nh: &mut usize, h: Hop) {
+        if let Some(s) = desc.hops.get_mut(*nh) {
+            *s = h;
+            *nh += 1;
+        }
+    }
+    let push = |desc: &mut ArgDesc, nh: &mut usize, h: Hop| push_hop(desc, nh, h);
+    let mut imm_base = false;
+    for op in code.ops.iter() {
+        match *op {
+            Op::Nop | Op::End => break,
+            Op::Stack(n) => desc.base = Base::Stack(n),
+            Op::StackP => desc.base = Base::StackPtr,
+            Op::Retval => desc.base = Base::Retval,
+            Op::Imm(v) => {
+                if !matches!(desc.base, Base::Symbol { .. }) {
+                    desc.base = Base::Imm(v);
+                }
+                imm_base = true;
+            }
+            Op::Comm => desc.base = Base::Comm,
+            Op::Arg(n) => desc.base = Base::Arg(n as u16),
+            Op::Data { start, len } => desc.base = Base::ImmStr { start, len },
+            Op::EData(slot) => desc.base = Base::EntryData(slot),
+            Op::NopSymbol {
+                start,
+                len,
+                offset,
+                errno,
+            } => {
+                desc.base = Base::Symbol { start, len, offset };
+                symbol_errno = errno;
+            }
+            Op::Deref(o) => push(
+                &mut desc,
+                &mut nh,
+                Hop {
+                    offset: o,
+                    user: false,
+                },
+            ),
+            Op::UDeref(o) => push(
+                &mut desc,
+                &mut nh,
+                Hop {
+                    offset: o,
+                    user: true,
+                },
+            ),
+            Op::StMem(o) => push(
+                &mut desc,
+                &mut nh,
+                Hop {
+                    offset: o,
+                    user: false,
+                },
+            ),
+            Op::StUMem(o) => push(
+                &mut desc,
+                &mut nh,
+                Hop {
+                    offset: o,
+                    user: true,
+                },
+            ),
+            Op::StString {
+                off,
+                replaced,
+                user,
+            } => {
+                if replaced {
+                    push(&mut desc, &mut nh, Hop { offset: off, user });
+                } else if imm_base && nh == 0 {
+                    // `\IMM:string` appended store: the string at the
+                    // immediate address (for `\IMM:string[N]` C reads the
+                    // first string there and fails the next elements; here
+                    // the elements are the pointers at IMM, see docs).
+                    push(
+                        &mut desc,
+                        &mut nh,
+                        Hop {
+                            offset: 0,
+                            user: false,
+                        },
+                    );
+                }
+            }
+            Op::StRaw | Op::StSymstr | Op::ModBf | Op::LpArray => {}
+        }
+    }
+    desc.nr_hops = nh as u8;
+    ParsedBody { desc, symbol_errno }
+}
+
+/// The text of expanded argument `i`.
+fn src_text<'x>(def: &'x ProbeDef, line: &'x [u8], src: ArgSrc) -> &'x [u8] {
+    match src {
+        ArgSrc::Orig(i) => tokens(line).nth(2 + usize::from(i)).unwrap_or(&[]),
+        ArgSrc::Gen(s) => def.gen.get(s.range()).unwrap_or(&[]),
+        ArgSrc::Dentry(s) => def.dentry.get(s.range()).unwrap_or(&[]),
+    }
+}
+
+fn hex_len(v: u64) -> usize {
+    let mut n = 1;
+    let mut v = v >> 4;
+    while v != 0 {
+        n += 1;
+        v >>= 4;
+    }
+    n
+}
+
+/// Small bounded writer into a byte slice.
+struct SliceW<'x> {
+    buf: &'x mut [u8],
+    len: usize,
+    overflow: bool,
+}
+
+impl SliceW<'_> {
+    fn put(&mut self, b: &[u8]) {
+        let end = self.len + b.len();
+        match self.buf.get_mut(self.len..end) {
+            Some(d) => {
+                d.copy_from_slice(b);
+                self.len = end;
+            }
+            None => {
+                // Like snprintf(): keep what fits.
+                let room = self.buf.len().saturating_sub(self.len);
+                if let (Some(d), Some(src)) = (self.buf.get_mut(self.len..), b.get(..room)) {
+                    if let Some(d) = d.get_mut(..src.len()) {
+                        d.copy_from_slice(src);
+                    }
+                }
+                self.overflow = true;
+                self.len = end;
+            }
+        }
+    }
+
+    fn hex(&mut self, v: u64) {
+        let n = hex_len(v);
+        let mut tmp = [0u8; 16];
+        for i in 0..n {
+            let d = ((v >> (4 * (n - 1 - i))) & 15) as usize;
+            if let Some(s) = tmp.get_mut(i) {
+                *s = b"0123456789abcdef".get(d).copied().unwrap_or(b'0');
+            }
+        }
+        self.put(tmp.get(..n).unwrap_or(&[]));
+    }
+}
+
+/// Parse one `f`/`t` definition line into `def` (reset first).
+///
+/// On success the definition is complete: names, arguments ([`ArgDesc`]),
+/// entry arguments and field layout. Registration (symbol attachment,
+/// `@SYM` resolution, name clashes, appending to an existing event) is the
+/// caller's job; see [`super::multi`] and [`registration_failure`].
+///
+/// Errors carry the errno C returns and the `error_log` entries C writes,
+/// with caret columns; render them with
+/// [`super::errors::write_error_log_entry`] and
+/// [`ProbeDef::write_log_command`] (the definition keeps what is needed to
+/// print the command like C even after a failure).
+///
+/// Returns `-ECANCELED` (no entry) for lines that are not `f`/`t`
+/// definitions with at least two tokens (see [`super::cmdline::classify`]).
+pub fn parse_definition<E: ProbeEnv + ?Sized>(
+    line: &[u8],
+    env: &E,
+    def: &mut ProbeDef,
+) -> Result<(), Failure> {
+    def.reset();
+    let line = cstr(line);
+    let mut toks = tokens(line);
+    let (Some(argv0), Some(argv1)) = (toks.next(), toks.next()) else {
+        return Err(Failure::silent(-ECANCELED));
+    };
+    let is_tp = match argv0.first() {
+        Some(b'f') => false,
+        Some(b't') => true,
+        _ => return Err(Failure::silent(-ECANCELED)),
+    };
+    let fail0 = |def: &ProbeDef, idx: usize, code: ErrCode, off: i64| -> Failure {
+        Failure::logged(-EINVAL, code, def.log_pos(line, idx, off))
+    };
+
+    // Event part and MAXACTIVE.
+    let after = argv0.get(1..).unwrap_or(&[]);
+    let event_start = strchr(after, b':').map(|p| p + 2);
+    let mut maxactive: u32 = 0;
+    if is_digit(at(argv0, 1)) {
+        let digits = match event_start {
+            Some(es) => argv0.get(1..es - 1).unwrap_or(&[]),
+            None => after,
+        };
+        if digits.len() > MAX_EVENT_NAME_LEN - 1 {
+            return Err(fail0(def, 0, ErrCode::BadMaxact, 1));
+        }
+        match kstrtouint(digits, 0) {
+            Ok(v) if v != 0 => maxactive = v,
+            _ => return Err(fail0(def, 0, ErrCode::BadMaxact, 1)),
+        }
+        if maxactive > RETHOOK_MAXACTIVE_MAX {
+            return Err(fail0(def, 0, ErrCode::MaxactTooBig, 1));
+        }
+    }
+
+    // parse_symbol_and_return() (index 1)
+    let mut is_return = false;
+    let symbol = match strchr(argv1, b'%') {
+        Some(p) => {
+            if !is_tp && argv1.get(p..) == Some(&b"%return"[..]) {
+                is_return = true;
+                argv1.get(..p).unwrap_or(&[])
+            } else {
+                return Err(fail0(def, 1, ErrCode::BadAddrSuffix, p as i64));
+            }
+        }
+        None => argv1,
+    };
+    if !is_return {
+        if is_tp {
+            if let Some(bad) = symbol.iter().position(|&c| !(is_alnum(c) || c == b'_')) {
+                return Err(fail0(def, 1, ErrCode::BadTpName, bad as i64));
+            }
+        }
+        for (i, tok) in tokens(line).skip(2).enumerate() {
+            if let Some(p) = strstr(tok, b"$retval") {
+                let c = at(tok, p + 7);
+                if !is_alnum(c) && c != b'_' {
+                    if is_tp {
+                        return Err(fail0(def, i + 2, ErrCode::RetvalOnProbe, p as i64));
+                    }
+                    is_return = true;
+                    break;
+                }
+            }
+        }
+    }
+    if !is_return && maxactive != 0 {
+        return Err(fail0(def, 0, ErrCode::BadMaxactType, 1));
+    }
+
+    // traceprobe_parse_event_name() (index 0)
+    let mut group: &[u8] = if is_tp {
+        TRACEPOINT_EVENT_SYSTEM
+    } else {
+        FPROBE_EVENT_SYSTEM
+    };
+    let mut event: Option<&[u8]> = None;
+    if let Some(es) = event_start {
+        let mut ev = argv0.get(es..).unwrap_or(&[]);
+        let mut offset = es as i64;
+        let slash = strchr(ev, b'/').or_else(|| strchr(ev, b'.'));
+        if let Some(sl) = slash {
+            if sl == 0 {
+                return Err(fail0(def, 0, ErrCode::NoGroupName, offset));
+            }
+            if sl + 1 > MAX_EVENT_NAME_LEN {
+                return Err(fail0(def, 0, ErrCode::GroupTooLong, offset));
+            }
+            let g = ev.get(..sl).unwrap_or(&[]);
+            if !is_good_system_name(g) {
+                return Err(fail0(def, 0, ErrCode::BadGroupName, offset));
+            }
+            group = g;
+            offset += sl as i64 + 1;
+            ev = ev.get(sl + 1..).unwrap_or(&[]);
+        }
+        if ev.is_empty() {
+            if slash.is_none() {
+                return Err(fail0(def, 0, ErrCode::NoEventName, offset));
+            }
+        } else if ev.len() >= MAX_EVENT_NAME_LEN {
+            return Err(fail0(def, 0, ErrCode::EventTooLong, offset));
+        } else if !is_good_name(ev) {
+            return Err(fail0(def, 0, ErrCode::BadEventName, offset));
+        } else {
+            event = Some(ev);
+        }
+    }
+    let nomem = || Failure::silent(-ENOMEM);
+    def.group = def.push_text(&[group]).ok_or_else(nomem)?;
+    def.event = match event {
+        Some(ev) => def.push_text(&[ev]).ok_or_else(nomem)?,
+        None => {
+            // Default name, snprintf()-truncated to 63 bytes, sanitised.
+            let mut buf = [0u8; MAX_EVENT_NAME_LEN - 1];
+            let mut w = SliceW {
+                buf: &mut buf,
+                len: 0,
+                overflow: false,
+            };
+            if is_tp {
+                if is_digit(at(symbol, 0)) {
+                    w.put(b"_");
+                }
+                w.put(symbol);
+            } else {
+                w.put(symbol);
+                w.put(b"__");
+                w.put(if is_return { b"exit" } else { b"entry" });
+            }
+            let n = w.len.min(MAX_EVENT_NAME_LEN - 1);
+            let name = buf.get_mut(..n).unwrap_or(&mut []);
+            for c in name.iter_mut().skip(1) {
+                if matches!(*c, b':' | b'.' | b'*') {
+                    *c = b'_';
+                }
+            }
+            def.push_text(&[name]).ok_or_else(nomem)?
+        }
+    };
+    def.symbol = def.push_text(&[symbol]).ok_or_else(nomem)?;
+    def.kind = if is_tp {
+        ProbeKind::Tracepoint
+    } else if is_return {
+        ProbeKind::Exit
+    } else {
+        ProbeKind::Entry
+    };
+    def.maxactive = maxactive;
+
+    // BTF function name.
+    let mut sbuf = [0u8; KSYM_NAME_LEN];
+    let funcname: Option<&[u8]> = if is_tp {
+        match env.tracepoint(symbol) {
+            TracepointLookup::Found => {
+                let mut w = SliceW {
+                    buf: &mut sbuf,
+                    len: 0,
+                    overflow: false,
+                };
+                w.put(b"__probestub_");
+                w.put(symbol);
+                if w.overflow {
+                    None
+                } else {
+                    let n = w.len;
+                    sbuf.get(..n)
+                }
+            }
+            TracepointLookup::Pending => {
+                def.tp_pending = true;
+                Some(symbol)
+            }
+            TracepointLookup::Missing => return Err(fail0(def, 1, ErrCode::NoTracepoint, 0)),
+        }
+    } else {
+        Some(symbol)
+    };
+
+    let ctx = Ctx {
+        btf: env.btf(),
+        funcname,
+        is_return,
+        is_tp,
+        state: BtfState::Unqueried,
+        last_type: None,
+        last_bitoffs: 0,
+        last_bitsize: 0,
+        offset: 0,
+    };
+    let mut p = Parser {
+        line,
+        def,
+        ctx,
+        index: 0,
+    };
+    p.expand_and_parse_args(env.dentry_offsets())
+}
+
+impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
+    fn fail(&self, index: usize, e: PErr) -> Failure {
+        place(self.def, self.line, index, e)
+    }
+
+    /// `traceprobe_expand_meta_args()`; fills `def.src`; returns the
+    /// expanded argument count.
+    fn expand_meta_args(&mut self) -> Result<usize, Failure> {
+        let line = self.line;
+        let argc = tokens(line).count().saturating_sub(2);
+        let mut args_idx: Option<usize> = None;
+        let mut found = false;
+        let mut last_idx = 0usize;
+        for (i, tok) in tokens(line).skip(2).enumerate() {
+            if tok.starts_with(b"$arg") {
+                last_idx = i + 2;
+                if is_digit(at(tok, 4)) {
+                    found = true;
+                    continue;
+                }
+                if at(tok, 4) != b'*' {
+                    return Err(self.fail(i + 2, perr(-EINVAL, ErrCode::BadVar, 0)));
+                }
+                if args_idx.is_some() {
+                    return Err(self.fail(i + 2, perr(-EINVAL, ErrCode::DoubleArgs, 0)));
+                }
+                found = true;
+                args_idx = Some(i);
+            }
+        }
+        let plain = |def: &mut ProbeDef| {
+            let n = argc.min(MAX_TRACE_ARGS);
+            for (i, s) in def.src.iter_mut().take(n).enumerate() {
+                *s = ArgSrc::Orig(i as u16);
+            }
+            def.nr_src = n as u16;
+            argc
+        };
+        if !found {
+            return Ok(plain(self.def));
+        }
+        if !self.ctx.query() || self.ctx.nr_params() == 0 {
+            if args_idx.is_some() {
+                return Err(self.fail(last_idx, perr(-EOPNOTSUPP, ErrCode::NosupBtfarg, 0)));
+            }
+            return Ok(plain(self.def));
+        }
+        self.def.meta_expanded = true;
+        let mut used = 0usize;
+        let mut count = 0usize;
+        for (i, tok) in tokens(line).skip(2).enumerate() {
+            let idx = i + 2;
+            if Some(i) == args_idx {
+                for n in 0..self.ctx.nr_params() {
+                    let s = self
+                        .sprint_nth_btf_arg(n as i64, b"", &mut used)
+                        .map_err(|e| self.fail(idx, e))?;
+                    self.push_src(&mut count, ArgSrc::Gen(s));
+                }
+                continue;
+            }
+            if tok.starts_with(b"$arg") {
+                let rest = tok.get(4..).unwrap_or(&[]);
+                let (n, end) = simple_strtoul(rest, 10);
+                let ty = rest.get(end..).unwrap_or(&[]);
+                if !ty.is_empty() && ty.first() != Some(&b':') {
+                    return Err(self.fail(idx, perr(-ENOENT, ErrCode::BadVar, 0)));
+                }
+                // C stores the result in an `int`.
+                let n = n as u32 as i32;
+                if n == 0 {
+                    return Err(self.fail(idx, perr(-EINVAL, ErrCode::BadArgNum, 0)));
+                }
+                let s = self
+                    .sprint_nth_btf_arg(i64::from(n.wrapping_sub(1)), ty, &mut used)
+                    .map_err(|e| self.fail(idx, e))?;
+                self.push_src(&mut count, ArgSrc::Gen(s));
+            } else {
+                self.push_src(&mut count, ArgSrc::Orig(i as u16));
+            }
+        }
+        Ok(count)
+    }
+
+    fn push_src(&mut self, count: &mut usize, s: ArgSrc) {
+        if let Some(slot) = self.def.src.get_mut(*count) {
+            *slot = s;
+            self.def.nr_src = (*count + 1) as u16;
+        }
+        *count += 1;
+    }
+
+    /// `sprint_nth_btf_arg()`.
+    fn sprint_nth_btf_arg(&mut self, idx: i64, ty: &[u8], used: &mut usize) -> PResult<Span> {
+        if idx < 0 || idx >= i64::from(self.ctx.nr_params()) {
+            return Err(perr(-ENOENT, ErrCode::NoBtfarg, 0));
+        }
+        let Some((name, _)) = self.ctx.param(idx as u32) else {
+            return Err(perr(-ENOENT, ErrCode::NoBtfarg, 0));
+        };
+        let Some(name) = name else {
+            return Err(perr(-ENOENT, ErrCode::NoBtfEntry, 0));
+        };
+        let total = name.len() + ty.len();
+        if total >= MAX_BTF_ARGS_LEN - *used {
+            return Err(perr(-E2BIG, ErrCode::Args2long, 0));
+        }
+        let start = *used;
+        let dst = self
+            .def
+            .gen
+            .get_mut(start..start + total)
+            .ok_or_else(|| perr(-E2BIG, ErrCode::Args2long, 0))?;
+        let (a, b) = dst.split_at_mut(name.len());
+        a.copy_from_slice(name);
+        b.copy_from_slice(ty);
+        *used += total + 1;
+        Ok(Span {
+            off: start as u16,
+            len: total as u16,
+        })
+    }
+
+    /// `traceprobe_expand_dentry_args()`.
+    fn expand_dentry_args(&mut self, offs: DentryOffsets) -> Result<(), Failure> {
+        let mut used = 0usize;
+        for i in 0..usize::from(self.def.nr_src) {
+            let Some(&src) = self.def.src.get(i) else {
+                break;
+            };
+            let text = src_text(self.def, self.line, src);
+            let n = text.len();
+            if n < 4 {
+                continue;
+            }
+            let tail = text.get(n - 4..).unwrap_or(&[]);
+            let is_d = tail == b":%pd";
+            if !is_d && tail != b":%pD" {
+                continue;
+            }
+            let mut tmp = [0u8; MAX_DENTRY_ARGS_LEN];
+            let mut w = SliceW {
+                buf: &mut tmp,
+                len: 0,
+                overflow: false,
+            };
+            let head = text.get(..n - 4).unwrap_or(&[]);
+            let body = match strchr(head, b'=') {
+                Some(e) => {
+                    w.put(head.get(..e).unwrap_or(&[]));
+                    w.put(b"=");
+                    head.get(e + 1..).unwrap_or(&[])
+                }
+                None => head,
+            };
+            w.put(b"+0x0(+0x");
+            w.hex(offs.d_name_name);
+            w.put(b"(");
+            if !is_d {
+                w.put(b"+0x");
+                w.hex(offs.f_path_dentry);
+                w.put(b"(");
+            }
+            w.put(body);
+            w.put(if is_d { b")):string" } else { b"))):string" });
+            let len = w.len;
+            if w.overflow || len >= MAX_DENTRY_ARGS_LEN - used {
+                return Err(Failure::silent(-ENOMEM));
+            }
+            let dst = self
+                .def
+                .dentry
+                .get_mut(used..used + len)
+                .ok_or_else(|| Failure::silent(-ENOMEM))?;
+            dst.copy_from_slice(tmp.get(..len).unwrap_or(&[]));
+            if let Some(s) = self.def.src.get_mut(i) {
+                *s = ArgSrc::Dentry(Span {
+                    off: used as u16,
+                    len: len as u16,
+                });
+            }
+            used += len + 1;
+        }
+        Ok(())
+    }
+
+    fn expand_and_parse_args(&mut self, offs: DentryOffsets) -> Result<(), Failure> {
+        let argc = self.expand_meta_args()?;
+        if argc > MAX_TRACE_ARGS {
+            return Err(Failure::silent(-E2BIG));
+        }
+        self.expand_dentry_args(offs)?;
+        for i in 0..argc {
+            self.index = i + 2;
+            self.ctx.offset = 0;
+            let Some(&src) = self.def.src.get(i) else {
+                break;
+            };
+            self.parse_one(i, src).map_err(|e| self.fail(i + 2, e))?;
+        }
+        Ok(())
+    }
+
+    /// `traceprobe_parse_probe_arg()` for argument `i`.
+    fn parse_one(&mut self, i: usize, src: ArgSrc) -> PResult<()> {
+        // Expansion texts live in `def`, which is mutated below: copy them
+        // (they are at most MAX_DENTRY_ARGS_LEN bytes); argv tokens are
+        // borrowed from the line.
+        let mut abuf = [0u8; MAX_DENTRY_ARGS_LEN];
+        let line = self.line;
+        let arg: &[u8] = match src {
+            ArgSrc::Orig(i) => tokens(line).nth(2 + usize::from(i)).unwrap_or(&[]),
+            _ => {
+                let t = src_text(self.def, line, src);
+                let tl = t.len().min(abuf.len());
+                if let (Some(d), Some(s)) = (abuf.get_mut(..tl), t.get(..tl)) {
+                    d.copy_from_slice(s);
+                }
+                abuf.get(..tl).unwrap_or(&[])
+            }
+        };
+        let mut gen = [0u8; 8];
+        let (name, body, body_off): (&[u8], &[u8], usize) = match strchr(arg, b'=') {
+            Some(eq) => {
+                if eq > MAX_ARG_NAME_LEN {
+                    return Err(perr(-EINVAL, ErrCode::ArgNameTooLong, 0));
+                }
+                if eq == 0 {
+                    return Err(perr(-EINVAL, ErrCode::NoArgName, 0));
+                }
+                (
+                    arg.get(..eq).unwrap_or(&[]),
+                    arg.get(eq + 1..).unwrap_or(&[]),
+                    eq + 1,
+                )
+            }
+            None => {
+                let end = strchr(arg, b':').unwrap_or(arg.len());
+                let cand = arg.get(..end).unwrap_or(&[]);
+                if is_good_name(cand) {
+                    (cand, arg, 0)
+                } else {
+                    let mut w = SliceW {
+                        buf: &mut gen,
+                        len: 0,
+                        overflow: false,
+                    };
+                    w.put(b"arg");
+                    let mut d = [0u8; 4];
+                    let mut v = i + 1;
+                    let mut nd = 0;
+                    loop {
+                        if let Some(s) = d.get_mut(nd) {
+                            *s = b'0' + (v % 10) as u8;
+                        }
+                        nd += 1;
+                        v /= 10;
+                        if v == 0 || nd >= d.len() {
+                            break;
+                        }
+                    }
+                    d.get_mut(..nd).unwrap_or(&mut []).reverse();
+                    w.put(d.get(..nd).unwrap_or(&[]));
+                    let n = w.len.min(8);
+                    (gen.get(..n).unwrap_or(&[]), arg, 0)
+                }
+            }
+        };
+        if !is_good_name(name) {
+            return Err(perr(-EINVAL, ErrCode::BadArgName, 0));
+        }
+        let used = RESERVED_FIELD_NAMES.contains(&name)
+            || self.def.args().iter().any(|a| self.def.arg_name(a) == name);
+        if used {
+            return Err(perr(-EINVAL, ErrCode::UsedArgName, 0));
+        }
+        self.ctx.offset = body_off as i64;
+        let offset = self.def.size;
+        let parsed = self.parse_arg_body(body)?;
+        let nomem = || perr(-ENOMEM, ErrCode::BadFetchArg, 0);
+        let name_s = self.def.push_text(&[name]).ok_or_else(nomem)?;
+        let comm_s = self.def.push_text(&[body]).ok_or_else(nomem)?;
+        let n = usize::from(self.def.nr_args);
+        let slot = self.def.args.get_mut(n).ok_or_else(nomem)?;
+        slot.desc = parsed.desc;
+        slot.name = name_s;
+        slot.comm = comm_s;
+        slot.offset = offset;
+        slot.symbol_errno = parsed.symbol_errno;
+        self.def.nr_args += 1;
+        Ok(())
+    }
+}
+
+/// The `error_log` entry C writes when registering a parsed definition
+/// fails with `errno` (a negative errno from the kernel side: fprobe/ftrace
+/// registration, `@SYM` resolution, tracepoint attachment). `None` when C
+/// logs nothing (`-ENOMEM`, `-EEXIST`). The entry is at argv index 1,
+/// offset 0: `-EILSEQ` -> `BAD_INSN_BNDRY`, `-ENOENT` -> `BAD_PROBE_ADDR`,
+/// anything else -> `FAIL_REG_PROBE`.
+pub fn registration_failure(def: &ProbeDef, line: &[u8], errno: i32) -> Option<LogEntry> {
+    let code = match -errno {
+        super::errors::EILSEQ => ErrCode::BadInsnBndry,
+        super::errors::ENOENT => ErrCode::BadProbeAddr,
+        super::errors::ENOMEM | super::errors::EEXIST => return None,
+        _ => ErrCode::FailRegProbe,
+    };
+    Some(LogEntry {
+        code,
+        pos: def.log_pos(line, 1, 0),
+    })
+}
+
+/// The `EVENT_EXIST` entry (group/event taken by a non-fprobe event),
+/// errno `-EEXIST`.
+pub fn event_exists_failure(def: &ProbeDef, line: &[u8]) -> Failure {
+    Failure::logged(
+        -super::errors::EEXIST,
+        ErrCode::EventExist,
+        def.log_pos(line, 0, 0),
+    )
+}

@@ -1,0 +1,348 @@
+//! What BTF resolution needs, and the C algorithms built on it.
+//!
+//! [`BtfInfo`] is a deliberately *raw* view of BTF (type kinds, the
+//! `size`/`type` union, the word following an `INT` header, members,
+//! parameters, names), so that the C behaviour of
+//! kernel/trace/trace_probe.c and trace_btf.c can be reproduced exactly here,
+//! quirks included, on top of any BTF index: `btf_type_skip_modifiers`,
+//! `btf_find_struct_member` (with its 16-entry anonymous-member stack),
+//! `btf_type_is_char_ptr`/`btf_type_is_char_array` and
+//! `fetch_type_from_btf_type`. The BTF parser itself lives in `btf_query`
+//! (see [`super::btf_adapter`] for the implementation of this trait on it).
+
+/// `BTF_KIND_UNKN` (also the kind of type id 0, `void`).
+pub const BTF_KIND_UNKN: u32 = 0;
+/// `BTF_KIND_INT`.
+pub const BTF_KIND_INT: u32 = 1;
+/// `BTF_KIND_PTR`.
+pub const BTF_KIND_PTR: u32 = 2;
+/// `BTF_KIND_ARRAY`.
+pub const BTF_KIND_ARRAY: u32 = 3;
+/// `BTF_KIND_STRUCT`.
+pub const BTF_KIND_STRUCT: u32 = 4;
+/// `BTF_KIND_UNION`.
+pub const BTF_KIND_UNION: u32 = 5;
+/// `BTF_KIND_ENUM`.
+pub const BTF_KIND_ENUM: u32 = 6;
+/// `BTF_KIND_FWD`.
+pub const BTF_KIND_FWD: u32 = 7;
+/// `BTF_KIND_TYPEDEF`.
+pub const BTF_KIND_TYPEDEF: u32 = 8;
+/// `BTF_KIND_VOLATILE`.
+pub const BTF_KIND_VOLATILE: u32 = 9;
+/// `BTF_KIND_CONST`.
+pub const BTF_KIND_CONST: u32 = 10;
+/// `BTF_KIND_RESTRICT`.
+pub const BTF_KIND_RESTRICT: u32 = 11;
+/// `BTF_KIND_FUNC`.
+pub const BTF_KIND_FUNC: u32 = 12;
+/// `BTF_KIND_FUNC_PROTO`.
+pub const BTF_KIND_FUNC_PROTO: u32 = 13;
+/// `BTF_KIND_TYPE_TAG`.
+pub const BTF_KIND_TYPE_TAG: u32 = 18;
+/// `BTF_KIND_ENUM64`.
+pub const BTF_KIND_ENUM64: u32 = 19;
+
+/// `BTF_INT_SIGNED` encoding bit.
+pub const BTF_INT_SIGNED: u32 = 1;
+
+/// `BTF_INT_ENCODING(v)`.
+pub const fn btf_int_encoding(v: u32) -> u32 {
+    (v & 0x0f00_0000) >> 24
+}
+
+/// `BTF_INT_OFFSET(v)`.
+pub const fn btf_int_offset(v: u32) -> u32 {
+    (v & 0x00ff_0000) >> 16
+}
+
+/// `BTF_INT_BITS(v)`.
+pub const fn btf_int_bits(v: u32) -> u32 {
+    v & 0xff
+}
+
+/// One `struct btf_param` / `struct btf_member` as stored in BTF.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BtfItem {
+    /// `name_off` (0 = anonymous).
+    pub name_off: u32,
+    /// Type id.
+    pub type_id: u32,
+    /// Members: raw `offset` word (bit offset, or bitfield size << 24 |
+    /// bit offset when the containing type has `kind_flag`). Parameters: 0.
+    pub offset: u32,
+}
+
+/// Raw BTF access needed by the probe parser. Type ids follow the kernel's
+/// numbering (vmlinux first, module split BTF after it); id 0 is `void`.
+///
+/// Implementations must be total: invalid ids return `None`/0, never panic.
+pub trait BtfInfo {
+    /// `btf_find_func_proto()`: the first `BTF_KIND_FUNC` named exactly
+    /// `name` in kernel scan order (lowest id in vmlinux, then modules),
+    /// provided its type is a `FUNC_PROTO`; returns the `FUNC_PROTO` id.
+    /// No `.isra`/`.constprop` suffix handling (C 6.12 has none).
+    fn func_proto(&self, name: &[u8]) -> Option<u32>;
+
+    /// The first `STRUCT` named `name` (used for `%pd`/`%pD` offsets).
+    fn struct_by_name(&self, name: &[u8]) -> Option<u32>;
+
+    /// `BTF_INFO_KIND(t->info)`; `Some(BTF_KIND_UNKN)` for id 0; `None` for
+    /// an invalid id (C `btf_type_by_id()` returning NULL).
+    fn kind(&self, tid: u32) -> Option<u32>;
+
+    /// `btf_type_kflag(t)`.
+    fn kind_flag(&self, tid: u32) -> bool;
+
+    /// `btf_type_vlen(t)`.
+    fn vlen(&self, tid: u32) -> u32;
+
+    /// The raw `size`/`type` union of the type header (`None` for id 0 or
+    /// an invalid id).
+    fn size_or_type(&self, tid: u32) -> Option<u32>;
+
+    /// The raw 32-bit word that follows the type header (C
+    /// `btf_type_int()`, which reads it whatever the kind is); `None` if the
+    /// type has no such word inside the BTF type section.
+    fn int_data(&self, tid: u32) -> Option<u32>;
+
+    /// `btf_array.type` of an `ARRAY` type.
+    fn array_elem(&self, tid: u32) -> Option<u32>;
+
+    /// The `i`-th member (`STRUCT`/`UNION`) or parameter (`FUNC_PROTO`).
+    fn item(&self, tid: u32, i: u32) -> Option<BtfItem>;
+
+    /// `btf_name_by_offset()`: `None` for an invalid offset, empty for 0.
+    fn name(&self, name_off: u32) -> Option<&[u8]>;
+}
+
+/// Upper bound on modifier chains followed (valid BTF has no cycles; this
+/// keeps the work bounded on corrupt data).
+const MAX_MODIFIER_CHAIN: usize = 64;
+
+/// `btf_type_skip_modifiers()`: follow typedef/volatile/const/restrict/
+/// type_tag. Returns the resulting id, `None` if an id is invalid.
+pub fn skip_modifiers<B: BtfInfo + ?Sized>(btf: &B, tid: u32) -> Option<u32> {
+    let mut id = tid;
+    for _ in 0..MAX_MODIFIER_CHAIN {
+        let k = btf.kind(id)?;
+        match k {
+            BTF_KIND_TYPEDEF | BTF_KIND_VOLATILE | BTF_KIND_CONST | BTF_KIND_RESTRICT
+            | BTF_KIND_TYPE_TAG => {
+                id = btf.size_or_type(id)?;
+            }
+            _ => return Some(id),
+        }
+    }
+    None
+}
+
+/// `btf_type_is_struct()`: struct or union.
+pub fn is_struct<B: BtfInfo + ?Sized>(btf: &B, tid: u32) -> bool {
+    matches!(btf.kind(tid), Some(BTF_KIND_STRUCT | BTF_KIND_UNION))
+}
+
+/// Result of [`find_struct_member`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemberLookup {
+    /// The container is not a struct/union (C `ERR_PTR(-EINVAL)`).
+    NotStruct,
+    /// No such member (C `NULL`).
+    NotFound,
+    /// Found.
+    Found {
+        /// The member as stored.
+        member: BtfItem,
+        /// Bit offset of the anonymous container(s) it was found in.
+        anon_offset: u32,
+        /// Id of the struct/union that directly contains the member.
+        container: u32,
+    },
+}
+
+const BTF_ANON_STACK_MAX: usize = 16;
+/// Bound on the number of anonymous containers visited in one lookup.
+const MAX_ANON_VISITS: usize = 4096;
+
+/// `__btf_member_bit_offset(struct_type, member)`.
+pub fn member_bit_offset<B: BtfInfo + ?Sized>(btf: &B, container: u32, m: &BtfItem) -> u32 {
+    if btf.kind_flag(container) {
+        m.offset & 0x00ff_ffff
+    } else {
+        m.offset
+    }
+}
+
+/// `btf_find_struct_member()` (kernel/trace/trace_btf.c): named members of
+/// the current level first; anonymous struct/union members are pushed on a
+/// 16-entry stack and searched LIFO afterwards.
+pub fn find_struct_member<B: BtfInfo + ?Sized>(btf: &B, tid: u32, name: &[u8]) -> MemberLookup {
+    if !is_struct(btf, tid) {
+        return MemberLookup::NotStruct;
+    }
+    let mut stack = [(0u32, 0u32); BTF_ANON_STACK_MAX];
+    let mut top = 0usize;
+    let mut ty = tid;
+    let mut cur_offset = 0u32;
+    for _ in 0..MAX_ANON_VISITS {
+        let n = btf.vlen(ty);
+        for i in 0..n {
+            let Some(m) = btf.item(ty, i) else { break };
+            if m.name_off == 0 {
+                if let Some(mt) = skip_modifiers(btf, m.type_id) {
+                    if is_struct(btf, mt) && top < BTF_ANON_STACK_MAX {
+                        if let Some(slot) = stack.get_mut(top) {
+                            *slot = (mt, cur_offset.wrapping_add(member_bit_offset(btf, ty, &m)));
+                            top += 1;
+                        }
+                    }
+                }
+            } else if btf.name(m.name_off) == Some(name) {
+                return MemberLookup::Found {
+                    member: m,
+                    anon_offset: cur_offset,
+                    container: ty,
+                };
+            }
+        }
+        if top == 0 {
+            return MemberLookup::NotFound;
+        }
+        top -= 1;
+        let Some(&(t, off)) = stack.get(top) else {
+            return MemberLookup::NotFound;
+        };
+        ty = t;
+        cur_offset = off;
+    }
+    MemberLookup::NotFound
+}
+
+fn int_is_u8<B: BtfInfo + ?Sized>(btf: &B, tid: u32) -> bool {
+    match btf.int_data(tid) {
+        Some(v) => btf_int_encoding(v) & BTF_INT_SIGNED == 0 && btf_int_bits(v) == 8,
+        None => false,
+    }
+}
+
+/// `btf_type_is_char_ptr()`. **(quirk, reproduced)** the kind of `tid` is
+/// not checked: the `size`/`type` word is followed as a type id whatever
+/// the kind is.
+pub fn is_char_ptr<B: BtfInfo + ?Sized>(btf: &B, tid: u32) -> bool {
+    let Some(next) = btf.size_or_type(tid) else {
+        // C reads `type->type` of `void`/invalid as 0 -> void -> not INT.
+        return false;
+    };
+    let Some(real) = skip_modifiers(btf, next) else {
+        return false;
+    };
+    if btf.kind(real) != Some(BTF_KIND_INT) {
+        return false;
+    }
+    int_is_u8(btf, real)
+}
+
+/// `btf_type_is_char_array()`. **(quirk, reproduced)** the element kind is
+/// not checked: the word after the element type header is read as INT
+/// encoding data whatever the kind is.
+pub fn is_char_array<B: BtfInfo + ?Sized>(btf: &B, tid: u32) -> bool {
+    if btf.kind(tid) != Some(BTF_KIND_ARRAY) {
+        return false;
+    }
+    let Some(elem) = btf.array_elem(tid) else {
+        return false;
+    };
+    let Some(real) = skip_modifiers(btf, elem) else {
+        return false;
+    };
+    int_is_u8(btf, real)
+}
+
+/// Offsets used by the `:%pd`/`:%pD` rewriting (C uses compile-time
+/// `offsetof`; here they come from the running kernel's BTF).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DentryOffsets {
+    /// `offsetof(struct dentry, d_name.name)`.
+    pub d_name_name: u64,
+    /// `offsetof(struct file, f_path.dentry)`.
+    pub f_path_dentry: u64,
+}
+
+impl DentryOffsets {
+    /// The values of the 6.12 x86_64 test configuration (0x28, 0x48); use
+    /// [`DentryOffsets::from_btf`] for the running kernel.
+    pub const X86_64_6_12: DentryOffsets = DentryOffsets {
+        d_name_name: 0x28,
+        f_path_dentry: 0x48,
+    };
+
+    /// Byte offset of `outer.inner` inside struct `sname` (named members,
+    /// anonymous descent as in [`find_struct_member`]).
+    fn path_offset<B: BtfInfo + ?Sized>(
+        btf: &B,
+        sname: &[u8],
+        outer: &[u8],
+        inner: &[u8],
+    ) -> Option<u64> {
+        let s = btf.struct_by_name(sname)?;
+        let mut bits = 0u64;
+        let mut ty = s;
+        for field in [outer, inner] {
+            match find_struct_member(btf, ty, field) {
+                MemberLookup::Found {
+                    member,
+                    anon_offset,
+                    container,
+                } => {
+                    bits = bits
+                        .checked_add(u64::from(anon_offset))?
+                        .checked_add(u64::from(member_bit_offset(btf, container, &member)))?;
+                    ty = skip_modifiers(btf, member.type_id)?;
+                }
+                _ => return None,
+            }
+        }
+        if !bits.is_multiple_of(8) {
+            return None;
+        }
+        Some(bits / 8)
+    }
+
+    /// Compute both offsets from BTF (`struct dentry`, `struct qstr`,
+    /// `struct file`, `struct path`).
+    pub fn from_btf<B: BtfInfo + ?Sized>(btf: &B) -> Option<DentryOffsets> {
+        Some(DentryOffsets {
+            d_name_name: Self::path_offset(btf, b"dentry", b"d_name", b"name")?,
+            f_path_dentry: Self::path_offset(btf, b"file", b"f_path", b"dentry")?,
+        })
+    }
+}
+
+/// Probe-time knowledge the parser needs from the kernel side.
+pub trait ProbeEnv {
+    /// The BTF view (vmlinux + modules).
+    type Btf: BtfInfo + ?Sized;
+
+    /// BTF, or `None` when unavailable (BTF features then fail like C
+    /// without BTF for the function).
+    fn btf(&self) -> Option<&Self::Btf>;
+
+    /// Look up a tracepoint by name (C `find_tracepoint()`).
+    fn tracepoint(&self, name: &[u8]) -> TracepointLookup;
+
+    /// Offsets for `:%pd`/`:%pD`.
+    fn dentry_offsets(&self) -> DentryOffsets;
+}
+
+/// Result of [`ProbeEnv::tracepoint`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TracepointLookup {
+    /// A loaded (kernel or module) tracepoint: BTF parameters come from its
+    /// stub function `__probestub_<name>`.
+    Found,
+    /// Not loaded; with `CONFIG_MODULES` the probe is kept pending and the
+    /// BTF function looked up is the tracepoint name itself (C behaviour).
+    Pending,
+    /// Not found and no module support: `NO_TRACEPOINT`.
+    Missing,
+}

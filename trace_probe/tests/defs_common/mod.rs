@@ -1,0 +1,298 @@
+//! Shared helpers for the definition-parser tests: host BTF, a test
+//! environment, and a mock "kernel" that performs the registration-time
+//! steps (multi-probe checks, ftrace symbol matching, `@SYM` resolution)
+//! the way `register_trace_fprobe()` orders them.
+#![allow(dead_code)]
+
+use std::sync::OnceLock;
+
+use btf_query::{required_index_len, Btf};
+use trace_probe::bytes::ByteBuf;
+use trace_probe::cmdline::{classify, Command};
+use trace_probe::errors::{write_error_log_entry, Failure, LogEntry, EINVAL, ENOENT};
+use trace_probe::multi::check_append;
+use trace_probe::parse::{event_exists_failure, parse_definition, registration_failure};
+use trace_probe::probe::ProbeDef;
+use trace_probe::resolve::{DentryOffsets, ProbeEnv, TracepointLookup};
+
+/// The host's vmlinux BTF, loaded once (None + SKIP line if unreadable).
+pub fn host_btf(test: &str) -> Option<&'static Btf<'static>> {
+    static BTF: OnceLock<Option<&'static Btf<'static>>> = OnceLock::new();
+    let b = *BTF.get_or_init(|| {
+        let blob = std::fs::read("/sys/kernel/btf/vmlinux").ok()?;
+        let blob: &'static [u8] = Box::leak(blob.into_boxed_slice());
+        let need = required_index_len(blob).ok()?;
+        let storage: &'static mut [u32] = Box::leak(vec![0u32; need].into_boxed_slice());
+        let btf = Btf::new(blob, storage).ok()?;
+        Some(&*Box::leak(Box::new(btf)))
+    });
+    if b.is_none() {
+        eprintln!("SKIP: {test}: cannot read/parse /sys/kernel/btf/vmlinux");
+    }
+    b
+}
+
+/// BTF of the 6.12 test kernel named by `RFPROBE_TEST_BTF_VMLINUX`.
+pub fn test_kernel_btf(test: &str) -> Option<&'static Btf<'static>> {
+    static BTF: OnceLock<Option<&'static Btf<'static>>> = OnceLock::new();
+    let b = *BTF.get_or_init(|| {
+        let path = std::env::var("RFPROBE_TEST_BTF_VMLINUX").ok()?;
+        let blob =
+            std::fs::read(&path).unwrap_or_else(|e| panic!("RFPROBE_TEST_BTF_VMLINUX={path}: {e}"));
+        let blob: &'static [u8] = Box::leak(blob.into_boxed_slice());
+        let need = required_index_len(blob).expect("index len");
+        let storage: &'static mut [u32] = Box::leak(vec![0u32; need].into_boxed_slice());
+        let btf = Btf::new(blob, storage).expect("parse test kernel BTF");
+        Some(&*Box::leak(Box::new(btf)))
+    });
+    if b.is_none() {
+        eprintln!(
+            "SKIP: {test}: set RFPROBE_TEST_BTF_VMLINUX to the raw .BTF of the 6.12 test kernel"
+        );
+    }
+    b
+}
+
+/// Tracepoints the mock kernel knows.
+pub const TRACEPOINTS: &[&str] = &[
+    "kfree",
+    "kmem_cache_alloc",
+    "kmem_cache_free",
+    "sched_switch",
+    "sched_wakeup",
+    "sched_process_exec",
+];
+
+/// Functions the mock ftrace knows (available_filter_functions).
+pub const FUNCTIONS: &[&str] = &[
+    "vfs_read",
+    "vfs_write",
+    "vfs_open",
+    "kfree",
+    "kernel_clone",
+    "do_exit",
+    "dput",
+    "getname_flags",
+    "do_sys_openat2",
+    "schedule",
+    "__probestub_kfree",
+    "__probestub_sched_switch",
+    "__probestub_sched_wakeup",
+    "__probestub_kmem_cache_alloc",
+    "__probestub_kmem_cache_free",
+    "__probestub_sched_process_exec",
+    "vfs_fsync_range",
+    "security_file_open",
+];
+
+/// Data symbols the mock kallsyms knows.
+pub const DATA_SYMBOLS: &[(&str, u64)] = &[
+    ("jiffies", 0xffff_ffff_8200_0000),
+    ("init_task", 0xffff_ffff_8240_0000),
+];
+
+/// Test environment.
+pub struct Env {
+    pub btf: Option<&'static Btf<'static>>,
+    pub dentry: DentryOffsets,
+}
+
+impl Env {
+    /// Host BTF if available (dentry offsets from it), else no BTF.
+    pub fn host(test: &str) -> Option<Env> {
+        let btf = host_btf(test)?;
+        Some(Env {
+            btf: Some(btf),
+            dentry: DentryOffsets::from_btf(btf).expect("dentry offsets from host BTF"),
+        })
+    }
+
+    /// No BTF at all, 6.12 x86_64 dentry offsets.
+    pub fn no_btf() -> Env {
+        Env {
+            btf: None,
+            dentry: DentryOffsets::X86_64_6_12,
+        }
+    }
+}
+
+impl ProbeEnv for Env {
+    type Btf = Btf<'static>;
+
+    fn btf(&self) -> Option<&Btf<'static>> {
+        self.btf
+    }
+
+    fn tracepoint(&self, name: &[u8]) -> TracepointLookup {
+        if TRACEPOINTS.iter().any(|t| t.as_bytes() == name) {
+            TracepointLookup::Found
+        } else {
+            TracepointLookup::Pending
+        }
+    }
+
+    fn dentry_offsets(&self) -> DentryOffsets {
+        self.dentry
+    }
+}
+
+/// Parse into a fresh boxed definition.
+pub fn parse(env: &Env, line: &str) -> (Box<ProbeDef>, Result<(), Failure>) {
+    let mut def = Box::new(ProbeDef::new());
+    let r = parse_definition(line.as_bytes(), env, &mut def);
+    (def, r)
+}
+
+/// Split a selftest string `cmd-with-^` into (command, caret column).
+pub fn split_caret(s: &str) -> (String, u32) {
+    let pos = s.find('^').expect("no caret");
+    let mut c = String::from(&s[..pos]);
+    c.push_str(&s[pos + 1..]);
+    (c, pos as u32)
+}
+
+fn glob_match(pat: &[u8], s: &[u8]) -> bool {
+    // '*' and '?' only (enough for the mock).
+    match (pat.first(), s.first()) {
+        (None, None) => true,
+        (Some(b'*'), _) => glob_match(&pat[1..], s) || (!s.is_empty() && glob_match(pat, &s[1..])),
+        (Some(b'?'), Some(_)) => glob_match(&pat[1..], &s[1..]),
+        (Some(a), Some(b)) if a == b => glob_match(&pat[1..], &s[1..]),
+        _ => false,
+    }
+}
+
+/// A mock of the kernel side: the list of live definitions and the
+/// registration steps of `register_trace_fprobe()`.
+#[derive(Default)]
+pub struct MockKernel {
+    pub events: Vec<(Box<ProbeDef>, String)>,
+    /// `error_log` entries (code, pos, command).
+    pub log: Vec<(LogEntry, String)>,
+    /// Names (group/event) of non-fprobe events (EVENT_EXIST).
+    pub other_events: Vec<(String, String)>,
+}
+
+impl MockKernel {
+    fn log_failure(&mut self, def: &ProbeDef, line: &str, f: &Failure) {
+        let mut cmd = ByteBuf::<8192>::new();
+        def.write_log_command(line.as_bytes(), &mut cmd).unwrap();
+        let cmd = String::from_utf8_lossy(cmd.as_bytes()).into_owned();
+        for e in f.iter() {
+            self.log.push((e, cmd.clone()));
+        }
+    }
+
+    /// `echo > dynamic_events`.
+    pub fn clear(&mut self) {
+        self.events.clear();
+    }
+
+    /// Run one command line (no comment handling) as the module would.
+    pub fn run(&mut self, env: &Env, line: &str) -> Result<(), Failure> {
+        match classify(line.as_bytes()) {
+            Command::Empty => Ok(()),
+            Command::NotProbe => Err(Failure::silent(-EINVAL)),
+            Command::BadRemove(e) => Err(Failure::silent(e)),
+            Command::Remove(spec) => {
+                let before = self.events.len();
+                self.events.retain(|(d, _)| !d.matches(&spec));
+                if self.events.len() == before {
+                    Err(Failure::silent(-ENOENT))
+                } else {
+                    Ok(())
+                }
+            }
+            Command::Define => {
+                let (def, r) = parse(env, line);
+                if let Err(f) = r {
+                    self.log_failure(&def, line, &f);
+                    return Err(f);
+                }
+                let siblings: Vec<&ProbeDef> = self
+                    .events
+                    .iter()
+                    .map(|(d, _)| &**d)
+                    .filter(|d| d.group() == def.group() && d.event() == def.event())
+                    .collect();
+                if let Err(f) = check_append(&def, line.as_bytes(), siblings.iter().copied()) {
+                    self.log_failure(&def, line, &f);
+                    return Err(f);
+                }
+                if siblings.is_empty() {
+                    let taken = self
+                        .other_events
+                        .iter()
+                        .any(|(g, e)| g.as_bytes() == def.group() && e.as_bytes() == def.event());
+                    if taken {
+                        let f = event_exists_failure(&def, line.as_bytes());
+                        self.log_failure(&def, line, &f);
+                        return Err(f);
+                    }
+                }
+                if let Err(errno) = self.register(&def) {
+                    let mut f = Failure::silent(errno);
+                    f.entries[0] = registration_failure(&def, line.as_bytes(), errno);
+                    self.log_failure(&def, line, &f);
+                    return Err(f);
+                }
+                self.events.push((def, line.to_string()));
+                Ok(())
+            }
+        }
+    }
+
+    /// `__register_trace_fprobe()`: `@SYM` resolution, then attach.
+    fn register(&self, def: &ProbeDef) -> Result<(), i32> {
+        for a in def.args() {
+            if a.symbol_errno != 0 {
+                return Err(a.symbol_errno);
+            }
+            if let trace_probe::Base::Symbol { start, len, .. } = a.desc.base {
+                let comm = def.arg_comm(a);
+                let name = &comm[start as usize..start as usize + len as usize];
+                if !DATA_SYMBOLS.iter().any(|(s, _)| s.as_bytes() == name) {
+                    return Err(-ENOENT);
+                }
+            }
+        }
+        if def.is_tracepoint() {
+            return Ok(());
+        }
+        if FUNCTIONS
+            .iter()
+            .any(|f| glob_match(def.symbol(), f.as_bytes()))
+        {
+            Ok(())
+        } else {
+            // ftrace_set_filter() finds nothing: -EINVAL.
+            Err(-EINVAL)
+        }
+    }
+
+    /// The `error_log` text of the last `n` entries.
+    pub fn error_log_text(&self, ts: u64) -> String {
+        let mut out = ByteBuf::<65536>::new();
+        for (e, cmd) in &self.log {
+            write_error_log_entry(&mut out, ts, *e, cmd.as_bytes()).unwrap();
+        }
+        String::from_utf8_lossy(out.as_bytes()).into_owned()
+    }
+
+    /// `dynamic_events` contents.
+    pub fn dynamic_events(&self) -> String {
+        let mut out = ByteBuf::<65536>::new();
+        for (d, _) in &self.events {
+            d.write_show(&mut out).unwrap();
+        }
+        String::from_utf8_lossy(out.as_bytes()).into_owned()
+    }
+}
+
+/// Render the show line of a definition (without newline).
+pub fn show(def: &ProbeDef) -> String {
+    let mut b = ByteBuf::<8192>::new();
+    def.write_show(&mut b).unwrap();
+    let s = String::from_utf8_lossy(b.as_bytes()).into_owned();
+    s.trim_end_matches('\n').to_string()
+}

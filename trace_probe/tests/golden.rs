@@ -1,0 +1,121 @@
+//! Golden tests: for every definition of tests/golden/definitions.txt, the
+//! `dynamic_events` line and the event `format` body must match the C
+//! implementation byte for byte.
+//!
+//! Runs against the 6.12 test kernel's BTF when `RFPROBE_TEST_BTF_VMLINUX`
+//! is set, and always against the host's /sys/kernel/btf/vmlinux (the
+//! definitions only use BTF facts that are the same on both; `%pd`/`%pD`
+//! use the 6.12 offsets).
+
+mod defs_common;
+
+use defs_common::*;
+use trace_probe::bytes::ByteBuf;
+use trace_probe::layout::write_format_body;
+use trace_probe::DentryOffsets;
+
+struct Golden {
+    line: usize,
+    def: String,
+    show: String,
+    format: String,
+}
+
+fn load() -> Vec<Golden> {
+    let text = include_str!("golden/definitions.txt");
+    let mut out: Vec<Golden> = Vec::new();
+    let mut lines = text.lines().enumerate().peekable();
+    while let Some((n, l)) = lines.next() {
+        let Some(def) = l.strip_prefix("=== ") else {
+            assert!(
+                l.is_empty() || l.starts_with('#'),
+                "line {}: stray text {l:?}",
+                n + 1
+            );
+            continue;
+        };
+        let (_, show) = lines.next().expect("show line");
+        let (_, sep) = lines.next().expect("--- format");
+        assert_eq!(sep, "--- format", "line {}", n + 3);
+        let mut format = String::new();
+        while let Some((_, l)) = lines.peek() {
+            if l.starts_with("=== ") {
+                break;
+            }
+            format.push_str(l);
+            format.push('\n');
+            lines.next();
+        }
+        while format.ends_with("\n\n") {
+            format.pop();
+        }
+        out.push(Golden {
+            line: n + 1,
+            def: def.to_string(),
+            show: show.to_string(),
+            format,
+        });
+    }
+    out
+}
+
+fn check_all(env: &Env, what: &str) {
+    let goldens = load();
+    assert!(goldens.len() >= 40, "need at least 40 goldens");
+    let mut failures = Vec::new();
+    for g in &goldens {
+        let (def, r) = parse(env, &g.def);
+        if let Err(f) = r {
+            failures.push(format!("line {}: {:?}: parse failed: {f:?}", g.line, g.def));
+            continue;
+        }
+        let got_show = show(&def);
+        if got_show != g.show {
+            failures.push(format!(
+                "line {}: {:?}: show\n  want {:?}\n  got  {:?}",
+                g.line, g.def, g.show, got_show
+            ));
+        }
+        let mut b = ByteBuf::<65536>::new();
+        write_format_body(&def, &mut b).unwrap();
+        let got = String::from_utf8_lossy(b.as_bytes()).into_owned();
+        if got != g.format {
+            failures.push(format!(
+                "line {}: {:?}: format\n--- want\n{}--- got\n{}",
+                g.line, g.def, g.format, got
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{what}: {} of {} goldens failed:\n{}",
+        failures.len(),
+        goldens.len(),
+        failures.join("\n")
+    );
+    eprintln!("{what}: {} goldens passed", goldens.len());
+}
+
+#[test]
+fn goldens_host_btf() {
+    let Some(btf) = host_btf("goldens_host_btf") else {
+        return;
+    };
+    let env = Env {
+        btf: Some(btf),
+        dentry: DentryOffsets::X86_64_6_12,
+    };
+    check_all(&env, "host BTF");
+}
+
+#[test]
+fn goldens_test_kernel_btf() {
+    let Some(btf) = test_kernel_btf("goldens_test_kernel_btf") else {
+        return;
+    };
+    let env = Env {
+        btf: Some(btf),
+        dentry: DentryOffsets::from_btf(btf).unwrap(),
+    };
+    check_all(&env, "6.12 test kernel BTF");
+}

@@ -1,0 +1,398 @@
+//! Fetch-compiler tests: instruction shapes, program header, and every
+//! rejected description.
+
+mod interp_mock;
+
+use interp_mock::*;
+use trace_probe::fetch::{
+    compile_entry, insn_count, CompileError as E, Compiler, Insn, ENTRY_HEADER_SIZE,
+    KSYM_SYMBOL_LEN, MAX_INSNS_PER_ARG, MAX_STRING_SIZE,
+};
+use trace_probe::{ArgDesc, Base, BtfBitfield, EntryArgs, FetchType as T, MAX_HOPS};
+
+fn compile1(d: &ArgDesc, body: &str) -> Result<(Vec<Insn>, trace_probe::fetch::Program), E> {
+    let mut insns = vec![Insn::Retval; MAX_INSNS_PER_ARG];
+    let mut c = Compiler::new(&mut insns, ENTRY_HEADER_SIZE);
+    c.add_arg(d, 16, body.as_bytes(), |n| {
+        (n == b"sym").then_some(0xffff_ffff_8200_0000)
+    })?;
+    let p = c.finish();
+    insns.truncate(p.len());
+    assert_eq!(insn_count(d), p.len());
+    Ok((insns, p))
+}
+
+#[test]
+fn instruction_shapes() {
+    let (i, p) = compile1(&desc(Base::Arg(1), &[], T::U32), "").unwrap();
+    assert_eq!(i, vec![Insn::Arg(1), Insn::StRaw { dst: 16, size: 4 }]);
+    assert_eq!(p.fixed_size(), 20);
+    let (i, _) = compile1(&desc(Base::Arg(0), &[(8, false)], T::U32), "").unwrap();
+    assert_eq!(
+        i,
+        vec![
+            Insn::Arg(0),
+            Insn::StMem {
+                dst: 16,
+                off: 8,
+                size: 4,
+                count: 0,
+                user: false
+            }
+        ]
+    );
+    let (i, p) = compile1(&desc(Base::Arg(0), &[(8, false), (0, true)], T::String), "").unwrap();
+    assert_eq!(
+        i,
+        vec![
+            Insn::Arg(0),
+            Insn::Deref {
+                off: 8,
+                user: false
+            },
+            Insn::StStr {
+                dst: 16,
+                off: 0,
+                count: 0,
+                user: true,
+                ptr_user: true
+            }
+        ]
+    );
+    assert_eq!(p.max_dynamic_size(), MAX_STRING_SIZE);
+    let (i, p) = compile1(&desc(Base::Retval, &[(8, false)], T::SymStr), "").unwrap();
+    assert_eq!(
+        i,
+        vec![
+            Insn::Retval,
+            Insn::Deref {
+                off: 8,
+                user: false
+            },
+            Insn::StSymStr { dst: 16 }
+        ]
+    );
+    assert_eq!(p.max_dynamic_size(), KSYM_SYMBOL_LEN);
+    let (i, _) = compile1(
+        &desc(
+            Base::Arg(0),
+            &[],
+            T::Bitfield {
+                width: 4,
+                offset: 2,
+                container: 32,
+            },
+        ),
+        "",
+    )
+    .unwrap();
+    assert_eq!(
+        i,
+        vec![
+            Insn::Arg(0),
+            Insn::Bits {
+                shift: 2,
+                width: 4,
+                read: 4,
+                signed: false
+            },
+            Insn::StRaw { dst: 16, size: 4 }
+        ]
+    );
+    // A maximal chain.
+    let hops = [(0i64, false); MAX_HOPS];
+    let (i, _) = compile1(&desc(Base::Arg(0), &hops, T::U64), "").unwrap();
+    assert_eq!(i.len(), 1 + MAX_HOPS);
+    let (i, _) = compile1(&btf(desc(Base::Arg(0), &hops, T::U64), 7, 64), "").unwrap();
+    assert_eq!(i.len(), MAX_INSNS_PER_ARG);
+}
+
+#[test]
+fn program_header_accumulates() {
+    let mut insns = vec![Insn::Retval; 32];
+    let mut c = Compiler::new(&mut insns, ENTRY_HEADER_SIZE);
+    assert!(c.program().is_empty());
+    c.add_arg(&desc(Base::Arg(0), &[], T::U64), 16, b"", |_| None)
+        .unwrap();
+    c.add_arg(
+        &arr(desc(Base::Arg(0), &[(0, false)], T::String), 2),
+        24,
+        b"",
+        |_| None,
+    )
+    .unwrap();
+    c.add_arg(&desc(Base::Comm, &[], T::String), 32, b"", |_| None)
+        .unwrap();
+    c.add_arg(&desc(Base::EntryData(3), &[], T::U8), 36, b"", |_| None)
+        .unwrap();
+    let p = c.finish();
+    assert_eq!(p.nr_args(), 4);
+    assert_eq!(p.nr_dynamic(), 2);
+    assert_eq!(p.fixed_size(), 37);
+    assert_eq!(p.max_dynamic_size(), 2 * 4096 + 16);
+    assert_eq!(p.max_record_size(), 37 + 2 * 4096 + 16);
+    assert_eq!(p.entry_slots_used(), 4);
+    assert_eq!(p.header_size(), 16);
+}
+
+#[test]
+fn max_record_size_is_capped() {
+    let mut insns = vec![Insn::Retval; 64];
+    let mut c = Compiler::new(&mut insns, ENTRY_HEADER_SIZE);
+    for i in 0..20u32 {
+        c.add_arg(
+            &desc(Base::Arg(0), &[(0, false)], T::String),
+            16 + 4 * i,
+            b"",
+            |_| None,
+        )
+        .unwrap();
+    }
+    assert_eq!(c.program().max_record_size(), 0x10000);
+}
+
+#[test]
+fn rejected_descriptions() {
+    let hops15 = [(0i64, false); MAX_HOPS];
+    let mut too_many = desc(Base::Arg(0), &hops15, T::U64);
+    too_many.nr_hops = MAX_HOPS as u8 + 1;
+    assert_eq!(compile1(&too_many, "").err(), Some(E::TooManyHops));
+    assert_eq!(
+        compile1(&arr(desc(Base::Arg(0), &[(0, false)], T::U8), 65), "").err(),
+        Some(E::ArrayTooBig)
+    );
+    assert!(compile1(&arr(desc(Base::Arg(0), &[(0, false)], T::U8), 64), "").is_ok());
+    assert_eq!(
+        compile1(&arr(desc(Base::Arg(0), &[], T::U8), 2), "").err(),
+        Some(E::NeedsMemory)
+    );
+    assert_eq!(
+        compile1(&desc(Base::Arg(0), &[], T::String), "").err(),
+        Some(E::NeedsMemory)
+    );
+    assert_eq!(
+        compile1(&desc(Base::Stack(0), &[], T::UString), "").err(),
+        Some(E::NeedsMemory)
+    );
+    assert_eq!(
+        compile1(&desc(Base::Comm, &[(0, false)], T::String), "").err(),
+        Some(E::CantDeref)
+    );
+    assert_eq!(
+        compile1(&desc(Base::Comm, &[], T::U64), "").err(),
+        Some(E::NeedStringType)
+    );
+    assert_eq!(
+        compile1(&arr(desc(Base::Comm, &[], T::String), 2), "").err(),
+        Some(E::NeedStringType)
+    );
+    assert_eq!(
+        compile1(&desc(Base::Comm, &[], T::SymStr), "").err(),
+        Some(E::BadSymStr)
+    );
+    assert_eq!(
+        compile1(&arr(desc(Base::Arg(0), &[(0, false)], T::SymStr), 2), "").err(),
+        Some(E::BadSymStr)
+    );
+    assert_eq!(
+        compile1(
+            &desc(Base::ImmStr { start: 2, len: 10 }, &[], T::String),
+            "\\\"abc\""
+        )
+        .err(),
+        Some(E::BadText)
+    );
+    assert_eq!(
+        compile1(
+            &desc(
+                Base::Symbol {
+                    start: 1,
+                    len: 3,
+                    offset: 0
+                },
+                &[(0, false)],
+                T::U64
+            ),
+            "@foo"
+        )
+        .err(),
+        Some(E::UnknownSymbol)
+    );
+    assert_eq!(
+        compile1(
+            &desc(
+                Base::Symbol {
+                    start: 1,
+                    len: 9,
+                    offset: 0
+                },
+                &[(0, false)],
+                T::U64
+            ),
+            "@sym"
+        )
+        .err(),
+        Some(E::BadText)
+    );
+    assert!(compile1(
+        &desc(
+            Base::Symbol {
+                start: 1,
+                len: 3,
+                offset: 0
+            },
+            &[(0, false)],
+            T::U64
+        ),
+        "@sym"
+    )
+    .is_ok());
+    for (w, o, c) in [(0, 0, 8), (5, 4, 8), (1, 0, 12), (65, 0, 64), (1, 64, 64)] {
+        let d = desc(
+            Base::Arg(0),
+            &[],
+            T::Bitfield {
+                width: w,
+                offset: o,
+                container: c,
+            },
+        );
+        assert_eq!(compile1(&d, "").err(), Some(E::BadBitfield), "b{w}@{o}/{c}");
+    }
+    for (o, s) in [(0, 0), (0, 65), (100, 64)] {
+        assert_eq!(
+            compile1(&btf(desc(Base::Arg(0), &[], T::U64), o, s), "").err(),
+            Some(E::BadBitfield)
+        );
+    }
+    let mut sb = desc(Base::Arg(0), &[(0, false)], T::String);
+    sb.btf_bitfield = Some(BtfBitfield {
+        bit_offset: 0,
+        bit_size: 3,
+    });
+    assert_eq!(compile1(&sb, "").err(), Some(E::BadBitfield));
+
+    // Offsets: inside the header or beyond the 16-bit record range.
+    let mut insns = vec![Insn::Retval; 4];
+    let mut c = Compiler::new(&mut insns, ENTRY_HEADER_SIZE);
+    let d = desc(Base::Arg(0), &[], T::U64);
+    assert_eq!(c.add_arg(&d, 15, b"", |_| None), Err(E::BadOffset));
+    assert_eq!(c.add_arg(&d, 0xfff8, b"", |_| None), Err(E::BadOffset));
+    assert_eq!(c.add_arg(&d, u32::MAX, b"", |_| None), Err(E::BadOffset));
+    assert!(c.add_arg(&d, 0xfff7, b"", |_| None).is_ok());
+    // Instruction buffer full: the failed add leaves the program unchanged.
+    assert_eq!(
+        c.add_arg(
+            &desc(Base::Arg(0), &[(0, false), (0, false)], T::U64),
+            16,
+            b"",
+            |_| None
+        ),
+        Err(E::NoSpace)
+    );
+    assert_eq!(c.program().nr_args(), 1);
+    assert_eq!(c.program().len(), 2);
+}
+
+#[test]
+fn entry_program() {
+    let mut e = EntryArgs {
+        args: [0; 128],
+        len: 3,
+    };
+    e.args[..3].copy_from_slice(&[4, 0, 7]);
+    let mut insns = [Insn::Retval; 3];
+    let p = compile_entry(&e, &mut insns).unwrap();
+    assert_eq!(p.slots(), 3);
+    assert_eq!(p.data_size(), 24);
+    assert_eq!(insns[2], Insn::EntryStore { arg: 7, slot: 2 });
+    let mut small = [Insn::Retval; 2];
+    assert_eq!(compile_entry(&e, &mut small), Err(E::NoSpace));
+    e.len = 129;
+    assert_eq!(compile_entry(&e, &mut insns), Err(E::TooManyArgs));
+}
+
+#[test]
+fn arbitrary_instruction_streams_never_panic() {
+    // Tiny deterministic PRNG; the fuzz target does this at scale.
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut m = Mock::new();
+    m.map(0xffff_8880_0000_0000, &[0x41; 8192]);
+    m.args = vec![0xffff_8880_0000_0000; 6];
+    m.edata = Some(vec![0; 16]);
+    for _ in 0..2000 {
+        let n = (next() % 24) as usize;
+        let insns: Vec<Insn> = (0..n)
+            .map(|_| {
+                let r = next();
+                let dst = (next() % 0x12000) as u32;
+                match r % 12 {
+                    0 => Insn::Arg((r >> 8) as u16 % 8),
+                    1 => Insn::Entry((r >> 8) as u16 % 4),
+                    2 => Insn::Imm(next()),
+                    3 => Insn::Deref {
+                        off: next() as i64 % 64,
+                        user: r & 0x100 != 0,
+                    },
+                    4 => Insn::Bits {
+                        shift: (r >> 8) as u8,
+                        width: (r >> 16) as u8,
+                        read: (r >> 24) as u8,
+                        signed: r & 1 != 0,
+                    },
+                    5 => Insn::StRaw {
+                        dst,
+                        size: (r >> 8) as u8,
+                    },
+                    6 => Insn::StMem {
+                        dst,
+                        off: 0,
+                        size: (r >> 8) as u8,
+                        count: (r >> 16) as u8,
+                        user: false,
+                    },
+                    7 => Insn::StStr {
+                        dst,
+                        off: 0,
+                        count: (r >> 16) as u8 % 70,
+                        user: false,
+                        ptr_user: false,
+                    },
+                    8 => Insn::StComm { dst },
+                    9 => Insn::StImmStr {
+                        dst,
+                        arg: 0,
+                        start: (r >> 8) as u16,
+                        len: (r >> 24) as u16,
+                    },
+                    10 => Insn::StSymStr { dst },
+                    _ => Insn::EntryStore {
+                        arg: 0,
+                        slot: (r >> 8) as u16,
+                    },
+                }
+            })
+            .collect();
+        // A program header claiming 2n instructions (n raw u8 args), run
+        // over the random stream padded to that length.
+        let mut scratch = vec![Insn::Retval; 2 * n];
+        let mut c = Compiler::new(&mut scratch, 8);
+        for _ in 0..n {
+            c.add_arg(&desc(Base::Arg(0), &[], T::U8), 8, b"", |_| None)
+                .unwrap();
+        }
+        let prog = c.finish();
+        let mut padded = insns.clone();
+        padded.resize(prog.len(), Insn::Retval);
+        let cap = (next() % 0x11000) as usize;
+        let mut rec = vec![0u8; cap.max(prog.fixed_size())];
+        let bodies: [&[u8]; 1] = [b"\\\"abc\""];
+        let _ = trace_probe::interp::run(&prog, &padded, &m, &bodies[..], &mut rec);
+    }
+}
