@@ -20,4 +20,5 @@
 #include <linux/trace_seq.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 #include "rfprobe_helpers.h"

@@ -7,6 +7,7 @@
 #include <linux/bug.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
@@ -38,6 +39,11 @@ unsigned int rfprobe_file_flags(const struct file *file)
 unsigned int rfprobe_file_mode(const struct file *file)
 {
 	return (__force unsigned int)file->f_mode;
+}
+
+bool rfprobe_file_write_trunc(const struct file *file)
+{
+	return (file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC);
 }
 
 bool rfprobe_is_err_or_null(const void *ptr)
@@ -133,6 +139,29 @@ void *rfprobe_tracepoint_probestub(struct tracepoint *tp)
 const char *rfprobe_tracepoint_name(struct tracepoint *tp)
 {
 	return tp->name;
+}
+
+static size_t copy_sym(char *buf, size_t len, const char *sym, int n)
+{
+	size_t m = n < 0 ? 0 : min_t(size_t, n, len);
+
+	memcpy(buf, sym, m);
+	return m;
+}
+
+size_t rfprobe_sprint_symbol(char *buf, size_t len, unsigned long addr)
+{
+	char sym[KSYM_SYMBOL_LEN];
+
+	return copy_sym(buf, len, sym, sprint_symbol(sym, addr));
+}
+NOKPROBE_SYMBOL(rfprobe_sprint_symbol);
+
+size_t rfprobe_sprint_symbol_no_offset(char *buf, size_t len, unsigned long addr)
+{
+	char sym[KSYM_SYMBOL_LEN];
+
+	return copy_sym(buf, len, sym, sprint_symbol_no_offset(sym, addr));
 }
 
 void rfprobe_synchronize_rcu(void)

@@ -18,6 +18,8 @@ void rfprobe_selftest_warn(void);
 /* file->f_flags and file->f_mode of an open file. */
 unsigned int rfprobe_file_flags(const struct file *file);
 unsigned int rfprobe_file_mode(const struct file *file);
+/* Opened for writing with O_TRUNC ("echo > file")? */
+bool rfprobe_file_write_trunc(const struct file *file);
 /* IS_ERR_OR_NULL / PTR_ERR for pointers returned by the kernel. */
 bool rfprobe_is_err_or_null(const void *ptr);
 long rfprobe_ptr_err(const void *ptr);
@@ -43,6 +45,10 @@ u64 rfprobe_local_clock(void);
 /* Tracepoint fields used to attach to its probe stub. */
 void *rfprobe_tracepoint_probestub(struct tracepoint *tp);
 const char *rfprobe_tracepoint_name(struct tracepoint *tp);
+
+/* sprint_symbol()/sprint_symbol_no_offset() into a buffer of any size (truncating). */
+size_t rfprobe_sprint_symbol(char *buf, size_t len, unsigned long addr);
+size_t rfprobe_sprint_symbol_no_offset(char *buf, size_t len, unsigned long addr);
 
 /* RCU */
 void rfprobe_synchronize_rcu(void);

@@ -12,6 +12,7 @@ use crate::bindings;
 use crate::btf_query::{required_index_len, Btf};
 use kernel::error::{code, Error, Result};
 use kernel::ffi::{c_char, c_void};
+use kernel::c_str;
 use kernel::prelude::*;
 
 /// A buffer allocated by `kernel_read_file_from_path()` (vmalloc), freed on drop.
@@ -78,8 +79,7 @@ impl BtfData {
     pub(crate) fn load_vmlinux() -> Result<Self> {
         let blob = read_whole_file(c_str!("/sys/kernel/btf/vmlinux"))?;
         let len = required_index_len(blob.as_slice()).map_err(|_| code::EINVAL)?;
-        let mut index = KVVec::with_capacity(len, GFP_KERNEL)?;
-        index.resize(len, 0, GFP_KERNEL)?;
+        let mut index = KVVec::from_elem(0u32, len, GFP_KERNEL)?;
         Btf::new(blob.as_slice(), &mut index).map_err(|e| {
             pr_err!("vmlinux BTF rejected: {:?}\n", e);
             code::EINVAL
@@ -92,8 +92,7 @@ impl BtfData {
         let blob = read_whole_file(path)?;
         let base_view = base.view()?;
         let len = required_index_len(blob.as_slice()).map_err(|_| code::EINVAL)?;
-        let mut index = KVVec::with_capacity(len, GFP_KERNEL)?;
-        index.resize(len, 0, GFP_KERNEL)?;
+        let mut index = KVVec::from_elem(0u32, len, GFP_KERNEL)?;
         Btf::new_split(blob.as_slice(), &base_view, &mut index).map_err(|_| code::EINVAL)?;
         Ok(BtfData { blob, index, split: true })
     }

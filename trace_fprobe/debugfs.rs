@@ -7,9 +7,24 @@
 //! when dropped, and `file_operations` tables built on `seq_file`.
 
 use crate::bindings;
+use crate::control::Rfprobe;
+use crate::trace_probe::bytes::ByteWrite;
+use core::sync::atomic::{AtomicPtr, Ordering};
 use kernel::error::{code, Error, Result};
 use kernel::ffi::{c_char, c_int, c_void};
+use kernel::prelude::*;
 use kernel::str::CStr;
+
+/// The module state, published for the file callbacks (the files pin the
+/// module while open, and are removed before the state is dropped).
+pub(crate) static STATE: AtomicPtr<Rfprobe> = AtomicPtr::new(core::ptr::null_mut());
+
+fn state<'a>() -> Option<&'a Rfprobe> {
+    let p = STATE.load(Ordering::Acquire);
+    // SAFETY: Published in module init after full construction, cleared
+    // before it is dropped (after the files are gone).
+    unsafe { p.as_ref() }
+}
 
 /// A debugfs directory, removed with everything below it on drop.
 pub(crate) struct Dir(*mut bindings::dentry);
@@ -45,12 +60,7 @@ impl Dir {
 
     /// Creates a file in this directory with the given mode and operations.
     /// The file lives until the directory is dropped.
-    pub(crate) fn create_file(
-        &self,
-        name: &CStr,
-        mode: u16,
-        fops: &'static FileOps,
-    ) -> Result {
+    pub(crate) fn create_file(&self, name: &CStr, mode: u16, fops: &'static FileOps) -> Result {
         // SAFETY: `name` is NUL-terminated, `self.0` is a live debugfs
         // directory, `fops` is 'static and outlives the file (removed on drop
         // of `self`, before module text goes away).
@@ -75,74 +85,127 @@ impl Drop for Dir {
     }
 }
 
-// --- control files -------------------------------------------------------
+/// `seq_file` as a byte sink.
+struct SeqSink(*mut bindings::seq_file);
 
-/// `show` callback printing nothing: no probe engine is wired in yet, so
-/// there are no definitions and no errors to list.
-unsafe extern "C" fn show_empty(_m: *mut bindings::seq_file, _v: *mut c_void) -> c_int {
+impl ByteWrite for SeqSink {
+    fn put(&mut self, bytes: &[u8]) -> core::fmt::Result {
+        // SAFETY: `self.0` is the seq_file of the running show callback.
+        unsafe { bindings::seq_write(self.0, bytes.as_ptr().cast(), bytes.len()) };
+        Ok(())
+    }
+}
+
+fn opened_for_truncate(file: *mut bindings::file) -> bool {
+    // SAFETY: The VFS passes a valid file.
+    unsafe { bindings::rfprobe_file_write_trunc(file) }
+}
+
+macro_rules! show_fn {
+    ($name:ident, $method:ident) => {
+        unsafe extern "C" fn $name(m: *mut bindings::seq_file, _v: *mut c_void) -> c_int {
+            if let Some(rf) = state() {
+                rf.$method(&mut SeqSink(m));
+            }
+            0
+        }
+    };
+}
+
+show_fn!(show_dynamic_events, show_events);
+show_fn!(show_error_log, show_errors);
+show_fn!(show_profile, show_profile);
+
+unsafe extern "C" fn show_readme(m: *mut bindings::seq_file, _v: *mut c_void) -> c_int {
+    let _ = SeqSink(m).put(include_bytes!("README.txt"));
     0
 }
 
-unsafe extern "C" fn open_empty(_inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
-    // SAFETY: Called by the VFS with a valid file; `single_open` installs a
-    // seq_file that `single_release` frees.
-    unsafe { bindings::single_open(file, Some(show_empty), core::ptr::null_mut()) }
+/// # Safety
+///
+/// VFS `open` contract.
+unsafe fn seq_open_with(
+    file: *mut bindings::file,
+    show: unsafe extern "C" fn(*mut bindings::seq_file, *mut c_void) -> c_int,
+) -> c_int {
+    // SAFETY: Valid file (VFS); `single_release` frees what this allocates.
+    unsafe { bindings::single_open(file, Some(show), core::ptr::null_mut()) }
 }
 
-/// Writes to `dynamic_events`: blank lines and comments are accepted, any
-/// definition is refused with EOPNOTSUPP until the probe engine lands
-/// (trace_fprobe issue). Opening with O_TRUNC succeeds: there is nothing to
-/// remove.
+unsafe extern "C" fn open_dynamic_events(_inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
+    if opened_for_truncate(file) {
+        if let Some(rf) = state() {
+            if let Err(e) = rf.release_all() {
+                return e.to_errno();
+            }
+        }
+    }
+    // SAFETY: VFS open contract.
+    unsafe { seq_open_with(file, show_dynamic_events) }
+}
+
+unsafe extern "C" fn open_error_log(_inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
+    if opened_for_truncate(file) {
+        if let Some(rf) = state() {
+            rf.clear_errors();
+        }
+    }
+    // SAFETY: VFS open contract.
+    unsafe { seq_open_with(file, show_error_log) }
+}
+
+unsafe extern "C" fn open_profile(_inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
+    // SAFETY: VFS open contract.
+    unsafe { seq_open_with(file, show_profile) }
+}
+
+unsafe extern "C" fn open_readme(_inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
+    // SAFETY: VFS open contract.
+    unsafe { seq_open_with(file, show_readme) }
+}
+
+/// Largest single `write()` to `dynamic_events`.
+const MAX_WRITE: usize = 16 << 20;
+
+/// Writes to `dynamic_events`: definitions and removals, one per line.
 unsafe extern "C" fn write_dynamic_events(
     _file: *mut bindings::file,
     ubuf: *const c_char,
     count: usize,
     _ppos: *mut bindings::loff_t,
 ) -> isize {
-    let mut buf = [0u8; 256];
-    let mut done = 0usize;
-    while done < count {
-        let n = core::cmp::min(buf.len(), count - done);
-        // SAFETY: `ubuf` is a user pointer to `count` bytes (VFS contract);
-        // `copy_from_user` checks the range and returns uncopied bytes.
-        let left = unsafe {
-            bindings::rfprobe_copy_from_user(
-                buf.as_mut_ptr().cast::<c_void>(),
-                ubuf.add(done).cast::<c_void>(),
-                n as _,
-            )
-        };
-        if left != 0 {
-            return code::EFAULT.to_errno() as isize;
-        }
-        let mut in_comment = false;
-        for &c in &buf[..n] {
-            match c {
-                b'\n' => in_comment = false,
-                b'#' => in_comment = true,
-                b' ' | b'\t' | b'\r' => {}
-                _ if in_comment => {}
-                _ => return -(bindings::EOPNOTSUPP as isize),
-            }
-        }
-        done += n;
+    let Some(rf) = state() else {
+        return code::ENODEV.to_errno() as isize;
+    };
+    if count == 0 {
+        return 0;
     }
-    count as isize
+    if count > MAX_WRITE {
+        return code::E2BIG.to_errno() as isize;
+    }
+    let Ok(mut buf) = KVVec::<u8>::from_elem(0, count, GFP_KERNEL) else {
+        return code::ENOMEM.to_errno() as isize;
+    };
+    // SAFETY: `ubuf` is a user pointer to `count` bytes (VFS contract);
+    // `copy_from_user` checks the range and returns uncopied bytes.
+    let left = unsafe { bindings::rfprobe_copy_from_user(buf.as_mut_ptr().cast(), ubuf.cast(), count as _) };
+    if left != 0 {
+        return code::EFAULT.to_errno() as isize;
+    }
+    match rf.write_commands(&buf) {
+        Ok(_) => count as isize,
+        Err(e) => e as isize,
+    }
 }
 
-/// Writes to `error_log`: only truncation (clearing) is meaningful.
-unsafe extern "C" fn write_error_log(
+/// Writes to `error_log`: only truncation (clearing, done at open) matters.
+unsafe extern "C" fn write_ignore(
     _file: *mut bindings::file,
     _ubuf: *const c_char,
     count: usize,
     _ppos: *mut bindings::loff_t,
 ) -> isize {
     count as isize
-}
-
-extern "C" {
-    /// The module's `struct module`, defined by modpost in `rfprobe.mod.c`.
-    static mut __this_module: bindings::module;
 }
 
 /// A `file_operations` table that can live in a `static`.
@@ -154,16 +217,21 @@ pub(crate) struct FileOps(bindings::file_operations);
 // the kernel reads it concurrently by design.
 unsafe impl Sync for FileOps {}
 
+extern "C" {
+    /// The module's `struct module`, defined by modpost in `rfprobe.mod.c`.
+    static mut __this_module: bindings::module;
+}
+
 macro_rules! seq_fops {
-    ($write:expr) => {
+    ($open:expr, $write:expr) => {
         FileOps(bindings::file_operations {
             // Pins the module while the file is open.
             owner: core::ptr::addr_of_mut!(__this_module),
-            open: Some(open_empty),
+            open: Some($open),
             read: Some(bindings::seq_read),
             llseek: Some(bindings::seq_lseek),
             release: Some(bindings::single_release),
-            write: Some($write),
+            write: $write,
             // SAFETY: All-zero is a valid `file_operations` (every callback NULL).
             ..unsafe { core::mem::zeroed() }
         })
@@ -171,6 +239,10 @@ macro_rules! seq_fops {
 }
 
 /// Operations of `dynamic_events`.
-pub(crate) static DYNAMIC_EVENTS_FOPS: FileOps = seq_fops!(write_dynamic_events);
+pub(crate) static DYNAMIC_EVENTS_FOPS: FileOps = seq_fops!(open_dynamic_events, Some(write_dynamic_events));
 /// Operations of `error_log`.
-pub(crate) static ERROR_LOG_FOPS: FileOps = seq_fops!(write_error_log);
+pub(crate) static ERROR_LOG_FOPS: FileOps = seq_fops!(open_error_log, Some(write_ignore));
+/// Operations of `profile`.
+pub(crate) static PROFILE_FOPS: FileOps = seq_fops!(open_profile, None);
+/// Operations of `README`.
+pub(crate) static README_FOPS: FileOps = seq_fops!(open_readme, None);

@@ -10,6 +10,7 @@
 use crate::bindings;
 use kernel::error::{code, Error, Result};
 use kernel::ffi::c_char;
+use kernel::c_str;
 use kernel::prelude::*;
 
 const CHUNK: usize = 16384;
@@ -60,6 +61,8 @@ pub(crate) struct Sym<'a> {
     pub(crate) addr: u64,
     pub(crate) kind: u8,
     pub(crate) name: &'a [u8],
+    /// `[module]` suffix without brackets, empty for vmlinux symbols.
+    pub(crate) module: &'a [u8],
 }
 
 fn parse_line(line: &[u8]) -> Option<Sym<'_>> {
@@ -67,20 +70,24 @@ fn parse_line(line: &[u8]) -> Option<Sym<'_>> {
     let addr = it.next()?;
     let kind = *it.next()?.first()?;
     let name = it.next()?;
+    let module = it
+        .next()
+        .and_then(|m| m.strip_prefix(b"["))
+        .and_then(|m| m.strip_suffix(b"]"))
+        .unwrap_or(&[]);
     let mut v: u64 = 0;
     for &c in addr {
         let d = (c as char).to_digit(16)? as u64;
         v = v.checked_mul(16)?.checked_add(d)?;
     }
-    Some(Sym { addr: v, kind, name })
+    Some(Sym { addr: v, kind, name, module })
 }
 
 /// Calls `f` for every symbol until it returns `true` (found). Returns whether
 /// `f` ever returned `true`.
 pub(crate) fn for_each(mut f: impl FnMut(&Sym<'_>) -> bool) -> Result<bool> {
     let file = KFile::open(c_str!("/proc/kallsyms"))?;
-    let mut buf = KVec::<u8>::with_capacity(CHUNK + MAX_LINE, GFP_KERNEL)?;
-    buf.resize(CHUNK + MAX_LINE, 0, GFP_KERNEL)?;
+    let mut buf = KVec::<u8>::from_elem(0, CHUNK + MAX_LINE, GFP_KERNEL)?;
     let mut pos: i64 = 0;
     let mut have = 0usize; // bytes of an incomplete line carried over
     loop {
@@ -126,6 +133,29 @@ pub(crate) fn lookup(name: &[u8], kinds: &[u8]) -> Result<Option<u64>> {
     Ok(found)
 }
 
+/// The module defining text symbol `name` (`None` for vmlinux or unknown).
+pub(crate) fn module_of(name: &[u8]) -> Result<Option<KVec<u8>>> {
+    let mut out = None;
+    let mut err = None;
+    for_each(|s| {
+        if s.name == name && (s.kind == b'T' || s.kind == b't') {
+            if !s.module.is_empty() {
+                let mut v = KVec::new();
+                match v.extend_from_slice(s.module, GFP_KERNEL) {
+                    Ok(()) => out = Some(v),
+                    Err(e) => err = Some(e),
+                }
+            }
+            return true;
+        }
+        false
+    })?;
+    if let Some(e) = err {
+        return Err(e.into());
+    }
+    Ok(out)
+}
+
 /// The tracing core's `event_mutex` (not exported, required held by
 /// `trace_add_event_call`/`trace_remove_event_call`).
 ///
@@ -134,7 +164,7 @@ pub(crate) fn lookup(name: &[u8], kinds: &[u8]) -> Result<Option<u64>> {
 /// module was linked against, which also proves the KASLR offset matches), and
 /// `event_mutex` must be a data symbol.
 pub(crate) fn find_event_mutex() -> Result<*mut bindings::mutex> {
-    let linked = bindings::trace_add_event_call as usize as u64;
+    let linked = bindings::trace_add_event_call as *const () as usize as u64;
     let mut seen_add = None;
     let mut mutex = None;
     for_each(|s| {

@@ -27,36 +27,98 @@ pub mod btf_query;
 #[path = "../trace_probe/src/trace_probe.rs"]
 pub mod trace_probe;
 
+mod btf;
+mod control;
 mod debugfs;
+mod env;
+mod event;
+mod handler;
+mod kallsyms;
+mod kvec;
+
+use control::{Inner, Rfprobe};
+use core::sync::atomic::Ordering;
+use event::State;
+use kernel::sync::new_mutex;
+use trace_probe::DentryOffsets;
 
 module! {
-    type: RfProbe,
+    type: RfProbeModule,
     name: "rfprobe",
     author: "rfprobe developers",
     description: "fprobe-based dynamic probe events with BTF argument access",
     license: "GPL",
 }
 
-struct RfProbe {
-    _dir: debugfs::Dir,
+struct RfProbeModule {
+    rf: Pin<KBox<Rfprobe>>,
+    dir: Option<debugfs::Dir>,
 }
 
-impl kernel::Module for RfProbe {
-    fn init(_module: &'static ThisModule) -> Result<Self> {
-        // SAFETY: Plain call without arguments; only WARNs if the module
-        // parameter `selftest_warn` was set (VM runner self-test).
+impl kernel::Module for RfProbeModule {
+    fn init(module: &'static ThisModule) -> Result<Self> {
+        // SAFETY: Plain call; only WARNs if the module parameter
+        // `selftest_warn` was set (VM runner self-test).
         unsafe { bindings::rfprobe_selftest_warn() };
 
+        let event_mutex = kallsyms::find_event_mutex().inspect_err(|_| {
+            pr_err!("cannot find the tracing core's event_mutex; refusing to load\n");
+        })?;
+        let vmlinux = btf::BtfData::load_vmlinux().inspect_err(|e| {
+            pr_err!("cannot load /sys/kernel/btf/vmlinux: {:?}\n", e);
+        })?;
+        let (blob, index) = vmlinux.sizes();
+        let dentry = vmlinux
+            .view()
+            .ok()
+            .and_then(|b| DentryOffsets::from_btf(&env::KernelBtf(b)))
+            .unwrap_or(DentryOffsets::X86_64_6_12);
+        let state = KBox::new(
+            State {
+                scratch: handler::Scratch::new()?,
+                // SAFETY: Reads a constant.
+                task_size: unsafe { bindings::rfprobe_task_size_max() } as u64,
+                event_mutex,
+                module: module.as_ptr().cast(),
+            },
+            GFP_KERNEL,
+        )?;
+        let inner = Inner::new()?;
+        let rf = KBox::pin_init(
+            pin_init!(Rfprobe {
+                state,
+                vmlinux,
+                dentry,
+                inner <- new_mutex!(inner),
+            }),
+            GFP_KERNEL,
+        )?;
+        debugfs::STATE.store((&*rf as *const Rfprobe).cast_mut(), Ordering::Release);
+        let mut me = RfProbeModule { rf, dir: None };
         let dir = debugfs::Dir::create(c_str!("rfprobe"))?;
         dir.create_file(c_str!("dynamic_events"), 0o600, &debugfs::DYNAMIC_EVENTS_FOPS)?;
         dir.create_file(c_str!("error_log"), 0o600, &debugfs::ERROR_LOG_FOPS)?;
-        pr_info!("loaded: /sys/kernel/debug/rfprobe/{{dynamic_events,error_log}}\n");
-        Ok(RfProbe { _dir: dir })
+        dir.create_file(c_str!("profile"), 0o400, &debugfs::PROFILE_FOPS)?;
+        dir.create_file(c_str!("README"), 0o400, &debugfs::README_FOPS)?;
+        me.dir = Some(dir);
+        pr_info!(
+            "loaded: vmlinux BTF {} bytes, index {} bytes; control files in /sys/kernel/debug/rfprobe/\n",
+            blob,
+            index
+        );
+        Ok(me)
     }
 }
 
-impl Drop for RfProbe {
+impl Drop for RfProbeModule {
     fn drop(&mut self) {
+        // No new commands once the files are gone.
+        self.dir = None;
+        debugfs::STATE.store(core::ptr::null_mut(), Ordering::Release);
+        // Enabled events pin the module, so none is enabled here.
+        if let Err(e) = self.rf.inner.lock().release_all(self.rf.state()) {
+            pr_err!("unload: removing events failed: {:?}\n", e);
+        }
         pr_info!("unloaded\n");
     }
 }

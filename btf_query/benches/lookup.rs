@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use btf_query::{required_index_len, Btf, Kind, TypeId};
 
 fn main() {
-    let path = std::env::var("RFPROBE_BENCH_BTF").unwrap_or_else(|_| "/sys/kernel/btf/vmlinux".into());
+    let path =
+        std::env::var("RFPROBE_BENCH_BTF").unwrap_or_else(|_| "/sys/kernel/btf/vmlinux".into());
     let blob = match std::fs::read(&path) {
         Ok(b) => b,
         Err(e) => {

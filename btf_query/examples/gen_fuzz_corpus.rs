@@ -42,7 +42,11 @@ fn refs(btf: &Btf<'_>, id: TypeId) -> Vec<TypeId> {
     let t = btf.type_by_id(id).unwrap();
     let (_, ids) = fields(t.kind(), usize::from(t.vlen()));
     ids.iter()
-        .map(|&at| TypeId(u32::from_le_bytes(t.bytes()[at..at + 4].try_into().unwrap())))
+        .map(|&at| {
+            TypeId(u32::from_le_bytes(
+                t.bytes()[at..at + 4].try_into().unwrap(),
+            ))
+        })
         .filter(|r| !r.is_void())
         .collect()
 }
@@ -117,7 +121,9 @@ fn encode(
 fn main() {
     let mut args = std::env::args().skip(1);
     let out = args.next().expect("usage: gen_fuzz_corpus OUT_DIR [BTF]");
-    let path = args.next().unwrap_or_else(|| "/sys/kernel/btf/vmlinux".into());
+    let path = args
+        .next()
+        .unwrap_or_else(|| "/sys/kernel/btf/vmlinux".into());
     let blob = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut storage = vec![0; required_index_len(&blob).unwrap()];
     let btf = Btf::new(&blob, &mut storage).unwrap();
@@ -152,8 +158,11 @@ fn main() {
         for limit in [6usize, 24, 64] {
             let types = closure(&btf, root, limit);
             // Base seed: all types in one blob.
-            let map: HashMap<TypeId, u32> =
-                types.iter().enumerate().map(|(i, &t)| (t, i as u32 + 1)).collect();
+            let map: HashMap<TypeId, u32> = types
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| (t, i as u32 + 1))
+                .collect();
             let mut strings = vec![0u8];
             let base = encode(&btf, &types, &map, 0, &mut strings, &HashMap::new());
             if base.len() > 16 * 1024 {
@@ -169,8 +178,11 @@ fn main() {
             let half = types.len().div_ceil(2);
             let (b_types, s_types) = types.split_at(half);
             let mut b_strings = vec![0u8];
-            let b_map: HashMap<TypeId, u32> =
-                b_types.iter().enumerate().map(|(i, &t)| (t, i as u32 + 1)).collect();
+            let b_map: HashMap<TypeId, u32> = b_types
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| (t, i as u32 + 1))
+                .collect();
             let b_blob = encode(&btf, b_types, &b_map, 0, &mut b_strings, &HashMap::new());
             // Offsets of the base's strings (the first occurrence of each).
             let mut base_names: HashMap<Vec<u8>, u32> = HashMap::new();
@@ -180,7 +192,14 @@ fn main() {
                 off += s.len() as u32 + 1;
             }
             let mut s_strings = Vec::new();
-            let s_blob = encode(&btf, s_types, &map, b_strings.len() as u32, &mut s_strings, &base_names);
+            let s_blob = encode(
+                &btf,
+                s_types,
+                &map,
+                b_strings.len() as u32,
+                &mut s_strings,
+                &base_names,
+            );
             // Both must be valid.
             let mut st1 = vec![0; required_index_len(&b_blob).unwrap()];
             let b = Btf::new(&b_blob, &mut st1).expect("seed base");

@@ -19,6 +19,10 @@
 //!   Queries are then `O(1)` by id and `O(log n)` by name.
 //! * Split BTF (a module's BTF on top of vmlinux) is a [`Btf`] created with
 //!   [`Btf::new_split`]; queries on it transparently reach the base types.
+//! * Long-lived users (the kernel module) build the index once with
+//!   [`build_index`] into their own `u32` buffer and re-create the cheap
+//!   [`Btf`] view per query with [`Btf::from_index`] (`O(1)`), so nothing
+//!   self-referential has to be stored.
 //!
 //! # Robustness
 //!
@@ -28,6 +32,19 @@
 //! ([`MAX_RESOLVE_DEPTH`], [`ANON_STACK_MAX`], [`MAX_ANON_VISITS`]), so
 //! reference cycles in hostile input are reported as [`Error::TooDeep`]. Nothing
 //! here recurses.
+//!
+//! # Queries
+//!
+//! By name ([`Btf::find_func`], [`Btf::find_func_for_symbol`],
+//! [`Btf::find_struct_or_union`], [`Btf::find_typedef`], [`Btf::find_enum`],
+//! [`Btf::find_base_type`], [`Btf::find_by_name_kind`]); functions
+//! ([`Btf::func_proto`] → [`FuncProto::params`], [`FuncProto::ret`]); members
+//! ([`Btf::find_member`] with the kernel's anonymous-member search,
+//! [`Btf::members`]); type facts ([`Btf::skip_modifiers`], [`Btf::size_of`],
+//! [`Btf::int_info`], [`Btf::pointee`], [`Btf::array_info`],
+//! [`Btf::is_char_array`], [`Btf::is_char_ptr`], [`Btf::facts`]); enums
+//! ([`Btf::enum_values`], [`Btf::enum_value_name`]); C names
+//! ([`Btf::display`], [`Btf::write_type_name`]).
 //!
 //! # Example
 //!
@@ -61,11 +78,11 @@ pub use self::display::TypeName;
 pub use self::error::Error;
 pub use self::index::{required_index_len, INDEX_HEADER_WORDS};
 pub use self::query::{
-    EnumValue, EnumValues, FuncProto, Member, Members, Param, Params, TypeFacts,
-    ANON_STACK_MAX, MAX_ANON_VISITS, MAX_RESOLVE_DEPTH,
+    EnumValue, EnumValues, FuncProto, Member, Members, Param, Params, TypeFacts, ANON_STACK_MAX,
+    MAX_ANON_VISITS, MAX_RESOLVE_DEPTH,
 };
 pub use self::symbol::normalize_symbol;
-pub use self::table::Btf;
+pub use self::table::{build_index, Btf};
 pub use self::types::{ArrayInfo, IntInfo, Kind, RawMember, Type, TypeId};
 
 /// `BTF_MAGIC` from `include/uapi/linux/btf.h`.
@@ -80,4 +97,3 @@ pub const BTF_MAX_NAME_OFFSET: u32 = 0x00ff_ffff;
 /// The BTF describes the kernel this code runs in (or, on the host, a kernel
 /// of the same architecture).
 pub const POINTER_SIZE: u32 = core::mem::size_of::<usize>() as u32;
-

@@ -141,7 +141,11 @@ impl<'a> Btf<'a> {
         self.write_decl::<W, true>(id, w)
     }
 
-    fn write_decl<W: Write + ?Sized, const FULL: bool>(&self, id: TypeId, w: &mut W) -> fmt::Result {
+    fn write_decl<W: Write + ?Sized, const FULL: bool>(
+        &self,
+        id: TypeId,
+        w: &mut W,
+    ) -> fmt::Result {
         // Collect the layers, outermost first, and the base type.
         let mut layers = [Layer::Ptr; MAX_RESOLVE_DEPTH];
         let mut n = 0usize;
@@ -182,9 +186,16 @@ impl<'a> Btf<'a> {
         let layers = layers.get(..n).unwrap_or(&[]);
 
         // Qualifiers right above the base are written before it.
-        let quals = layers.iter().rev().take_while(|l| matches!(l, Layer::Qual(_))).count();
+        let quals = layers
+            .iter()
+            .rev()
+            .take_while(|l| matches!(l, Layer::Qual(_)))
+            .count();
         let decl = layers.get(..n - quals).unwrap_or(&[]);
-        let mut out = Out { w, last: Last::Start };
+        let mut out = Out {
+            w,
+            last: Last::Start,
+        };
         for l in layers.get(n - quals..).unwrap_or(&[]) {
             if let Layer::Qual(k) = l {
                 out.word(qual_name(*k))?;

@@ -203,7 +203,11 @@ impl<'a> Iterator for EnumValues<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         let (name_off, value) = self.ty.enumerator(self.next)?;
         self.next += 1;
-        Some(self.strs.get(name_off).map(|name| EnumValue { name, value }))
+        Some(
+            self.strs
+                .get(name_off)
+                .map(|name| EnumValue { name, value }),
+        )
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

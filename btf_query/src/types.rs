@@ -461,7 +461,10 @@ impl<'a> Type<'a> {
 
     /// Calls `f` with every type id stored in the record (references to
     /// other types), for validation.
-    pub(super) fn for_each_ref(&self, mut f: impl FnMut(TypeId) -> Result<(), Error>) -> Result<(), Error> {
+    pub(super) fn for_each_ref(
+        &self,
+        mut f: impl FnMut(TypeId) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         if let Some(t) = self.ref_type() {
             f(t)?;
         }
@@ -499,7 +502,10 @@ impl<'a> Type<'a> {
     }
 
     /// Calls `f` with every name offset stored in the record, for validation.
-    pub(super) fn for_each_name(&self, mut f: impl FnMut(u32) -> Result<(), Error>) -> Result<(), Error> {
+    pub(super) fn for_each_name(
+        &self,
+        mut f: impl FnMut(u32) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         f(self.name_off())?;
         match self.kind {
             Kind::Struct | Kind::Union => {

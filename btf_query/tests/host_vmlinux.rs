@@ -40,13 +40,19 @@ fn index_and_reattach() {
     assert!(Btf::from_index(&blob, &storage[..need - 1]).is_err());
     let mut bad = storage.clone();
     bad[0] ^= 1;
-    assert_eq!(Btf::from_index(&blob, &bad).unwrap_err(), btf_query::Error::BadIndex);
+    assert_eq!(
+        Btf::from_index(&blob, &bad).unwrap_err(),
+        btf_query::Error::BadIndex
+    );
 
     // Too little storage is an error with the right size.
     let mut small = vec![0u32; need - 1];
     assert_eq!(
         Btf::new(&blob, &mut small).unwrap_err(),
-        btf_query::Error::IndexTooSmall { need, have: need - 1 }
+        btf_query::Error::IndexTooSmall {
+            need,
+            have: need - 1
+        }
     );
     assert!(Btf::new(&blob, &mut []).is_err());
 }
@@ -68,13 +74,21 @@ fn lookups_agree_with_linear_scan() {
         let name = btf.type_name(id).unwrap();
         out.clear();
         btf.write_type_name(id, &mut out).unwrap();
-        assert!(!out.contains("<bad") && !out.contains("<too deep>"), "{out}");
-        let unindexed = matches!(t.kind(), Kind::Var | Kind::Datasec | Kind::Fwd | Kind::DeclTag);
+        assert!(
+            !out.contains("<bad") && !out.contains("<too deep>"),
+            "{out}"
+        );
+        let unindexed = matches!(
+            t.kind(),
+            Kind::Var | Kind::Datasec | Kind::Fwd | Kind::DeclTag
+        );
         if name.is_empty() || (unindexed && id.0 % 11 != 0) {
             // Unindexed kinds are found by a linear scan: sample them.
             continue;
         }
-        let found = btf.find_by_name_kind(name, t.kind()).expect("indexed lookup");
+        let found = btf
+            .find_by_name_kind(name, t.kind())
+            .expect("indexed lookup");
         // The first type of that name and kind: never after `id`.
         assert!(found <= id);
         assert_eq!(btf.type_name(found).unwrap(), name);
@@ -111,6 +125,6 @@ fn enum_values_roundtrip() {
             values += 1;
         }
     }
-    eprintln!("enums {enums}, enum64s {enum64s}, values {values}");
+    note!("enums {enums}, enum64s {enum64s}, values {values}");
     assert!(enums > 100 && values > 1000);
 }

@@ -15,9 +15,10 @@ fn pahole_split_on_host() {
     let Some(base_blob) = host_vmlinux("pahole_split_on_host") else {
         return;
     };
-    let Some((_, blob)) = pahole_split("pahole_split_on_host") else {
+    let Some((path, blob)) = pahole_split("pahole_split_on_host") else {
         return;
     };
+    let _ = std::fs::remove_file(path);
     let base = Box::leak(Box::new(leak_btf(base_blob)));
     let split = leak_split(blob.clone(), base);
     let s = |id| display(&split, id);
@@ -49,12 +50,16 @@ fn pahole_split_on_host() {
     assert!(p.ret() < split.start_id());
     let msg = p.param(1).unwrap().unwrap();
     assert!(split.is_char_ptr(msg.ty).unwrap());
-    let void_fn = split.func_proto(split.find_func(b"rfprobe_demo_void").unwrap()).unwrap();
+    let void_fn = split
+        .func_proto(split.find_func(b"rfprobe_demo_void").unwrap())
+        .unwrap();
     assert_eq!(void_fn.ret(), TypeId::VOID);
     assert_eq!(s(void_fn.param(0).unwrap().unwrap().ty), "struct file *");
 
     // Members: kind_flag bitfields, anonymous union/struct, base pointee.
-    let d = split.find_struct_or_union(b"rfprobe_demo").expect("local struct");
+    let d = split
+        .find_struct_or_union(b"rfprobe_demo")
+        .expect("local struct");
     let td = split.find_typedef(b"rfprobe_demo_t").unwrap();
     assert_eq!(split.skip_modifiers(td).unwrap(), d);
     let m = |n: &[u8]| split.find_member(td, n).unwrap().unwrap();
@@ -69,13 +74,20 @@ fn pahole_split_on_host() {
     let file = m(b"file");
     assert_eq!(s(file.ty), "struct file *");
     let pointee = split.pointee(file.ty).unwrap().unwrap();
-    assert_eq!(Some(pointee), base.find_struct_or_union(b"file"), "resolved to the base");
+    assert_eq!(
+        Some(pointee),
+        base.find_struct_or_union(b"file"),
+        "resolved to the base"
+    );
     // Base members through the split view.
     assert!(split.find_member(pointee, b"f_pos").unwrap().is_some());
     assert_eq!(split.size_of(d).unwrap(), 48);
 
     let e = split.find_enum(b"rfprobe_demo_state").unwrap();
-    assert_eq!(split.enum_value_name(e, 7).unwrap(), Some(&b"RFPROBE_BUSY"[..]));
+    assert_eq!(
+        split.enum_value_name(e, 7).unwrap(),
+        Some(&b"RFPROBE_BUSY"[..])
+    );
 
     // Base lookups through the split view; kernel basics hold on it too.
     assert_eq!(split.find_func(b"vfs_read"), base.find_func(b"vfs_read"));
@@ -83,7 +95,9 @@ fn pahole_split_on_host() {
 
     // O(1) re-attach.
     let mut storage = storage_for(&blob);
-    let n = Btf::new_split(&blob, base, &mut storage).unwrap().index_len();
+    let n = Btf::new_split(&blob, base, &mut storage)
+        .unwrap()
+        .index_len();
     let again = Btf::from_index_split(&blob, base, &storage[..n]).unwrap();
     assert_eq!(again.find_func(b"rfprobe_demo_fn"), Some(f));
 }
@@ -95,7 +109,7 @@ fn test_kernel_vmlinux() {
     };
     let btf = leak_btf(blob);
     check_kernel_basics(&btf);
-    eprintln!(
+    note!(
         "test kernel vmlinux: {} types, index {} words",
         btf.end_id() - 1,
         btf.index_len()
@@ -104,10 +118,12 @@ fn test_kernel_vmlinux() {
 
 #[test]
 fn test_kernel_module_split() {
-    let Some((_, vblob)) = env_blob("RFPROBE_TEST_BTF_VMLINUX", "test kernel module split BTF") else {
+    let Some((_, vblob)) = env_blob("RFPROBE_TEST_BTF_VMLINUX", "test kernel module split BTF")
+    else {
         return;
     };
-    let Some((path, mblob)) = env_blob("RFPROBE_TEST_BTF_MODULE", "test kernel module split BTF") else {
+    let Some((path, mblob)) = env_blob("RFPROBE_TEST_BTF_MODULE", "test kernel module split BTF")
+    else {
         return;
     };
     let base = Box::leak(Box::new(leak_btf(vblob)));
@@ -121,13 +137,21 @@ fn test_kernel_module_split() {
         let name = split.type_name(id).unwrap();
         out.clear();
         split.write_type_name(id, &mut out).unwrap();
-        assert!(!out.contains("<bad") && !out.contains("<too deep>"), "{out}");
-        if t.ref_type().is_some_and(|r| !r.is_void() && r < split.start_id()) {
+        assert!(
+            !out.contains("<bad") && !out.contains("<too deep>"),
+            "{out}"
+        );
+        if t.ref_type()
+            .is_some_and(|r| !r.is_void() && r < split.start_id())
+        {
             base_refs += 1;
         }
         match t.kind() {
             Kind::Func => {
-                assert_eq!(split.find_func(name).map(|f| split.type_name(f).unwrap()), Some(name));
+                assert_eq!(
+                    split.find_func(name).map(|f| split.type_name(f).unwrap()),
+                    Some(name)
+                );
                 let p = split.func_proto(id).unwrap();
                 for q in p.params() {
                     let q = q.unwrap();
@@ -151,11 +175,13 @@ fn test_kernel_module_split() {
             _ => {}
         }
     }
-    eprintln!(
+    note!(
         "module {path}: {} local types ({funcs} funcs, {structs} structs/unions, {base_refs} references into the base)",
         split.nr_local_types()
     );
-    assert!(base_refs > 0, "a module's BTF refers to vmlinux types");
+    if split.nr_local_types() > 0 {
+        assert!(base_refs > 0, "a module's BTF refers to vmlinux types");
+    }
     // Base types through the split view.
     assert_eq!(split.find_func(b"vfs_read"), base.find_func(b"vfs_read"));
     check_kernel_basics(&split);

@@ -61,7 +61,13 @@ fn sample() -> (Builder, Vec<u32>) {
     let tag = b.decl_tag("kfunc", f, -1); // 20
     let vproto = b.func_proto(TypeId::VOID.0, &[("fmt", pcch), ("", 0)]); // 21
     let vf = b.func("sample_printf", vproto); // 22
-    (b, vec![int, uint, ch, cch, pcch, arr, s, proto, f, e, e64, fwd, td, v, r, tt, flt, var, sec, tag, vproto, vf])
+    (
+        b,
+        vec![
+            int, uint, ch, cch, pcch, arr, s, proto, f, e, e64, fwd, td, v, r, tt, flt, var, sec,
+            tag, vproto, vf,
+        ],
+    )
 }
 
 #[test]
@@ -74,18 +80,37 @@ fn every_kind() {
     use Kind::*;
     assert_eq!(
         kinds,
-        [Int, Int, Int, Const, Ptr, Array, Struct, FuncProto, Func, Enum, Enum64, Fwd, Typedef,
-         Volatile, Restrict, TypeTag, Float, Var, Datasec, DeclTag, FuncProto, Func]
+        [
+            Int, Int, Int, Const, Ptr, Array, Struct, FuncProto, Func, Enum, Enum64, Fwd, Typedef,
+            Volatile, Restrict, TypeTag, Float, Var, Datasec, DeclTag, FuncProto, Func
+        ]
     );
     let s = |id: u32| display(&btf, TypeId(id));
     let names: Vec<String> = ids.iter().map(|&i| s(i)).collect();
     assert_eq!(
         names,
         [
-            "int", "unsigned int", "char", "const char", "const char *", "char[16]", "struct sample",
-            "int (int, const char *)", "int (int, const char *)", "enum colour", "enum big",
-            "union opaque", "sample_t", "volatile sample_t", "const char * restrict", "char", "double",
-            "int", "SEC(.data)", "int (int, const char *)", "void (const char *, ...)",
+            "int",
+            "unsigned int",
+            "char",
+            "const char",
+            "const char *",
+            "char[16]",
+            "struct sample",
+            "int (int, const char *)",
+            "int (int, const char *)",
+            "enum colour",
+            "enum big",
+            "union opaque",
+            "sample_t",
+            "volatile sample_t",
+            "const char * restrict",
+            "char",
+            "double",
+            "int",
+            "SEC(.data)",
+            "int (int, const char *)",
+            "void (const char *, ...)",
             "void (const char *, ...)",
         ]
         .map(|n| n.replace("SEC(.data)", ".data"))
@@ -100,12 +125,33 @@ fn every_kind() {
     assert_eq!(btf.size_of(name.ty).unwrap(), 16);
     let sm = btf.find_member(st, b"s").unwrap().unwrap();
     assert!(btf.is_char_ptr(sm.ty).unwrap());
-    assert!(btf.is_char_ptr(TypeId(ids[14])).unwrap(), "restrict pointer");
+    assert!(
+        btf.is_char_ptr(TypeId(ids[14])).unwrap(),
+        "restrict pointer"
+    );
     assert!(!btf.is_char_ptr(TypeId(ids[0])).unwrap());
     assert_eq!(btf.members(st).unwrap().count(), 4);
-    assert_eq!(btf.find_member(TypeId(ids[13]), b"a").unwrap().unwrap().bit_offset, 0);
-    assert!(matches!(btf.find_member(TypeId(ids[0]), b"a"), Err(Error::WrongKind { kind: Kind::Int, .. })));
-    assert!(matches!(btf.find_member(TypeId(ids[11]), b"a"), Err(Error::WrongKind { kind: Kind::Fwd, .. })));
+    assert_eq!(
+        btf.find_member(TypeId(ids[13]), b"a")
+            .unwrap()
+            .unwrap()
+            .bit_offset,
+        0
+    );
+    assert!(matches!(
+        btf.find_member(TypeId(ids[0]), b"a"),
+        Err(Error::WrongKind {
+            kind: Kind::Int,
+            ..
+        })
+    ));
+    assert!(matches!(
+        btf.find_member(TypeId(ids[11]), b"a"),
+        Err(Error::WrongKind {
+            kind: Kind::Fwd,
+            ..
+        })
+    ));
 
     // Sizes.
     assert_eq!(btf.size_of(st).unwrap(), 32);
@@ -113,9 +159,18 @@ fn every_kind() {
     assert_eq!(btf.size_of(TypeId(ids[4])).unwrap(), 8);
     assert_eq!(btf.size_of(TypeId(ids[17])).unwrap(), 4, "var");
     assert_eq!(btf.size_of(TypeId(ids[18])).unwrap(), 4, "datasec");
-    assert!(matches!(btf.size_of(TypeId(ids[8])), Err(Error::NoSize { .. })));
-    assert!(matches!(btf.size_of(TypeId(ids[11])), Err(Error::NoSize { .. })));
-    assert!(matches!(btf.size_of(TypeId(ids[19])), Err(Error::NoSize { .. })));
+    assert!(matches!(
+        btf.size_of(TypeId(ids[8])),
+        Err(Error::NoSize { .. })
+    ));
+    assert!(matches!(
+        btf.size_of(TypeId(ids[11])),
+        Err(Error::NoSize { .. })
+    ));
+    assert!(matches!(
+        btf.size_of(TypeId(ids[19])),
+        Err(Error::NoSize { .. })
+    ));
 
     // Functions.
     let p = btf.func_proto(TypeId(ids[8])).unwrap();
@@ -127,7 +182,13 @@ fn every_kind() {
     assert_eq!(vp.params().count(), 1);
     assert_eq!(vp.param(1).unwrap(), None);
     assert_eq!(vp.ret(), TypeId::VOID);
-    assert!(matches!(btf.func_proto(st), Err(Error::WrongKind { kind: Kind::Struct, .. })));
+    assert!(matches!(
+        btf.func_proto(st),
+        Err(Error::WrongKind {
+            kind: Kind::Struct,
+            ..
+        })
+    ));
     assert!(btf.func_proto(TypeId::VOID).is_err());
 
     // Enums: signed 32-bit values sign-extend, comparisons use the enum size.
@@ -136,11 +197,17 @@ fn every_kind() {
     assert_eq!(vals[0].value, u64::MAX);
     assert!(btf.enum_values(e).unwrap().is_signed());
     assert_eq!(btf.enum_value_name(e, u64::MAX).unwrap(), Some(&b"RED"[..]));
-    assert_eq!(btf.enum_value_name(e, 0xffff_ffff).unwrap(), Some(&b"RED"[..]));
+    assert_eq!(
+        btf.enum_value_name(e, 0xffff_ffff).unwrap(),
+        Some(&b"RED"[..])
+    );
     assert_eq!(btf.enum_value_name(e, 1).unwrap(), Some(&b"GREEN"[..]));
     assert_eq!(btf.enum_value_name(e, 2).unwrap(), None);
     let e64 = TypeId(ids[10]);
-    assert_eq!(btf.enum_value_name(e64, 1 << 40).unwrap(), Some(&b"HUGE"[..]));
+    assert_eq!(
+        btf.enum_value_name(e64, 1 << 40).unwrap(),
+        Some(&b"HUGE"[..])
+    );
     assert_eq!(btf.enum_value_name(e64, 0).unwrap(), None);
     assert_eq!(btf.facts(e64).unwrap().enum_signed, Some(false));
 
@@ -151,18 +218,41 @@ fn every_kind() {
     assert_eq!(btf.find_enum(b"colour"), Some(e));
     assert_eq!(btf.find_enum(b"big"), Some(e64));
     assert_eq!(btf.find_base_type(b"double"), Some(TypeId(ids[16])));
-    assert_eq!(btf.find_by_name_kind(b"sample_var", Kind::Var), Some(TypeId(ids[17])));
-    assert_eq!(btf.find_by_name_kind(b".data", Kind::Datasec), Some(TypeId(ids[18])));
-    assert_eq!(btf.find_by_name_kind(b"opaque", Kind::Fwd), Some(TypeId(ids[11])));
-    assert_eq!(btf.find_by_name_kind(b"user", Kind::TypeTag), Some(TypeId(ids[15])));
-    assert_eq!(btf.find_by_name_kind(b"kfunc", Kind::DeclTag), Some(TypeId(ids[19])));
+    assert_eq!(
+        btf.find_by_name_kind(b"sample_var", Kind::Var),
+        Some(TypeId(ids[17]))
+    );
+    assert_eq!(
+        btf.find_by_name_kind(b".data", Kind::Datasec),
+        Some(TypeId(ids[18]))
+    );
+    assert_eq!(
+        btf.find_by_name_kind(b"opaque", Kind::Fwd),
+        Some(TypeId(ids[11]))
+    );
+    assert_eq!(
+        btf.find_by_name_kind(b"user", Kind::TypeTag),
+        Some(TypeId(ids[15]))
+    );
+    assert_eq!(
+        btf.find_by_name_kind(b"kfunc", Kind::DeclTag),
+        Some(TypeId(ids[19]))
+    );
     assert_eq!(btf.find_by_name_kind(b"opaque", Kind::Struct), None);
 
     // Type-level accessors.
     let t = btf.type_by_id(TypeId(ids[17])).unwrap();
     assert_eq!(t.linkage(), Some(1));
-    assert_eq!(btf.type_by_id(TypeId(ids[18])).unwrap().datasec_entry(0), Some((TypeId(ids[17]), 0, 4)));
-    assert_eq!(btf.type_by_id(TypeId(ids[19])).unwrap().decl_tag_component(), Some(-1));
+    assert_eq!(
+        btf.type_by_id(TypeId(ids[18])).unwrap().datasec_entry(0),
+        Some((TypeId(ids[17]), 0, 4))
+    );
+    assert_eq!(
+        btf.type_by_id(TypeId(ids[19]))
+            .unwrap()
+            .decl_tag_component(),
+        Some(-1)
+    );
     assert_eq!(btf.type_by_id(TypeId(ids[8])).unwrap().linkage(), Some(1));
     assert!(btf.type_by_id(TypeId::VOID).is_err());
     assert!(btf.type_by_id(TypeId(23)).is_err());
@@ -180,7 +270,13 @@ fn unaligned_blob() {
         let mut storage = vec![0; required_index_len(blob).unwrap()];
         let btf = Btf::new(blob, &mut storage).unwrap();
         assert_eq!(btf.find_func(b"sample_fn"), Some(TypeId(9)));
-        assert_eq!(btf.find_member(TypeId(7), b"s").unwrap().unwrap().bit_offset, 192);
+        assert_eq!(
+            btf.find_member(TypeId(7), b"s")
+                .unwrap()
+                .unwrap()
+                .bit_offset,
+            192
+        );
     }
 }
 
@@ -190,8 +286,8 @@ fn unaligned_blob() {
 fn anonymous_member_search_order() {
     let mut b = Builder::new();
     let int = b.int("int", 4, 32, 1); // 1
-    // Two anonymous structs both containing `x`; the later one (pushed
-    // last) is searched first.
+                                      // Two anonymous structs both containing `x`; the later one (pushed
+                                      // last) is searched first.
     let a1 = b.structure("", 4, &[("x", int, 0)]); // 2
     let a2 = b.structure("", 4, &[("x", int, 0), ("y", int, 0)]); // 3
     let u = b.union("", 8, &[("", a1, 0), ("z", int, 0)]); // 4: union { struct {x}; z }
@@ -232,8 +328,11 @@ fn anonymous_member_search_order() {
     }
     let big = b.structure("big", 17 * 4, &members);
     let btf = leak_btf(b.finish());
-    for i in 0..16 {
-        let m = btf.find_member(TypeId(big), names[i].as_bytes()).unwrap().unwrap();
+    for (i, name) in names.iter().enumerate().take(16) {
+        let m = btf
+            .find_member(TypeId(big), name.as_bytes())
+            .unwrap()
+            .unwrap();
         assert_eq!(m.bit_offset, 32 * i as u32);
     }
     assert_eq!(btf.find_member(TypeId(big), b"m16").unwrap(), None);
@@ -252,7 +351,10 @@ fn nested_anonymous_offsets() {
     let outer = b.structure("outer", 16, &[("", tmid, 64)]); // 6
     let btf = leak_btf(b.finish());
     let m = btf.find_member(TypeId(outer), b"flag").unwrap().unwrap();
-    assert_eq!((m.bit_offset, m.bitfield_size, m.parent), (64 + 32 + 5, 1, TypeId(inner)));
+    assert_eq!(
+        (m.bit_offset, m.bitfield_size, m.parent),
+        (64 + 32 + 5, 1, TypeId(inner))
+    );
 }
 
 /// Old-style bitfields (no kind_flag): size in the INT encoding.
@@ -343,9 +445,9 @@ fn split_btf() {
     let pst = b.ptr(st); // 24
     let proto = b.func_proto(int, &[("m", pst), ("p", 5)]); // 25
     let f = b.func("mod_fn", proto); // 26
-    // A local type named like a base one: the base is searched first.
+                                     // A local type named like a base one: the base is searched first.
     let dup = b.structure("sample", 4, &[]); // 27
-    // A name offset into the base string section (the base's "int").
+                                             // A name offset into the base string section (the base's "int").
     let base_int_name = base.type_by_id(TypeId(1)).unwrap().name_off();
     let alias = b.raw(base_int_name, info(TYPEDEF, 0, false), int, &[]); // 28
     assert_eq!((st, pst, proto, f, dup, alias), (23, 24, 25, 26, 27, 28));
@@ -356,12 +458,26 @@ fn split_btf() {
     assert_eq!(split.end_id(), 29);
     assert_eq!(split.nr_local_types(), 6);
     assert_eq!(split.find_func(b"mod_fn"), Some(TypeId(f)));
-    assert_eq!(split.find_func(b"sample_fn"), Some(TypeId(9)), "base func via split");
-    assert_eq!(split.find_struct_or_union(b"sample"), Some(TypeId(7)), "base first");
-    assert_eq!(split.find_by_name_kind_linear(b"sample", Kind::Struct), Some(TypeId(7)));
+    assert_eq!(
+        split.find_func(b"sample_fn"),
+        Some(TypeId(9)),
+        "base func via split"
+    );
+    assert_eq!(
+        split.find_struct_or_union(b"sample"),
+        Some(TypeId(7)),
+        "base first"
+    );
+    assert_eq!(
+        split.find_by_name_kind_linear(b"sample", Kind::Struct),
+        Some(TypeId(7))
+    );
     assert_eq!(split.find_typedef(b"int"), Some(TypeId(alias)));
     assert_eq!(split.type_name(TypeId(alias)).unwrap(), b"int");
-    assert_eq!(display(&split, TypeId(f)), "int (struct mod_struct *, const char *)");
+    assert_eq!(
+        display(&split, TypeId(f)),
+        "int (struct mod_struct *, const char *)"
+    );
     let m = split.find_member(TypeId(st), b"sample").unwrap().unwrap();
     assert_eq!(display(&split, m.ty), "struct sample");
     let bf = split.find_member(m.ty, b"bf").unwrap().unwrap();
@@ -371,18 +487,29 @@ fn split_btf() {
 
     // Re-attach.
     let mut storage = storage_for(&blob);
-    let n = Btf::new_split(&blob, base, &mut storage).unwrap().index_len();
+    let n = Btf::new_split(&blob, base, &mut storage)
+        .unwrap()
+        .index_len();
     let again = Btf::from_index_split(&blob, base, &storage[..n]).unwrap();
     assert_eq!(again.find_func(b"mod_fn"), Some(TypeId(f)));
     // Not as a base (its string section does not start with NUL).
-    assert_eq!(Btf::from_index(&blob, &storage).unwrap_err(), Error::BadStringSection);
+    assert_eq!(
+        Btf::from_index(&blob, &storage).unwrap_err(),
+        Error::BadStringSection
+    );
     // Not on another base.
     let other = Box::leak(Box::new(leak_btf(Builder::new().tap_int().finish())));
-    assert_eq!(Btf::from_index_split(&blob, other, &storage).unwrap_err(), Error::BadIndex);
+    assert_eq!(
+        Btf::from_index_split(&blob, other, &storage).unwrap_err(),
+        Error::BadIndex
+    );
 
     // Split on split is refused.
     let mut s2 = storage_for(&blob);
-    assert_eq!(Btf::new_split(&blob, Box::leak(Box::new(split)), &mut s2).unwrap_err(), Error::BadBase);
+    assert_eq!(
+        Btf::new_split(&blob, Box::leak(Box::new(split)), &mut s2).unwrap_err(),
+        Error::BadBase
+    );
 
     // A split blob with no strings of its own and no types.
     let empty = Builder::split(23, base_str_len).finish();
@@ -399,6 +526,9 @@ fn split_btf() {
     b.raw(n + 100, info(PTR, 0, false), 1, &[]);
     assert_eq!(split_err(&b.finish(), base), Error::BadNameOffset(n + 100));
 }
+
+/// A way to add one (bad) record.
+type Case = Box<dyn Fn(&mut Builder)>;
 
 fn split_err(blob: &[u8], base: &'static Btf<'static>) -> Error {
     let mut storage = storage_for(blob);
@@ -420,7 +550,10 @@ fn duplicate_names_pick_lowest_id() {
     assert_eq!(btf.find_struct_or_union(b"dup"), Some(TypeId(u)));
     assert_eq!(btf.find_by_name_kind(b"dup", Kind::Struct), Some(TypeId(s)));
     assert_eq!(btf.find_by_name_kind(b"dup", Kind::Union), Some(TypeId(u)));
-    assert_eq!(btf.find_by_name_kind_linear(b"dup", Kind::Func), Some(TypeId(f1)));
+    assert_eq!(
+        btf.find_by_name_kind_linear(b"dup", Kind::Func),
+        Some(TypeId(f1))
+    );
 }
 
 #[test]
@@ -429,7 +562,10 @@ fn truncation_never_panics() {
     let blob = b.finish();
     assert!(build(&blob).is_ok());
     for len in 0..blob.len() {
-        assert!(build(&blob[..len]).is_err(), "prefix of {len} bytes accepted");
+        assert!(
+            build(&blob[..len]).is_err(),
+            "prefix of {len} bytes accepted"
+        );
     }
     // Also shrink the type section at every 4-byte step, keeping the header
     // consistent: records get cut in the middle.
@@ -484,19 +620,23 @@ fn bad_sections() {
     let (tl, sl) = (b.types.len() as u32, b.strings.len() as u32);
     let enc = |h: &mut Header| h.encode(&b.types, &b.strings);
     let cases: &[(u32, u32, u32, u32)] = &[
-        (0, tl + 4, tl, sl),         // overlap
-        (0, tl, tl - 4, sl + 4),     // overlap
-        (0, tl - 4, tl, sl),         // gap
-        (0, tl, tl, sl - 1),         // trailing byte
-        (0, tl, tl, sl + 1),         // past the end
-        (2, tl, tl, sl),             // misaligned type section
-        (0, tl, u32::MAX, 2),        // offset overflow
-        (0, u32::MAX, 0, sl),        // length overflow
+        (0, tl + 4, tl, sl),     // overlap
+        (0, tl, tl - 4, sl + 4), // overlap
+        (0, tl - 4, tl, sl),     // gap
+        (0, tl, tl, sl - 1),     // trailing byte
+        (0, tl, tl, sl + 1),     // past the end
+        (2, tl, tl, sl),         // misaligned type section
+        (0, tl, u32::MAX, 2),    // offset overflow
+        (0, u32::MAX, 0, sl),    // length overflow
     ];
     for &(to, tlen, so, slen) in cases {
         let mut h = b.header();
         (h.type_off, h.type_len, h.str_off, h.str_len) = (to, tlen, so, slen);
-        assert_eq!(parse_err(&enc(&mut h)), Error::BadSection, "{to} {tlen} {so} {slen}");
+        assert_eq!(
+            parse_err(&enc(&mut h)),
+            Error::BadSection,
+            "{to} {tlen} {so} {slen}"
+        );
     }
     // Strings first, types after: allowed.
     let mut h = Header::new(tl, sl);
@@ -512,12 +652,21 @@ fn bad_sections() {
     let mut h = Header::new(tl, sl);
     let mut strings = b.strings.clone();
     *strings.last_mut().unwrap() = b'x';
-    assert_eq!(parse_err(&h.encode(&b.types, &strings)), Error::BadStringSection);
+    assert_eq!(
+        parse_err(&h.encode(&b.types, &strings)),
+        Error::BadStringSection
+    );
     let mut strings = b.strings.clone();
     strings[0] = b'x';
-    assert_eq!(parse_err(&h.encode(&b.types, &strings)), Error::BadStringSection);
+    assert_eq!(
+        parse_err(&h.encode(&b.types, &strings)),
+        Error::BadStringSection
+    );
     let mut h0 = Header::new(tl, 0);
-    assert_eq!(parse_err(&h0.encode(&b.types, &[])), Error::BadStringSection);
+    assert_eq!(
+        parse_err(&h0.encode(&b.types, &[])),
+        Error::BadStringSection
+    );
     // Empty type section in a base.
     let mut h = Header::new(0, sl);
     assert_eq!(parse_err(&h.encode(&[], &b.strings)), Error::BadSection);
@@ -530,7 +679,13 @@ fn bad_records() {
         let mut b = Builder::new();
         b.int("int", 4, 32, 1);
         b.raw(0, info(k, 0, false), 0, &[]);
-        assert_eq!(parse_err(&b.finish()), Error::UnknownKind { id: TypeId(2), kind: k as u8 });
+        assert_eq!(
+            parse_err(&b.finish()),
+            Error::UnknownKind {
+                id: TypeId(2),
+                kind: k as u8
+            }
+        );
     }
     // vlen running past the section.
     let mut b = Builder::new();
@@ -546,41 +701,82 @@ fn bad_records() {
     assert_eq!(parse_err(&b.finish()), Error::TruncatedType { offset: 0 });
 
     // Ids out of range in every place a record stores one.
-    let cases: Vec<Box<dyn Fn(&mut Builder)>> = vec![
-        Box::new(|b| { b.ptr(50); }),
-        Box::new(|b| { b.typedef("t", 50); }),
-        Box::new(|b| { b.array(50, 1, 1); }),
-        Box::new(|b| { b.array(1, 50, 1); }),
-        Box::new(|b| { b.structure("s", 4, &[("a", 50, 0)]); }),
-        Box::new(|b| { b.func_proto(50, &[]); }),
-        Box::new(|b| { b.func_proto(1, &[("a", 50)]); }),
-        Box::new(|b| { b.func("f", 50); }),
-        Box::new(|b| { b.var("v", 50); }),
-        Box::new(|b| { b.datasec(".d", 4, &[(50, 0, 4)]); }),
-        Box::new(|b| { b.decl_tag("t", 50, -1); }),
-        Box::new(|b| { b.ptr(3); }), // one past the last id
+    let cases: Vec<Case> = vec![
+        Box::new(|b| {
+            b.ptr(50);
+        }),
+        Box::new(|b| {
+            b.typedef("t", 50);
+        }),
+        Box::new(|b| {
+            b.array(50, 1, 1);
+        }),
+        Box::new(|b| {
+            b.array(1, 50, 1);
+        }),
+        Box::new(|b| {
+            b.structure("s", 4, &[("a", 50, 0)]);
+        }),
+        Box::new(|b| {
+            b.func_proto(50, &[]);
+        }),
+        Box::new(|b| {
+            b.func_proto(1, &[("a", 50)]);
+        }),
+        Box::new(|b| {
+            b.func("f", 50);
+        }),
+        Box::new(|b| {
+            b.var("v", 50);
+        }),
+        Box::new(|b| {
+            b.datasec(".d", 4, &[(50, 0, 4)]);
+        }),
+        Box::new(|b| {
+            b.decl_tag("t", 50, -1);
+        }),
+        Box::new(|b| {
+            b.ptr(3);
+        }), // one past the last id
     ];
     for (i, case) in cases.iter().enumerate() {
         let mut b = Builder::new();
         b.int("int", 4, 32, 1);
         case(&mut b);
-        assert!(matches!(parse_err(&b.finish()), Error::BadTypeId(_)), "case {i}");
+        assert!(
+            matches!(parse_err(&b.finish()), Error::BadTypeId(_)),
+            "case {i}"
+        );
     }
 
     // Name offsets out of range: type, member, param, enumerator.
     let bad = 10_000;
-    let cases: Vec<Box<dyn Fn(&mut Builder)>> = vec![
-        Box::new(move |b| { b.raw(bad, info(INT, 0, false), 4, &[32]); }),
-        Box::new(move |b| { b.raw(0, info(STRUCT, 1, false), 4, &[bad, 1, 0]); }),
-        Box::new(move |b| { b.raw(0, info(FUNC_PROTO, 1, false), 1, &[bad, 1]); }),
-        Box::new(move |b| { b.raw(0, info(ENUM, 1, false), 4, &[bad, 0]); }),
-        Box::new(move |b| { b.raw(0, info(ENUM64, 1, false), 8, &[bad, 0, 0]); }),
+    let cases: Vec<Case> = vec![
+        Box::new(move |b| {
+            b.raw(bad, info(INT, 0, false), 4, &[32]);
+        }),
+        Box::new(move |b| {
+            b.raw(0, info(STRUCT, 1, false), 4, &[bad, 1, 0]);
+        }),
+        Box::new(move |b| {
+            b.raw(0, info(FUNC_PROTO, 1, false), 1, &[bad, 1]);
+        }),
+        Box::new(move |b| {
+            b.raw(0, info(ENUM, 1, false), 4, &[bad, 0]);
+        }),
+        Box::new(move |b| {
+            b.raw(0, info(ENUM64, 1, false), 8, &[bad, 0, 0]);
+        }),
     ];
     for (i, case) in cases.iter().enumerate() {
         let mut b = Builder::new();
         b.int("int", 4, 32, 1);
         case(&mut b);
-        assert_eq!(parse_err(&b.finish()), Error::BadNameOffset(bad), "case {i}");
+        assert_eq!(
+            parse_err(&b.finish()),
+            Error::BadNameOffset(bad),
+            "case {i}"
+        );
     }
     // The string section's own length is one past the last valid offset.
     let mut b = Builder::new();
@@ -631,8 +827,17 @@ fn cycles_are_bounded() {
     assert!(display(&btf, TypeId(arr)).contains("<too deep>"));
     assert!(display(&btf, TypeId(var_loop)).contains("<too deep>"));
     assert_eq!(display(&btf, TypeId(pp)), "loop_t (*)(loop_t)");
-    assert!(deep(btf.find_member(TypeId(selfie), b"nope")), "self-containing anonymous member");
-    assert_eq!(btf.find_member(TypeId(selfie), b"a").unwrap().unwrap().bit_offset, 0);
+    assert!(
+        deep(btf.find_member(TypeId(selfie), b"nope")),
+        "self-containing anonymous member"
+    );
+    assert_eq!(
+        btf.find_member(TypeId(selfie), b"a")
+            .unwrap()
+            .unwrap()
+            .bit_offset,
+        0
+    );
     assert!(deep(btf.find_member(TypeId(bad_anon), b"x")));
     let proto = btf.func_proto(TypeId(pr)).unwrap();
     assert!(deep(btf.facts(proto.ret())));
@@ -641,7 +846,13 @@ fn cycles_are_bounded() {
     let int = b.int("int", 4, 32, 1);
     let f = b.func("f", int);
     let btf = leak_btf(b.finish());
-    assert!(matches!(btf.func_proto(TypeId(f)), Err(Error::WrongKind { kind: Kind::Int, .. })));
+    assert!(matches!(
+        btf.func_proto(TypeId(f)),
+        Err(Error::WrongKind {
+            kind: Kind::Int,
+            ..
+        })
+    ));
 }
 
 #[test]
@@ -684,13 +895,19 @@ fn errors_display_and_errno() {
         Error::BadStringSection,
         Error::TooLarge,
         Error::TruncatedType { offset: 4 },
-        Error::UnknownKind { id: TypeId(1), kind: 0 },
+        Error::UnknownKind {
+            id: TypeId(1),
+            kind: 0,
+        },
         Error::BadTypeId(TypeId(9)),
         Error::BadNameOffset(7),
         Error::IndexTooSmall { need: 2, have: 1 },
         Error::BadIndex,
         Error::BadBase,
-        Error::WrongKind { id: TypeId(1), kind: Kind::Int },
+        Error::WrongKind {
+            id: TypeId(1),
+            kind: Kind::Int,
+        },
         Error::TooDeep { id: TypeId(1) },
         Error::NoSize { id: TypeId(0) },
         Error::Overflow,

@@ -144,6 +144,11 @@ fn main() {
     for n in [1, 8] {
         bench("count (Arg base, u64)", &m, count, n);
         bench("file->f_pos (one hop, u64)", &m, f_pos, n);
-        bench("file->f_path.dentry->d_name.name:string (3 hops)", &m, name_str, n);
+        bench(
+            "file->f_path.dentry->d_name.name:string (3 hops)",
+            &m,
+            name_str,
+            n,
+        );
     }
 }

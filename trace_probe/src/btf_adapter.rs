@@ -6,7 +6,7 @@
 //! `.isra`/`.constprop` suffix normalisation.
 
 use super::btf_query::{Btf, Kind, TypeId};
-use super::resolve::{BtfInfo, BtfItem};
+use super::resolve::{BtfInfo, BtfParam, MemberLookup};
 
 fn word_after_header(btf: &Btf<'_>, id: u32) -> Option<u32> {
     let t = btf.type_by_id(TypeId(id)).ok()?;
@@ -51,12 +51,6 @@ impl BtfInfo for Btf<'_> {
         Btf::kind(self, TypeId(tid)).ok().map(|k| k as u32)
     }
 
-    fn kind_flag(&self, tid: u32) -> bool {
-        self.type_by_id(TypeId(tid))
-            .map(|t| t.kflag())
-            .unwrap_or(false)
-    }
-
     fn vlen(&self, tid: u32) -> u32 {
         self.type_by_id(TypeId(tid))
             .map(|t| u32::from(t.vlen()))
@@ -75,32 +69,33 @@ impl BtfInfo for Btf<'_> {
         self.type_by_id(TypeId(tid)).ok()?.array().map(|a| a.elem.0)
     }
 
-    fn item(&self, tid: u32, i: u32) -> Option<BtfItem> {
-        let t = self.type_by_id(TypeId(tid)).ok()?;
-        let i = u16::try_from(i).ok()?;
-        match t.kind() {
-            Kind::Struct | Kind::Union => {
-                let m = t.member(i)?;
-                let offset = if t.kflag() {
-                    (u32::from(m.bitfield_size) << 24) | m.bit_offset
-                } else {
-                    m.bit_offset
-                };
-                Some(BtfItem {
-                    name_off: m.name_off,
-                    type_id: m.ty.0,
-                    offset,
-                })
-            }
-            Kind::FuncProto => {
-                let (name_off, ty) = t.param(i)?;
-                Some(BtfItem {
-                    name_off,
-                    type_id: ty.0,
-                    offset: 0,
-                })
-            }
-            _ => None,
+    fn param(&self, proto: u32, i: u32) -> Option<BtfParam> {
+        let t = self.type_by_id(TypeId(proto)).ok()?;
+        let (name_off, ty) = t.param(u16::try_from(i).ok()?)?;
+        Some(BtfParam {
+            name_off,
+            type_id: ty.0,
+        })
+    }
+
+    fn skip_modifiers(&self, tid: u32) -> Option<u32> {
+        Btf::skip_modifiers(self, TypeId(tid)).ok().map(|t| t.0)
+    }
+
+    fn find_member(&self, tid: u32, name: &[u8]) -> MemberLookup {
+        // Callers pass resolved ids, as the C callers do; a non-composite
+        // (including void) is C's -EINVAL.
+        if !matches!(Btf::kind(self, TypeId(tid)), Ok(Kind::Struct | Kind::Union)) {
+            return MemberLookup::NotStruct;
+        }
+        match Btf::find_member(self, TypeId(tid), name) {
+            Ok(Some(m)) => MemberLookup::Found {
+                type_id: m.ty.0,
+                bit_offset: m.bit_offset,
+                bitfield_size: u32::from(m.bitfield_size),
+            },
+            // No such member, or malformed/too deep anonymous nesting.
+            _ => MemberLookup::NotFound,
         }
     }
 

@@ -41,6 +41,7 @@
 //! compiles to `Insn::Entry(slot)`, which reads the word back at exit.
 
 use super::desc::{ArgDesc, Base, BtfBitfield, EntryArgs, FetchType, Hop, MAX_HOPS};
+use super::probe::ProbeDef;
 
 /// Maximum string length stored, including the terminating NUL
 /// (C `MAX_STRING_SIZE` = `PATH_MAX`).
@@ -709,4 +710,35 @@ pub fn compile_entry(entry: &EntryArgs, insns: &mut [Insn]) -> Result<EntryProgr
     Ok(EntryProgram {
         nr_insns: entry.len,
     })
+}
+
+/// Instructions needed for every argument of `def` (size the array for
+/// [`compile_probe`] with this).
+pub fn probe_insn_count(def: &ProbeDef) -> usize {
+    def.args().iter().map(|a| insn_count(&a.desc)).sum()
+}
+
+/// Compile every argument of a parsed definition (record offset =
+/// `def.header_size() + arg.offset`, bodies = `def.arg_comm(arg)`).
+/// `resolve` maps `@SYM` names to addresses (registration time). On error
+/// returns the failing argument's index and the reason.
+pub fn compile_probe<R>(
+    def: &ProbeDef,
+    insns: &mut [Insn],
+    mut resolve: R,
+) -> Result<Program, (usize, CompileError)>
+where
+    R: FnMut(&[u8]) -> Option<u64>,
+{
+    let hdr = u16::try_from(def.header_size()).map_err(|_| (0, CompileError::BadOffset))?;
+    let mut c = Compiler::new(insns, hdr);
+    for (i, a) in def.args().iter().enumerate() {
+        let off = def
+            .header_size()
+            .checked_add(a.offset)
+            .ok_or((i, CompileError::BadOffset))?;
+        c.add_arg(&a.desc, off, def.arg_comm(a), &mut resolve)
+            .map_err(|e| (i, e))?;
+    }
+    Ok(c.finish())
 }

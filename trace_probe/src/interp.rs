@@ -115,6 +115,15 @@ impl ArgBodies for [&str] {
     }
 }
 
+/// A parsed definition: immediate strings index each argument's `comm`.
+impl ArgBodies for super::probe::ProbeDef {
+    fn body(&self, arg: u16) -> &[u8] {
+        self.args()
+            .get(usize::from(arg))
+            .map_or(&[], |a| self.arg_comm(a))
+    }
+}
+
 /// No argument texts (programs without immediate strings).
 pub struct NoBodies;
 
@@ -153,6 +162,23 @@ pub fn entry_word(edata: &[u8], slot: u16) -> Option<u64> {
     let mut w = [0u8; 8];
     w.copy_from_slice(bytes);
     Some(u64::from_ne_bytes(w))
+}
+
+/// Scratch-buffer pattern, last step: copy a record built by [`run`] in
+/// `scratch` (result length `len`) into the reserved ring-buffer record
+/// `dst` (reserved with exactly `len` bytes), leaving `dst[..header_size]`
+/// (the `trace_entry` filled by `trace_event_buffer_reserve` and the probe
+/// header) alone. `__data_loc` words are record-relative, so a plain copy is
+/// correct. Returns `false` (copying nothing) if the lengths do not fit.
+pub fn copy_record(prog: &Program, scratch: &[u8], len: usize, dst: &mut [u8]) -> bool {
+    let hdr = usize::from(prog.header_size());
+    match (scratch.get(hdr..len), dst.get_mut(hdr..len)) {
+        (Some(s), Some(d)) => {
+            d.copy_from_slice(s);
+            true
+        }
+        _ => false,
+    }
 }
 
 /// Run an entry program at function entry: store the saved arguments into

@@ -40,9 +40,9 @@ use super::probe::{
     TRACEPOINT_EVENT_SYSTEM,
 };
 use super::resolve::{
-    btf_int_bits, btf_int_encoding, btf_int_offset, find_struct_member, is_char_array, is_char_ptr,
-    skip_modifiers, BtfInfo, DentryOffsets, MemberLookup, ProbeEnv, TracepointLookup,
-    BTF_INT_SIGNED, BTF_KIND_ENUM, BTF_KIND_ENUM64, BTF_KIND_INT, BTF_KIND_PTR,
+    btf_int_bits, btf_int_encoding, btf_int_offset, is_char_array, is_char_ptr, BtfInfo,
+    DentryOffsets, MemberLookup, ProbeEnv, TracepointLookup, BTF_INT_SIGNED, BTF_KIND_ENUM,
+    BTF_KIND_ENUM64, BTF_KIND_INT, BTF_KIND_PTR,
 };
 
 /// Field names an argument may not use (C `reserved_field_names`).
@@ -60,9 +60,10 @@ pub const RESERVED_FIELD_NAMES: [&[u8]; 8] = [
 /// `KSYM_NAME_LEN`: buffer for `__probestub_<tp>`.
 const KSYM_NAME_LEN: usize = 512;
 
-/// Most nested `+OFFS(` levels handled (an argument body is at most 63
-/// bytes and each level takes at least 3).
-const MAX_DEREF_LEVELS: usize = 32;
+/// Most nested `+OFFS(` levels handled: an argument body is at most 63
+/// bytes and each level takes at least 4 (`+0(` and its `)`), and C's 16
+/// instruction slots could not hold more anyway.
+const MAX_DEREF_LEVELS: usize = 16;
 
 /// A parse error before it is placed on the command line: errno and up to
 /// two (code, byte offset in the current argv token) entries.
@@ -240,8 +241,8 @@ impl<'b, B: BtfInfo + ?Sized> Ctx<'b, B> {
             return None;
         }
         let btf = self.btf?;
-        let it = btf.item(proto, first.checked_add(i)?)?;
-        Some((btf.name(it.name_off), it.type_id))
+        let p = btf.param(proto, first.checked_add(i)?)?;
+        Some((btf.name(p.name_off), p.type_id))
     }
 
     fn return_type(&self) -> Option<u32> {
@@ -345,8 +346,6 @@ struct Parser<'a, 'b, B: BtfInfo + ?Sized> {
     line: &'a [u8],
     def: &'a mut ProbeDef,
     ctx: Ctx<'b, B>,
-    /// Log index of the argument being parsed.
-    index: usize,
 }
 
 /// Result of `split_next_field`: (head length, Some((is_arrow, tail start))).
@@ -402,14 +401,14 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             }
             ty = btf
                 .size_or_type(ty)
-                .and_then(|t| skip_modifiers(btf, t))
+                .and_then(|t| btf.skip_modifiers(t))
                 .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
             let mut bitoffs: u32 = 0;
             let mut cur = Some(fname);
             while let Some(f) = cur {
                 let (head, next) = self.split_next_field(f)?;
                 let name = f.get(..head).unwrap_or(&[]);
-                let (anon, member, container) = match find_struct_member(btf, ty, name) {
+                let (member_type, bit_offset, bitfield_size) = match btf.find_member(ty, name) {
                     MemberLookup::NotStruct => {
                         return Err(perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset));
                     }
@@ -417,20 +416,16 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                         return Err(perr(-ENOENT, ErrCode::NoBtfField, self.ctx.offset));
                     }
                     MemberLookup::Found {
-                        member,
-                        anon_offset,
-                        container,
-                    } => (anon_offset, member, container),
+                        type_id,
+                        bit_offset,
+                        bitfield_size,
+                    } => (type_id, bit_offset, bitfield_size),
                 };
-                bitoffs = bitoffs.wrapping_add(anon);
-                if btf.kind_flag(container) {
-                    bitoffs = bitoffs.wrapping_add(member.offset & 0x00ff_ffff);
-                    self.ctx.last_bitsize = member.offset >> 24;
-                } else {
-                    bitoffs = bitoffs.wrapping_add(member.offset);
-                    self.ctx.last_bitsize = 0;
-                }
-                ty = skip_modifiers(btf, member.type_id)
+                // anon_offs + BTF_MEMBER_BIT_OFFSET()/offset per kind_flag.
+                bitoffs = bitoffs.wrapping_add(bit_offset);
+                self.ctx.last_bitsize = bitfield_size;
+                ty = btf
+                    .skip_modifiers(member_type)
                     .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
                 match next {
                     Some((is_ptr, tail)) => {
@@ -526,7 +521,8 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             .ctx
             .btf
             .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
-        let ty = skip_modifiers(btf, tid)
+        let ty = btf
+            .skip_modifiers(tid)
             .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
         self.ctx.last_type = Some(ty);
         self.ctx.last_bitoffs = 0;
@@ -1405,12 +1401,7 @@ pub fn parse_definition<E: ProbeEnv + ?Sized>(
         last_bitsize: 0,
         offset: 0,
     };
-    let mut p = Parser {
-        line,
-        def,
-        ctx,
-        index: 0,
-    };
+    let mut p = Parser { line, def, ctx };
     p.expand_and_parse_args(env.dentry_offsets())
 }
 
@@ -1607,7 +1598,6 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         }
         self.expand_dentry_args(offs)?;
         for i in 0..argc {
-            self.index = i + 2;
             self.ctx.offset = 0;
             let Some(&src) = self.def.src.get(i) else {
                 break;

@@ -201,6 +201,49 @@ impl ProbeDef {
         }
     }
 
+    /// Initialise a definition in caller-provided (e.g. freshly allocated)
+    /// memory without building a 44 KiB temporary on the stack:
+    /// `KBox::<ProbeDef>::new_uninit()`, then `ProbeDef::init(&mut b)`, then
+    /// `assume_init()` is sound.
+    pub fn init(slot: &mut core::mem::MaybeUninit<ProbeDef>) -> &mut ProbeDef {
+        let p = slot.as_mut_ptr();
+        // SAFETY: `p` points to writable, properly aligned memory for a
+        // `ProbeDef` (it comes from a `&mut MaybeUninit<ProbeDef>`). Every
+        // field is written exactly once through `addr_of_mut!` (no reference
+        // to uninitialised memory is created): scalar fields with `write`,
+        // byte/`u16` arrays with `write_bytes(0)` (zero is a valid value for
+        // them), and the arrays of `ProbeArg`/`ArgSrc` element by element
+        // within their bounds. After that the whole value is initialised, so
+        // `assume_init_mut` is sound.
+        unsafe {
+            core::ptr::addr_of_mut!((*p).kind).write(ProbeKind::Entry);
+            core::ptr::addr_of_mut!((*p).maxactive).write(0);
+            core::ptr::addr_of_mut!((*p).group).write(Span::default());
+            core::ptr::addr_of_mut!((*p).event).write(Span::default());
+            core::ptr::addr_of_mut!((*p).symbol).write(Span::default());
+            core::ptr::addr_of_mut!((*p).nr_args).write(0);
+            let args = core::ptr::addr_of_mut!((*p).args).cast::<ProbeArg>();
+            for i in 0..MAX_TRACE_ARGS {
+                args.add(i).write(EMPTY_ARG);
+            }
+            core::ptr::addr_of_mut!((*p).entry.args).write_bytes(0, 1);
+            core::ptr::addr_of_mut!((*p).entry.len).write(0);
+            core::ptr::addr_of_mut!((*p).size).write(0);
+            core::ptr::addr_of_mut!((*p).tp_pending).write(false);
+            core::ptr::addr_of_mut!((*p).text).write_bytes(0, 1);
+            core::ptr::addr_of_mut!((*p).text_len).write(0);
+            core::ptr::addr_of_mut!((*p).gen).write_bytes(0, 1);
+            core::ptr::addr_of_mut!((*p).dentry).write_bytes(0, 1);
+            let src = core::ptr::addr_of_mut!((*p).src).cast::<ArgSrc>();
+            for i in 0..MAX_TRACE_ARGS {
+                src.add(i).write(ArgSrc::Orig(0));
+            }
+            core::ptr::addr_of_mut!((*p).nr_src).write(0);
+            core::ptr::addr_of_mut!((*p).meta_expanded).write(false);
+            slot.assume_init_mut()
+        }
+    }
+
     /// Re-initialise in place (field by field, no large temporary), so the
     /// value can live in caller memory across parses.
     pub fn reset(&mut self) {
@@ -408,6 +451,28 @@ impl ProbeDef {
             (pos as i64).saturating_add(offset)
         };
         p.clamp(0, i64::from(u32::MAX)) as u32
+    }
+
+    /// The `@SYM` step of registration (`traceprobe_update_arg()`, run for
+    /// every argument in order): the first argument whose `@SYM+OFFS`
+    /// offset text was invalid fails with its errno, the first unknown
+    /// symbol (`lookup` returns false) with `-ENOENT` (C then logs
+    /// `FAIL_REG_PROBE` / `BAD_PROBE_ADDR`, see
+    /// [`super::parse::registration_failure`]).
+    pub fn check_symbols(&self, mut lookup: impl FnMut(&[u8]) -> bool) -> Result<(), i32> {
+        for a in self.args() {
+            if let Base::Symbol { start, len, .. } = a.desc.base {
+                if a.symbol_errno != 0 {
+                    return Err(a.symbol_errno);
+                }
+                let s = usize::from(start);
+                let name = self.arg_comm(a).get(s..s + usize::from(len)).unwrap_or(&[]);
+                if !lookup(name) {
+                    return Err(-super::errors::ENOENT);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `trace_fprobe_match()`: does the removal spec `-:[GRP/]EVENT [SYM

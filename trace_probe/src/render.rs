@@ -3,86 +3,22 @@
 //! trace_probe.c `trace_probe_print_args` and the `PRINT_TYPE_FUNC_NAME`
 //! printers).
 //!
-//! Output goes to a byte [`Sink`]: string fields and `char` values are raw
-//! bytes in C (not necessarily UTF-8). [`SliceSink`] keeps them exact (the
-//! kernel side can also implement [`Sink`] over `trace_seq_putmem`);
-//! [`FmtSink`] adapts any `core::fmt::Write` (invalid UTF-8 becomes
-//! U+FFFD).
+//! Output goes to the crate's byte sink [`ByteWrite`]: string fields and
+//! `char` values are raw bytes in C (not necessarily UTF-8).
+//! [`super::bytes::ByteBuf`] keeps them exact (the kernel side implements
+//! [`ByteWrite`] over `trace_seq_putmem`); [`super::bytes::FmtBytes`] adapts
+//! any `core::fmt::Write` (invalid UTF-8 becomes U+FFFD).
 //!
 //! All record accesses are bounds-checked: a short or corrupted record
 //! prints missing bytes as zero and never panics.
 
 use core::fmt;
 
+pub use super::bytes::ByteWrite;
 use super::desc::FetchType;
 use super::fetch::KSYM_SYMBOL_LEN;
-
-/// Byte-oriented output.
-pub trait Sink {
-    /// Append raw bytes.
-    fn put(&mut self, bytes: &[u8]) -> fmt::Result;
-}
-
-/// Adapter from [`Sink`] to any [`fmt::Write`]; invalid UTF-8 is written
-/// as U+FFFD (one per maximal invalid sequence).
-pub struct FmtSink<'a, W: fmt::Write + ?Sized>(pub &'a mut W);
-
-impl<W: fmt::Write + ?Sized> Sink for FmtSink<'_, W> {
-    fn put(&mut self, bytes: &[u8]) -> fmt::Result {
-        for chunk in bytes.utf8_chunks() {
-            self.0.write_str(chunk.valid())?;
-            if !chunk.invalid().is_empty() {
-                self.0.write_char('\u{FFFD}')?;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Byte-exact sink over a fixed buffer; fails (`fmt::Error`) when full,
-/// keeping what fitted.
-pub struct SliceSink<'a> {
-    buf: &'a mut [u8],
-    len: usize,
-}
-
-impl<'a> SliceSink<'a> {
-    /// Empty sink writing into `buf`.
-    pub fn new(buf: &'a mut [u8]) -> Self {
-        SliceSink { buf, len: 0 }
-    }
-
-    /// Bytes written so far.
-    pub fn as_bytes(&self) -> &[u8] {
-        self.buf.get(..self.len).unwrap_or(&[])
-    }
-
-    /// Number of bytes written.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// True if nothing was written.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-}
-
-impl Sink for SliceSink<'_> {
-    fn put(&mut self, bytes: &[u8]) -> fmt::Result {
-        let room = self.buf.len().saturating_sub(self.len);
-        let n = bytes.len().min(room);
-        if let (Some(d), Some(s)) = (self.buf.get_mut(self.len..self.len + n), bytes.get(..n)) {
-            d.copy_from_slice(s);
-        }
-        self.len += n;
-        if n < bytes.len() {
-            Err(fmt::Error)
-        } else {
-            Ok(())
-        }
-    }
-}
+use super::probe::ProbeDef;
+pub use super::probe::ProbeKind;
 
 /// Symbol lookups for printing (kernel: `sprint_symbol` and a name-only
 /// lookup).
@@ -100,7 +36,7 @@ pub trait Symbolizer {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Field<'a> {
     /// Argument name.
-    pub name: &'a str,
+    pub name: &'a [u8],
     /// Stored type (BTF bitfields are already extracted: print as `ty`).
     pub ty: FetchType,
     /// Array element count, 0 for a scalar.
@@ -109,17 +45,9 @@ pub struct Field<'a> {
     pub offset: u32,
 }
 
-/// Entry or exit probe record (selects the header layout and head format).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProbeKind {
-    /// `__probe_ip` at offset 8.
-    Entry,
-    /// `__probe_func` at 8, `__probe_ret_ip` at 16.
-    Exit,
-}
-
-/// `(ip-sym+off)` for entry records, `(ret_ip-sym+off <- func-name)` for
-/// exit records (C `seq_print_ip_sym` with/without `TRACE_ITER_SYM_OFFSET`);
+/// `(ip-sym+off)` for entry and tracepoint records (`__probe_ip` at 8),
+/// `(ret_ip-sym+off <- func-name)` for exit records (`__probe_func` at 8,
+/// `__probe_ret_ip` at 16) (C `seq_print_ip_sym` with/without `TRACE_ITER_SYM_OFFSET`);
 /// `sym_addr` is the `sym-addr` trace option (appends ` <%016lx>`).
 pub fn render_head<S, Y>(
     out: &mut S,
@@ -129,12 +57,14 @@ pub fn render_head<S, Y>(
     sym_addr: bool,
 ) -> fmt::Result
 where
-    S: Sink + ?Sized,
+    S: ByteWrite + ?Sized,
     Y: Symbolizer + ?Sized,
 {
     out.put(b"(")?;
     match kind {
-        ProbeKind::Entry => ip_sym(out, read_u64(rec, 8), syms, true, sym_addr)?,
+        ProbeKind::Entry | ProbeKind::Tracepoint => {
+            ip_sym(out, read_u64(rec, 8), syms, true, sym_addr)?
+        }
         ProbeKind::Exit => {
             ip_sym(out, read_u64(rec, 16), syms, true, sym_addr)?;
             out.put(b" <- ")?;
@@ -147,13 +77,13 @@ where
 /// ` name=value` for every field, like C `trace_probe_print_args`.
 pub fn render_args<'f, S, Y, I>(out: &mut S, fields: I, rec: &[u8], syms: &Y) -> fmt::Result
 where
-    S: Sink + ?Sized,
+    S: ByteWrite + ?Sized,
     Y: Symbolizer + ?Sized,
     I: IntoIterator<Item = Field<'f>>,
 {
     for f in fields {
         out.put(b" ")?;
-        out.put(f.name.as_bytes())?;
+        out.put(f.name)?;
         out.put(b"=")?;
         let off = f.offset as usize;
         if f.array == 0 {
@@ -178,7 +108,7 @@ where
 /// `comm-pid [cpu] flags timestamp: ` prefix).
 pub fn render_event<'f, S, Y, I>(
     out: &mut S,
-    event_name: &str,
+    event_name: &[u8],
     kind: ProbeKind,
     fields: I,
     rec: &[u8],
@@ -186,15 +116,50 @@ pub fn render_event<'f, S, Y, I>(
     sym_addr: bool,
 ) -> fmt::Result
 where
-    S: Sink + ?Sized,
+    S: ByteWrite + ?Sized,
     Y: Symbolizer + ?Sized,
     I: IntoIterator<Item = Field<'f>>,
 {
-    out.put(event_name.as_bytes())?;
+    out.put(event_name)?;
     out.put(b": ")?;
     render_head(out, kind, rec, syms, sym_addr)?;
     render_args(out, fields, rec, syms)?;
     out.put(b"\n")
+}
+
+/// The printable fields of a parsed definition (record offsets).
+pub fn def_fields(def: &ProbeDef) -> impl Iterator<Item = Field<'_>> + '_ {
+    let hdr = def.header_size();
+    def.args().iter().map(move |a| Field {
+        name: def.arg_name(a),
+        ty: a.desc.ty,
+        array: a.desc.array,
+        offset: hdr.saturating_add(a.offset),
+    })
+}
+
+/// [`render_event`] for a parsed definition: `EVENT: (head) args\n`
+/// (C prints the primary probe's event name).
+pub fn render_def_event<S, Y>(
+    out: &mut S,
+    def: &ProbeDef,
+    rec: &[u8],
+    syms: &Y,
+    sym_addr: bool,
+) -> fmt::Result
+where
+    S: ByteWrite + ?Sized,
+    Y: Symbolizer + ?Sized,
+{
+    render_event(
+        out,
+        def.event(),
+        def.kind(),
+        def_fields(def),
+        rec,
+        syms,
+        sym_addr,
+    )
 }
 
 /// Print one value of type `ty` stored at `rec[off..]`.
@@ -206,7 +171,7 @@ pub fn render_value<S, Y>(
     syms: &Y,
 ) -> fmt::Result
 where
-    S: Sink + ?Sized,
+    S: ByteWrite + ?Sized,
     Y: Symbolizer + ?Sized,
 {
     let mut nb = NumBuf::new();
@@ -257,7 +222,7 @@ where
 
 fn ip_sym<S, Y>(out: &mut S, ip: u64, syms: &Y, offset: bool, sym_addr: bool) -> fmt::Result
 where
-    S: Sink + ?Sized,
+    S: ByteWrite + ?Sized,
     Y: Symbolizer + ?Sized,
 {
     if ip == 0 {

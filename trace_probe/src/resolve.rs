@@ -1,14 +1,14 @@
 //! What BTF resolution needs, and the C algorithms built on it.
 //!
-//! [`BtfInfo`] is a deliberately *raw* view of BTF (type kinds, the
-//! `size`/`type` union, the word following an `INT` header, members,
-//! parameters, names), so that the C behaviour of
-//! kernel/trace/trace_probe.c and trace_btf.c can be reproduced exactly here,
-//! quirks included, on top of any BTF index: `btf_type_skip_modifiers`,
-//! `btf_find_struct_member` (with its 16-entry anonymous-member stack),
-//! `btf_type_is_char_ptr`/`btf_type_is_char_array` and
-//! `fetch_type_from_btf_type`. The BTF parser itself lives in `btf_query`
-//! (see [`super::btf_adapter`] for the implementation of this trait on it).
+//! [`BtfInfo`] is a small, partly *raw* view of BTF (type kinds, the
+//! `size`/`type` union, the word following an `INT` header, parameters,
+//! names, plus the two lookups `btf_query` implements with the kernel's
+//! algorithms: `btf_type_skip_modifiers` and `btf_find_struct_member`), so
+//! that the C behaviour of kernel/trace/trace_probe.c can be reproduced here
+//! quirks included: `btf_type_is_char_ptr`/`btf_type_is_char_array` read
+//! raw words whatever the kind is, which a kind-checking query would not.
+//! The BTF parser itself lives in `btf_query` (see [`super::btf_adapter`]
+//! for the implementation of this trait on it).
 
 /// `BTF_KIND_UNKN` (also the kind of type id 0, `void`).
 pub const BTF_KIND_UNKN: u32 = 0;
@@ -61,16 +61,34 @@ pub const fn btf_int_bits(v: u32) -> u32 {
     v & 0xff
 }
 
-/// One `struct btf_param` / `struct btf_member` as stored in BTF.
+/// A function parameter as stored in BTF (`struct btf_param`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BtfItem {
-    /// `name_off` (0 = anonymous).
+pub struct BtfParam {
+    /// `name_off` (0 = unnamed).
     pub name_off: u32,
     /// Type id.
     pub type_id: u32,
-    /// Members: raw `offset` word (bit offset, or bitfield size << 24 |
-    /// bit offset when the containing type has `kind_flag`). Parameters: 0.
-    pub offset: u32,
+}
+
+/// Result of [`BtfInfo::find_member`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemberLookup {
+    /// The container is not a struct/union (C `ERR_PTR(-EINVAL)`).
+    NotStruct,
+    /// No such member (C `NULL`).
+    NotFound,
+    /// Found.
+    Found {
+        /// Member type id (not resolved).
+        type_id: u32,
+        /// Bit offset from the start of the searched struct, including the
+        /// anonymous containers it was found through (C `anon_offs` +
+        /// `BTF_MEMBER_BIT_OFFSET()` per the container's kind_flag).
+        bit_offset: u32,
+        /// `BTF_MEMBER_BITFIELD_SIZE()` when the container has kind_flag,
+        /// else 0.
+        bitfield_size: u32,
+    },
 }
 
 /// Raw BTF access needed by the probe parser. Type ids follow the kernel's
@@ -91,9 +109,6 @@ pub trait BtfInfo {
     /// an invalid id (C `btf_type_by_id()` returning NULL).
     fn kind(&self, tid: u32) -> Option<u32>;
 
-    /// `btf_type_kflag(t)`.
-    fn kind_flag(&self, tid: u32) -> bool;
-
     /// `btf_type_vlen(t)`.
     fn vlen(&self, tid: u32) -> u32;
 
@@ -109,113 +124,20 @@ pub trait BtfInfo {
     /// `btf_array.type` of an `ARRAY` type.
     fn array_elem(&self, tid: u32) -> Option<u32>;
 
-    /// The `i`-th member (`STRUCT`/`UNION`) or parameter (`FUNC_PROTO`).
-    fn item(&self, tid: u32, i: u32) -> Option<BtfItem>;
+    /// Parameter `i` of a `FUNC_PROTO`.
+    fn param(&self, proto: u32, i: u32) -> Option<BtfParam>;
+
+    /// `btf_type_skip_modifiers()`: follow typedef/volatile/const/restrict/
+    /// type_tag; `None` for an invalid id (or a reference cycle).
+    fn skip_modifiers(&self, tid: u32) -> Option<u32>;
+
+    /// `btf_find_struct_member()` (kernel/trace/trace_btf.c) on a resolved
+    /// type id: named members of the current level first, anonymous
+    /// struct/union members pushed on a 16-entry stack and searched LIFO.
+    fn find_member(&self, tid: u32, name: &[u8]) -> MemberLookup;
 
     /// `btf_name_by_offset()`: `None` for an invalid offset, empty for 0.
     fn name(&self, name_off: u32) -> Option<&[u8]>;
-}
-
-/// Upper bound on modifier chains followed (valid BTF has no cycles; this
-/// keeps the work bounded on corrupt data).
-const MAX_MODIFIER_CHAIN: usize = 64;
-
-/// `btf_type_skip_modifiers()`: follow typedef/volatile/const/restrict/
-/// type_tag. Returns the resulting id, `None` if an id is invalid.
-pub fn skip_modifiers<B: BtfInfo + ?Sized>(btf: &B, tid: u32) -> Option<u32> {
-    let mut id = tid;
-    for _ in 0..MAX_MODIFIER_CHAIN {
-        let k = btf.kind(id)?;
-        match k {
-            BTF_KIND_TYPEDEF | BTF_KIND_VOLATILE | BTF_KIND_CONST | BTF_KIND_RESTRICT
-            | BTF_KIND_TYPE_TAG => {
-                id = btf.size_or_type(id)?;
-            }
-            _ => return Some(id),
-        }
-    }
-    None
-}
-
-/// `btf_type_is_struct()`: struct or union.
-pub fn is_struct<B: BtfInfo + ?Sized>(btf: &B, tid: u32) -> bool {
-    matches!(btf.kind(tid), Some(BTF_KIND_STRUCT | BTF_KIND_UNION))
-}
-
-/// Result of [`find_struct_member`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MemberLookup {
-    /// The container is not a struct/union (C `ERR_PTR(-EINVAL)`).
-    NotStruct,
-    /// No such member (C `NULL`).
-    NotFound,
-    /// Found.
-    Found {
-        /// The member as stored.
-        member: BtfItem,
-        /// Bit offset of the anonymous container(s) it was found in.
-        anon_offset: u32,
-        /// Id of the struct/union that directly contains the member.
-        container: u32,
-    },
-}
-
-const BTF_ANON_STACK_MAX: usize = 16;
-/// Bound on the number of anonymous containers visited in one lookup.
-const MAX_ANON_VISITS: usize = 4096;
-
-/// `__btf_member_bit_offset(struct_type, member)`.
-pub fn member_bit_offset<B: BtfInfo + ?Sized>(btf: &B, container: u32, m: &BtfItem) -> u32 {
-    if btf.kind_flag(container) {
-        m.offset & 0x00ff_ffff
-    } else {
-        m.offset
-    }
-}
-
-/// `btf_find_struct_member()` (kernel/trace/trace_btf.c): named members of
-/// the current level first; anonymous struct/union members are pushed on a
-/// 16-entry stack and searched LIFO afterwards.
-pub fn find_struct_member<B: BtfInfo + ?Sized>(btf: &B, tid: u32, name: &[u8]) -> MemberLookup {
-    if !is_struct(btf, tid) {
-        return MemberLookup::NotStruct;
-    }
-    let mut stack = [(0u32, 0u32); BTF_ANON_STACK_MAX];
-    let mut top = 0usize;
-    let mut ty = tid;
-    let mut cur_offset = 0u32;
-    for _ in 0..MAX_ANON_VISITS {
-        let n = btf.vlen(ty);
-        for i in 0..n {
-            let Some(m) = btf.item(ty, i) else { break };
-            if m.name_off == 0 {
-                if let Some(mt) = skip_modifiers(btf, m.type_id) {
-                    if is_struct(btf, mt) && top < BTF_ANON_STACK_MAX {
-                        if let Some(slot) = stack.get_mut(top) {
-                            *slot = (mt, cur_offset.wrapping_add(member_bit_offset(btf, ty, &m)));
-                            top += 1;
-                        }
-                    }
-                }
-            } else if btf.name(m.name_off) == Some(name) {
-                return MemberLookup::Found {
-                    member: m,
-                    anon_offset: cur_offset,
-                    container: ty,
-                };
-            }
-        }
-        if top == 0 {
-            return MemberLookup::NotFound;
-        }
-        top -= 1;
-        let Some(&(t, off)) = stack.get(top) else {
-            return MemberLookup::NotFound;
-        };
-        ty = t;
-        cur_offset = off;
-    }
-    MemberLookup::NotFound
 }
 
 fn int_is_u8<B: BtfInfo + ?Sized>(btf: &B, tid: u32) -> bool {
@@ -233,7 +155,7 @@ pub fn is_char_ptr<B: BtfInfo + ?Sized>(btf: &B, tid: u32) -> bool {
         // C reads `type->type` of `void`/invalid as 0 -> void -> not INT.
         return false;
     };
-    let Some(real) = skip_modifiers(btf, next) else {
+    let Some(real) = btf.skip_modifiers(next) else {
         return false;
     };
     if btf.kind(real) != Some(BTF_KIND_INT) {
@@ -252,7 +174,7 @@ pub fn is_char_array<B: BtfInfo + ?Sized>(btf: &B, tid: u32) -> bool {
     let Some(elem) = btf.array_elem(tid) else {
         return false;
     };
-    let Some(real) = skip_modifiers(btf, elem) else {
+    let Some(real) = btf.skip_modifiers(elem) else {
         return false;
     };
     int_is_u8(btf, real)
@@ -276,8 +198,8 @@ impl DentryOffsets {
         f_path_dentry: 0x48,
     };
 
-    /// Byte offset of `outer.inner` inside struct `sname` (named members,
-    /// anonymous descent as in [`find_struct_member`]).
+    /// Byte offset of `outer.inner` inside struct `sname` (anonymous
+    /// members descended as by [`BtfInfo::find_member`]).
     fn path_offset<B: BtfInfo + ?Sized>(
         btf: &B,
         sname: &[u8],
@@ -288,16 +210,14 @@ impl DentryOffsets {
         let mut bits = 0u64;
         let mut ty = s;
         for field in [outer, inner] {
-            match find_struct_member(btf, ty, field) {
+            match btf.find_member(ty, field) {
                 MemberLookup::Found {
-                    member,
-                    anon_offset,
-                    container,
+                    type_id,
+                    bit_offset,
+                    ..
                 } => {
-                    bits = bits
-                        .checked_add(u64::from(anon_offset))?
-                        .checked_add(u64::from(member_bit_offset(btf, container, &member)))?;
-                    ty = skip_modifiers(btf, member.type_id)?;
+                    bits = bits.checked_add(u64::from(bit_offset))?;
+                    ty = btf.skip_modifiers(type_id)?;
                 }
                 _ => return None,
             }

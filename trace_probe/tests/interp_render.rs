@@ -4,10 +4,9 @@
 mod interp_mock;
 
 use interp_mock::*;
+use trace_probe::bytes::{ByteBuf, FmtBytes};
 use trace_probe::render::ProbeKind::{Entry, Exit};
-use trace_probe::render::{
-    render_args, render_head, render_value, Field, FmtSink, ProbeKind, SliceSink,
-};
+use trace_probe::render::{render_args, render_head, render_value, Field, ProbeKind};
 use trace_probe::{Base, FetchType as T};
 
 const K: u64 = 0xffff_8880_0100_0000;
@@ -26,7 +25,7 @@ fn value(ty: T, bytes: &[u8]) -> String {
     let mut rec = vec![0u8; 16];
     rec.extend_from_slice(bytes);
     let mut s = String::new();
-    render_value(&mut FmtSink(&mut s), ty, &rec, 16, &m).unwrap();
+    render_value(&mut FmtBytes(&mut s), ty, &rec, 16, &m).unwrap();
     s
 }
 
@@ -79,18 +78,18 @@ fn string_printer_and_fault() {
     let m = syms();
     for ty in [T::String, T::UString, T::SymStr] {
         let mut s = String::new();
-        render_value(&mut FmtSink(&mut s), ty, &rec, 16, &m).unwrap();
+        render_value(&mut FmtBytes(&mut s), ty, &rec, 16, &m).unwrap();
         assert_eq!(s, "\"abc\"");
     }
     rec[18] = 0;
     rec[19] = 0; // length 0
     let mut s = String::new();
-    render_value(&mut FmtSink(&mut s), T::String, &rec, 16, &m).unwrap();
+    render_value(&mut FmtBytes(&mut s), T::String, &rec, 16, &m).unwrap();
     assert_eq!(s, "(fault)");
     // Corrupted data_loc pointing past the record: prints what exists, no panic.
     let mut s = String::new();
     let bad = [0u8, 0, 0, 0, 0xff, 0xff, 0xff, 0xff];
-    render_value(&mut FmtSink(&mut s), T::String, &bad, 4, &m).unwrap();
+    render_value(&mut FmtBytes(&mut s), T::String, &bad, 4, &m).unwrap();
     assert_eq!(s, "\"\"");
 }
 
@@ -102,25 +101,23 @@ fn raw_bytes_are_exact_with_slice_sink() {
     rec.push(0xe9);
     let fields = [
         Field {
-            name: "s",
+            name: b"s",
             ty: T::String,
             array: 0,
             offset: 16,
         },
         Field {
-            name: "c",
+            name: b"c",
             ty: T::Char,
             array: 0,
             offset: 23,
         },
     ];
-    let mut buf = [0u8; 64];
-    let mut out = SliceSink::new(&mut buf);
+    let mut out = ByteBuf::<64>::new();
     render_args(&mut out, fields, &rec, &syms()).unwrap();
     assert_eq!(out.as_bytes(), b" s=\"\xff\x80\" c='\xe9'");
     // Full sink -> fmt::Error, no panic.
-    let mut small = [0u8; 5];
-    let mut out = SliceSink::new(&mut small);
+    let mut out = ByteBuf::<5>::new();
     assert!(render_args(&mut out, fields, &rec, &syms()).is_err());
     assert_eq!(out.as_bytes(), b" s=\"\xff");
 }
@@ -152,7 +149,7 @@ fn head(kind: ProbeKind, a: u64, b: u64, sym_addr: bool) -> String {
     rec[8..16].copy_from_slice(&a.to_le_bytes());
     rec[16..24].copy_from_slice(&b.to_le_bytes());
     let mut s = String::new();
-    render_head(&mut FmtSink(&mut s), kind, &rec, &syms(), sym_addr).unwrap();
+    render_head(&mut FmtBytes(&mut s), kind, &rec, &syms(), sym_addr).unwrap();
     s
 }
 

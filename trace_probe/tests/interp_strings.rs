@@ -362,3 +362,37 @@ fn immediate_address_string() {
     let (rec, _) = p.run(&m, (0, 0));
     assert_eq!(p.args_text(&rec, &m), " s=\"at-imm\"");
 }
+
+#[test]
+fn scratch_then_exact_reserve_then_copy() {
+    // The kernel pattern for dynamic programs: run into scratch, reserve
+    // exactly `len`, copy everything after the header.
+    let mut m = Mock::new();
+    m.map_str(K, b"scratch");
+    m.args = vec![K, 3];
+    let p = Probe::new(
+        Entry,
+        &[
+            a("s", s(Base::Arg(0), &[(0, false)])),
+            a("n", desc(Base::Arg(1), &[], T::U16)),
+        ],
+        &m,
+    );
+    let mut scratch = vec![0u8; p.prog.max_record_size()];
+    let r = trace_probe::interp::run(&p.prog, &p.insns, &m, &p.bodies[..], &mut scratch).unwrap();
+    assert_eq!(r.len, 22 + 8);
+    let mut reserved = vec![0x11u8; r.len]; // trace_entry + ip already filled
+    assert!(trace_probe::interp::copy_record(
+        &p.prog,
+        &scratch,
+        r.len,
+        &mut reserved
+    ));
+    assert!(reserved[..16].iter().all(|&b| b == 0x11));
+    assert_eq!(&reserved[16..], &scratch[16..r.len]);
+    assert_eq!(p.args_text(&reserved, &m), " s=\"scratch\" n=3");
+    let mut short = vec![0u8; r.len - 1];
+    assert!(!trace_probe::interp::copy_record(
+        &p.prog, &scratch, r.len, &mut short
+    ));
+}

@@ -10,7 +10,7 @@
 
 use std::fmt::Write as _;
 
-use btf_query::{normalize_symbol, required_index_len, Btf, Kind, TypeId};
+use btf_query::{build_index, normalize_symbol, required_index_len, Btf, Kind, TypeId};
 use libfuzzer_sys::fuzz_target;
 
 /// Largest index the harness allocates (inputs are small anyway).
@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
         let mut storage = Vec::new();
         if let Some(btf) = build(rest, &mut storage, None) {
             exercise(&btf, rest);
-            reattach(&btf, rest, &storage, None);
+            reattach(&btf, rest, None);
         }
         return;
     }
@@ -43,13 +43,17 @@ fuzz_target!(|data: &[u8]| {
     let mut split_storage = Vec::new();
     if let Some(split) = build(split_blob, &mut split_storage, Some(&base)) {
         exercise(&split, split_blob);
-        reattach(&split, split_blob, &split_storage, Some(&base));
+        reattach(&split, split_blob, Some(&base));
     } else {
         exercise(&base, base_blob);
     }
 });
 
-fn build<'a>(blob: &'a [u8], storage: &'a mut Vec<u32>, base: Option<&'a Btf<'a>>) -> Option<Btf<'a>> {
+fn build<'a>(
+    blob: &'a [u8],
+    storage: &'a mut Vec<u32>,
+    base: Option<&'a Btf<'a>>,
+) -> Option<Btf<'a>> {
     let need = required_index_len(blob).ok()?;
     if need > MAX_INDEX {
         return None;
@@ -64,10 +68,14 @@ fn build<'a>(blob: &'a [u8], storage: &'a mut Vec<u32>, base: Option<&'a Btf<'a>
     Some(btf)
 }
 
-fn reattach(btf: &Btf<'_>, blob: &[u8], storage: &[u32], base: Option<&Btf<'_>>) {
+/// Builds the index again with `build_index` and re-attaches it.
+fn reattach(btf: &Btf<'_>, blob: &[u8], base: Option<&Btf<'_>>) {
+    let mut storage = vec![0u32; btf.index_len()];
+    let used = build_index(blob, base, &mut storage).expect("rebuild");
+    assert_eq!(used, btf.index_len());
     let again = match base {
-        Some(b) => Btf::from_index_split(blob, b, storage),
-        None => Btf::from_index(blob, storage),
+        Some(b) => Btf::from_index_split(blob, b, &storage),
+        None => Btf::from_index(blob, &storage),
     }
     .expect("re-attach");
     assert_eq!(again.end_id(), btf.end_id());
@@ -75,7 +83,10 @@ fn reattach(btf: &Btf<'_>, blob: &[u8], storage: &[u32], base: Option<&Btf<'_>>)
     for id in btf.start_id().0..btf.end_id().min(btf.start_id().0 + 64) {
         let name = btf.type_name(TypeId(id)).unwrap();
         let kind = btf.kind(TypeId(id)).unwrap();
-        assert_eq!(again.find_by_name_kind(name, kind), btf.find_by_name_kind(name, kind));
+        assert_eq!(
+            again.find_by_name_kind(name, kind),
+            btf.find_by_name_kind(name, kind)
+        );
     }
 }
 
@@ -84,7 +95,14 @@ fn exercise(btf: &Btf<'_>, blob: &[u8]) {
     let start = btf.start_id().0;
     let end = btf.end_id().min(start.saturating_add(MAX_IDS));
     // A few ids around the interesting boundaries, valid or not.
-    let extra = [0, 1, start.wrapping_sub(1), btf.end_id(), btf.end_id() + 1, u32::MAX];
+    let extra = [
+        0,
+        1,
+        start.wrapping_sub(1),
+        btf.end_id(),
+        btf.end_id() + 1,
+        u32::MAX,
+    ];
     for id in (start..end).chain(extra) {
         let id = TypeId(id);
         let _ = btf.kind(id);
@@ -130,12 +148,27 @@ fn exercise(btf: &Btf<'_>, blob: &[u8]) {
             }
         }
         if let Ok(t) = btf.type_by_id(id) {
-            let _ = (t.int(), t.array(), t.linkage(), t.decl_tag_component(), t.datasec_entry(0));
+            let _ = (
+                t.int(),
+                t.array(),
+                t.linkage(),
+                t.decl_tag_component(),
+                t.datasec_entry(0),
+            );
             let kind = t.kind();
             if let Ok(name) = btf.type_name(id) {
-                if !name.is_empty() && !matches!(kind, Kind::Var | Kind::Datasec | Kind::Fwd | Kind::DeclTag | Kind::TypeTag) {
+                if !name.is_empty()
+                    && !matches!(
+                        kind,
+                        Kind::Var | Kind::Datasec | Kind::Fwd | Kind::DeclTag | Kind::TypeTag
+                    )
+                {
                     let found = btf.find_by_name_kind(name, kind);
-                    assert_eq!(found, btf.find_by_name_kind_linear(name, kind), "index vs linear");
+                    assert_eq!(
+                        found,
+                        btf.find_by_name_kind_linear(name, kind),
+                        "index vs linear"
+                    );
                     assert!(found.is_some_and(|f| f <= id));
                 }
             }

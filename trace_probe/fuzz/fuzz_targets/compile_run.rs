@@ -15,56 +15,16 @@ use libfuzzer_sys::fuzz_target;
 #[allow(dead_code, unused_imports)]
 mod interp_mock;
 
-use interp_mock::{Mock, TASK_SIZE};
+mod common;
+
+use common::{check_record, machine, R};
+use interp_mock::TASK_SIZE;
 use trace_probe::fetch::{
     insn_count, Compiler, Insn, ENTRY_HEADER_SIZE, EXIT_HEADER_SIZE, MAX_INSNS_PER_ARG,
 };
 use trace_probe::interp::run;
-use trace_probe::render::{render_event, Field, FmtSink, ProbeKind};
+use trace_probe::render::{render_event, Field, ProbeKind};
 use trace_probe::{ArgDesc, Base, BtfBitfield, FetchType, Hop, MAX_HOPS};
-
-const K: u64 = 0xffff_8880_0100_0000;
-const U: u64 = 0x0000_7ffe_f36c_0000;
-const MEM: usize = 2048;
-
-struct R<'a> {
-    d: &'a [u8],
-    p: usize,
-}
-
-impl R<'_> {
-    fn u8(&mut self) -> u8 {
-        let v = self.d.get(self.p).copied().unwrap_or(0);
-        self.p += 1;
-        v
-    }
-    fn u16(&mut self) -> u16 {
-        u16::from_le_bytes([self.u8(), self.u8()])
-    }
-    fn u64(&mut self) -> u64 {
-        let mut b = [0u8; 8];
-        for x in &mut b {
-            *x = self.u8();
-        }
-        u64::from_le_bytes(b)
-    }
-    fn done(&self) -> bool {
-        self.p >= self.d.len()
-    }
-    /// An interesting address: inside the kernel/user arenas, near page
-    /// ends, NULL, or raw.
-    fn addr(&mut self) -> u64 {
-        let t = self.u8();
-        let o = u64::from(self.u16()) % MEM as u64;
-        match t % 6 {
-            0 | 1 => K + o,
-            2 => U + o,
-            3 => 0,
-            4 => K + MEM as u64 - u64::from(t % 16),
-            _ => self.u64(),
-        }
-    }
-}
 
 fn ty(r: &mut R) -> FetchType {
     use FetchType::*;
@@ -159,63 +119,6 @@ fn arg_desc(r: &mut R) -> ArgDesc {
     }
 }
 
-fn machine(r: &mut R) -> Mock {
-    let mut m = Mock::new();
-    // Arenas: words are pointers into the arenas or raw/string bytes.
-    let mut kmem = vec![0u8; MEM];
-    let mut umem = vec![0u8; MEM];
-    for mem in [&mut kmem, &mut umem] {
-        for w in mem.chunks_exact_mut(8) {
-            let v = match r.u8() % 4 {
-                0 => r.addr(),
-                1 => u64::from_le_bytes(*b"abcdefg\0"),
-                2 => u64::from_le_bytes(*b"hijklmno"),
-                _ => u64::from(r.u8()),
-            };
-            w.copy_from_slice(&v.to_le_bytes());
-        }
-    }
-    m.map(K, &kmem);
-    m.map(U, &umem);
-    for _ in 0..(r.u8() % 4) {
-        let a = r.addr();
-        m.poison.insert(a);
-    }
-    m.args = (0..6).map(|_| r.addr()).collect();
-    m.retval = r.addr();
-    m.sp = r.addr();
-    m.stack = (0..4).map(|_| r.addr()).collect();
-    m.set_comm(b"fuzz-comm");
-    if r.u8() & 1 == 0 {
-        m.edata = Some((0..4).flat_map(|_| r.addr().to_ne_bytes()).collect());
-    }
-    m.sym(K, 0x100, "ksym").sym(0xffff_ffff_8100_0000, 0x340, "vfs_read");
-    m
-}
-
-fn check_record(rec: &[u8], fields: &[Field], fixed: usize, len: usize) {
-    let mut pos = fixed;
-    for f in fields {
-        if !f.ty.is_string() {
-            continue;
-        }
-        for j in 0..usize::from(f.array).max(1) {
-            let o = f.offset as usize + 4 * j;
-            let dl = u32::from_le_bytes(rec[o..o + 4].try_into().unwrap());
-            let (l, off) = ((dl >> 16) as usize, (dl & 0xffff) as usize);
-            if l == 0 {
-                continue;
-            }
-            assert_eq!(off, pos, "strings are packed in order");
-            assert!(off + l <= len);
-            assert_eq!(rec[off + l - 1], 0, "NUL-terminated");
-            assert!(l <= 4096);
-            pos += l;
-        }
-    }
-    assert_eq!(pos, len, "record length is exact");
-}
-
 fn desc_mode(r: &mut R) {
     let kind = if r.u8() & 1 == 0 {
         ProbeKind::Entry
@@ -223,7 +126,7 @@ fn desc_mode(r: &mut R) {
         ProbeKind::Exit
     };
     let hdr = match kind {
-        ProbeKind::Entry => ENTRY_HEADER_SIZE,
+        ProbeKind::Entry | ProbeKind::Tracepoint => ENTRY_HEADER_SIZE,
         ProbeKind::Exit => EXIT_HEADER_SIZE,
     };
     let body = b"\\\"imm-string\" @ksym+8 @vfs_read @nosym $comm \\\"x\"";
@@ -236,11 +139,15 @@ fn desc_mode(r: &mut R) {
     let mut fields = Vec::new();
     for d in &descs {
         let before = c.program().len();
-        let o = if r.u8() == 0xff { u32::from(r.u16()) } else { off };
+        let o = if r.u8() == 0xff {
+            u32::from(r.u16())
+        } else {
+            off
+        };
         if c.add_arg(d, o, body, |n| m.sym_addr(n)).is_ok() {
             assert_eq!(c.program().len() - before, insn_count(d));
             fields.push(Field {
-                name: "a",
+                name: b"a",
                 ty: d.ty,
                 array: d.array,
                 offset: o,
@@ -261,15 +168,23 @@ fn desc_mode(r: &mut R) {
     let res = run(&prog, &insns, &m, &bodies[..], &mut rec).expect("run");
     assert!(res.len >= fixed && res.len <= rec.len() && res.len <= prog.max_record_size());
     // Overlapping random offsets make data_loc checks meaningless.
-    let packed = fields.windows(2).all(|w| {
-        w[0].offset + w[0].ty.size() * u32::from(w[0].array).max(1) <= w[1].offset
-    });
+    let packed = fields
+        .windows(2)
+        .all(|w| w[0].offset + w[0].ty.size() * u32::from(w[0].array).max(1) <= w[1].offset);
     if packed {
         check_record(&rec, &fields, fixed, res.len);
     }
     rec.truncate(res.len);
     let mut s = String::new();
-    let _ = render_event(&mut FmtSink(&mut s), "ev", kind, fields.iter().copied(), &rec, &m, true);
+    let _ = render_event(
+        &mut trace_probe::bytes::FmtBytes(&mut s),
+        b"ev",
+        kind,
+        fields.iter().copied(),
+        &rec,
+        &m,
+        true,
+    );
 }
 
 fn insn(r: &mut R) -> Insn {
@@ -282,15 +197,43 @@ fn insn(r: &mut R) -> Insn {
         3 => Insn::StackPtr,
         4 => Insn::Stack(u32::from(r.u8())),
         5 => Insn::Imm(r.addr()),
-        6 => Insn::Deref { off, user: r.u8() & 1 == 0 },
-        7 => Insn::Bits { shift: r.u8(), width: r.u8(), read: r.u8(), signed: r.u8() & 1 == 0 },
+        6 => Insn::Deref {
+            off,
+            user: r.u8() & 1 == 0,
+        },
+        7 => Insn::Bits {
+            shift: r.u8(),
+            width: r.u8(),
+            read: r.u8(),
+            signed: r.u8() & 1 == 0,
+        },
         8 => Insn::StRaw { dst, size: r.u8() },
-        9 => Insn::StMem { dst, off, size: r.u8() % 10, count: r.u8(), user: r.u8() & 1 == 0 },
-        10 => Insn::StStr { dst, off, count: r.u8() % 80, user: r.u8() & 1 == 0, ptr_user: r.u8() & 1 == 0 },
+        9 => Insn::StMem {
+            dst,
+            off,
+            size: r.u8() % 10,
+            count: r.u8(),
+            user: r.u8() & 1 == 0,
+        },
+        10 => Insn::StStr {
+            dst,
+            off,
+            count: r.u8() % 80,
+            user: r.u8() & 1 == 0,
+            ptr_user: r.u8() & 1 == 0,
+        },
         11 => Insn::StComm { dst },
-        12 => Insn::StImmStr { dst, arg: u16::from(r.u8() % 3), start: u16::from(r.u8()), len: u16::from(r.u8()) },
+        12 => Insn::StImmStr {
+            dst,
+            arg: u16::from(r.u8() % 3),
+            start: u16::from(r.u8()),
+            len: u16::from(r.u8()),
+        },
         13 => Insn::StSymStr { dst },
-        _ => Insn::EntryStore { arg: r.u16(), slot: r.u16() },
+        _ => Insn::EntryStore {
+            arg: r.u16(),
+            slot: r.u16(),
+        },
     }
 }
 

@@ -244,18 +244,7 @@ impl MockKernel {
 
     /// `__register_trace_fprobe()`: `@SYM` resolution, then attach.
     fn register(&self, def: &ProbeDef) -> Result<(), i32> {
-        for a in def.args() {
-            if a.symbol_errno != 0 {
-                return Err(a.symbol_errno);
-            }
-            if let trace_probe::Base::Symbol { start, len, .. } = a.desc.base {
-                let comm = def.arg_comm(a);
-                let name = &comm[start as usize..start as usize + len as usize];
-                if !DATA_SYMBOLS.iter().any(|(s, _)| s.as_bytes() == name) {
-                    return Err(-ENOENT);
-                }
-            }
-        }
+        def.check_symbols(|name| DATA_SYMBOLS.iter().any(|(s, _)| s.as_bytes() == name))?;
         if def.is_tracepoint() {
             return Ok(());
         }

@@ -273,7 +273,7 @@ impl<'a> Probe<'a> {
         m: &Mock,
     ) -> Result<Self, trace_probe::fetch::CompileError> {
         let hdr = match kind {
-            ProbeKind::Entry => ENTRY_HEADER_SIZE,
+            ProbeKind::Entry | ProbeKind::Tracepoint => ENTRY_HEADER_SIZE,
             ProbeKind::Exit => EXIT_HEADER_SIZE,
         };
         let total: usize = args
@@ -287,7 +287,7 @@ impl<'a> Probe<'a> {
         for x in args {
             c.add_arg(&x.desc, off, x.body.as_bytes(), |n| m.sym_addr(n))?;
             fields.push(Field {
-                name: x.name,
+                name: x.name.as_bytes(),
                 ty: x.desc.ty,
                 array: x.desc.array,
                 offset: off,
@@ -341,7 +341,7 @@ impl<'a> Probe<'a> {
     pub fn args_text(&self, rec: &[u8], m: &Mock) -> String {
         let mut s = String::new();
         trace_probe::render::render_args(
-            &mut trace_probe::render::FmtSink(&mut s),
+            &mut trace_probe::bytes::FmtBytes(&mut s),
             self.fields.iter().copied(),
             rec,
             m,
@@ -354,8 +354,8 @@ impl<'a> Probe<'a> {
     pub fn line(&self, name: &str, rec: &[u8], m: &Mock) -> String {
         let mut s = String::new();
         trace_probe::render::render_event(
-            &mut trace_probe::render::FmtSink(&mut s),
-            name,
+            &mut trace_probe::bytes::FmtBytes(&mut s),
+            name.as_bytes(),
             self.kind,
             self.fields.iter().copied(),
             rec,

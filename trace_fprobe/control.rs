@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The control files under `/sys/kernel/debug/rfprobe/` and the commands
+//! written to `dynamic_events`.
+
+use crate::bindings;
+use crate::btf::BtfData;
+use crate::env::{find_kernel_tracepoint, KernelBtf, KernelEnv};
+use crate::event::{cstring, Event, EventMutexGuard, Probe, State, VecSink};
+use crate::kallsyms;
+use crate::trace_probe::bytes::ByteWrite;
+use crate::trace_probe::parse::{event_exists_failure, registration_failure};
+use crate::trace_probe::{
+    classify, multi, parse_definition, split_commands, write_error_log_entry, Command,
+    DentryOffsets, Failure, LogEntry, ProbeDef, RemoveSpec,
+};
+use kernel::error::{code, Error, Result};
+use kernel::ffi::{c_char, c_int};
+use kernel::prelude::*;
+use kernel::sync::Mutex;
+
+/// `error_log` keeps this many entries (C `TRACING_LOG_ERRS_MAX`).
+const ERRLOG_MAX: usize = 8;
+
+/// One `error_log` entry.
+struct LogRec {
+    ts: u64,
+    entry: LogEntry,
+    command: KVec<u8>,
+}
+
+/// The last `ERRLOG_MAX` errors.
+pub(crate) struct ErrorLog(KVec<LogRec>);
+
+impl ErrorLog {
+    fn add(&mut self, def: &ProbeDef, line: &[u8], f: &Failure) {
+        for e in f.iter() {
+            let mut command = KVec::new();
+            if def.write_log_command(line, &mut VecSink(&mut command)).is_err() {
+                continue;
+            }
+            if self.0.len() >= ERRLOG_MAX {
+                let _ = crate::kvec::remove(&mut self.0, 0);
+            }
+            // SAFETY: Plain clock read.
+            let ts = unsafe { bindings::rfprobe_local_clock() };
+            let _ = self.0.push(LogRec { ts, entry: e, command }, GFP_KERNEL);
+        }
+    }
+
+    fn clear(&mut self) {
+        crate::kvec::clear(&mut self.0);
+    }
+}
+
+/// Mutable state, serialised by `Rfprobe::inner`.
+pub(crate) struct Inner {
+    /// Events in creation order.
+    events: KVec<KBox<Event>>,
+    /// Parse buffer (a `ProbeDef` is large; one is kept for parsing).
+    scratch: KVBox<ProbeDef>,
+    errlog: ErrorLog,
+    /// Split BTF of kernel modules, loaded on first use: (name, BTF).
+    module_btf: KVec<(KVec<u8>, BtfData)>,
+}
+
+impl Inner {
+    pub(crate) fn new() -> Result<Self> {
+        let mut b = KVBox::<ProbeDef>::new_uninit(GFP_KERNEL)?;
+        ProbeDef::init(&mut b);
+        // SAFETY: `ProbeDef::init` initialised every field in place.
+        let scratch = unsafe { b.assume_init() };
+        Ok(Inner {
+            events: KVec::new(),
+            scratch,
+            errlog: ErrorLog(KVec::new()),
+            module_btf: KVec::new(),
+        })
+    }
+
+    /// Removes every event (rmmod, O_TRUNC). Stops at the first failure.
+    pub(crate) fn release_all(&mut self, state: &State) -> Result {
+        if self.events.iter().any(|e| e.is_enabled()) {
+            return Err(code::EBUSY);
+        }
+        while let Some(ev) = self.events.last_mut() {
+            let g = EventMutexGuard::lock(state);
+            ev.remove(&g)?;
+            drop(g);
+            let _ = crate::kvec::pop(&mut self.events);
+        }
+        Ok(())
+    }
+}
+
+/// The module's state.
+#[pin_data]
+pub(crate) struct Rfprobe {
+    pub(crate) state: KBox<State>,
+    pub(crate) vmlinux: BtfData,
+    pub(crate) dentry: DentryOffsets,
+    #[pin]
+    pub(crate) inner: Mutex<Inner>,
+}
+
+/// Can ftrace attach to `sym` (a function name or glob, as `register_fprobe`
+/// takes it)? Runs the filter match `register_fprobe()` runs, on a private
+/// `ftrace_ops` that is never registered, so no code is patched.
+fn ftrace_can_attach(sym: &[u8]) -> Result {
+    let s = cstring(sym)?;
+    let ops = KBox::<bindings::ftrace_ops>::new_uninit(GFP_KERNEL | __GFP_ZERO)?;
+    // SAFETY: A zeroed `ftrace_ops` is a fresh, unregistered ops;
+    // `ftrace_set_filter` initialises its hashes.
+    let mut ops = unsafe { ops.assume_init() };
+    // SAFETY: `s` is NUL-terminated, `len` excludes the NUL; `ops` is valid.
+    let ret = unsafe {
+        bindings::ftrace_set_filter(&mut *ops, s.as_ptr().cast_mut().cast::<u8>(), (s.len() - 1) as c_int, 1)
+    };
+    // SAFETY: Frees the filter hash attached by `ftrace_set_filter`.
+    unsafe { bindings::ftrace_free_filter(&mut *ops) };
+    if ret < 0 {
+        return Err(Error::from_errno(ret));
+    }
+    Ok(())
+}
+
+/// `@SYM` resolution (C uses `kallsyms_lookup_name()` at registration).
+fn resolve_symbol(name: &[u8]) -> Option<u64> {
+    kallsyms::lookup(name, b"TtDdBbRrWwVvAa").ok().flatten()
+}
+
+fn uses_symbols(def: &ProbeDef) -> bool {
+    def.args()
+        .iter()
+        .any(|a| matches!(a.desc.base, crate::trace_probe::Base::Symbol { .. }))
+}
+
+impl Rfprobe {
+    pub(crate) fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// Runs every command of a `write()` to `dynamic_events`; returns the
+    /// byte count or the first failing command's errno (earlier commands
+    /// stay applied).
+    pub(crate) fn write_commands(&self, buf: &[u8]) -> core::result::Result<usize, i32> {
+        let mut guard = self.inner.lock();
+        let inner = &mut *guard;
+        let mut it = split_commands(buf);
+        while let Some(r) = it.next() {
+            let line = match r {
+                Ok(l) => l,
+                Err(e) => {
+                    pr_warn!("Line length is too long: Should be less than 4094\n");
+                    return Err(e);
+                }
+            };
+            self.run_command(inner, line)?;
+        }
+        Ok(it.consumed().max(buf.len()))
+    }
+
+    fn run_command(&self, inner: &mut Inner, line: &[u8]) -> core::result::Result<(), i32> {
+        match classify(line) {
+            Command::Empty => Ok(()),
+            Command::BadRemove(e) => Err(e),
+            Command::NotProbe => Err(code::EINVAL.to_errno()),
+            Command::Remove(spec) => self.remove(inner, &spec).map_err(|e| e.to_errno()),
+            Command::Define => self.define(inner, line),
+        }
+    }
+
+    fn define(&self, inner: &mut Inner, line: &[u8]) -> core::result::Result<(), i32> {
+        let module = self.module_btf_for(inner, line);
+        let Inner { events, scratch, errlog, module_btf } = inner;
+        let def: &mut ProbeDef = scratch;
+        {
+            let base = self.vmlinux.view().ok();
+            let split = match (module, base.as_ref()) {
+                (Some(i), Some(b)) => module_btf.get(i).and_then(|(_, m)| m.split_view(b).ok()),
+                _ => None,
+            };
+            let env = KernelEnv {
+                btf: split.or(base).map(KernelBtf),
+                dentry: self.dentry,
+            };
+            if let Err(f) = parse_definition(line, &env, def) {
+                errlog.add(def, line, &f);
+                return Err(f.errno);
+            }
+        }
+        let def: &ProbeDef = def;
+        let fail = |errlog: &mut ErrorLog, f: Failure| {
+            errlog.add(def, line, &f);
+            Err(f.errno)
+        };
+
+        // Same GRP/EVENT as one of ours: append (multi-probe) after the C checks.
+        let existing = events
+            .iter()
+            .position(|e| e.group() == def.group() && e.name() == def.event());
+        if let Some(i) = existing {
+            if let Err(f) = multi::check_append(def, line, events[i].probes.iter().map(|p| &*p.def)) {
+                return fail(errlog, f);
+            }
+        } else if name_taken(def.group(), def.event()) {
+            return fail(errlog, event_exists_failure(def, line));
+        }
+
+        // Registration-time checks (C fails here after creating the event).
+        let mut tracepoint = core::ptr::null_mut();
+        if def.is_tracepoint() {
+            tracepoint = find_kernel_tracepoint(def.symbol());
+        } else if let Err(e) = ftrace_can_attach(def.symbol()) {
+            let errno = e.to_errno();
+            if let Some(entry) = registration_failure(def, line, errno) {
+                errlog.add(def, line, &Failure { errno, entries: [Some(entry), None] });
+            }
+            return Err(errno);
+        }
+        let mut unresolved = false;
+        let probe = Probe::new(def, tracepoint, |name| {
+            let r = resolve_symbol(name);
+            unresolved |= r.is_none();
+            r
+        });
+        let probe = match probe {
+            Ok(p) => p,
+            Err(e) => {
+                let errno = if unresolved && uses_symbols(def) { code::ENOENT.to_errno() } else { e.to_errno() };
+                if let Some(entry) = registration_failure(def, line, errno) {
+                    errlog.add(def, line, &Failure { errno, entries: [Some(entry), None] });
+                }
+                return Err(errno);
+            }
+        };
+
+        let state = self.state();
+        if let Some(i) = existing {
+            let g = EventMutexGuard::lock(state);
+            return events[i].append(probe, &g).map_err(|e| e.to_errno());
+        }
+        let mut ev = Event::new(state, probe).map_err(|e| e.to_errno())?;
+        events.reserve(1, GFP_KERNEL).map_err(|_| code::ENOMEM.to_errno())?;
+        {
+            let g = EventMutexGuard::lock(state);
+            if let Err(e) = ev.add(&g) {
+                let errno = e.to_errno();
+                drop(g);
+                if errno == code::EEXIST.to_errno() {
+                    return fail(errlog, event_exists_failure(def, line));
+                }
+                return Err(errno);
+            }
+        }
+        events.push(ev, GFP_KERNEL).map_err(|_| code::ENOMEM.to_errno())
+    }
+
+    /// For an `f` probe on a function vmlinux BTF does not describe, the
+    /// index into `module_btf` of the split BTF of the module defining it
+    /// (loaded from `/sys/kernel/btf/<module>` on first use).
+    fn module_btf_for(&self, inner: &mut Inner, line: &[u8]) -> Option<usize> {
+        let mut toks = crate::trace_probe::tokens(line);
+        let head = toks.next()?;
+        if head.first() != Some(&b'f') {
+            return None;
+        }
+        let sym = toks.next()?;
+        let sym = sym.split(|&c| c == b'%').next()?;
+        let base = self.vmlinux.view().ok()?;
+        if base.find_func_for_symbol(sym).is_some() {
+            return None;
+        }
+        let module = kallsyms::module_of(sym).ok()??;
+        if let Some(i) = inner.module_btf.iter().position(|(n, _)| n[..] == module[..]) {
+            return Some(i);
+        }
+        let mut path = KVec::new();
+        path.extend_from_slice(b"/sys/kernel/btf/", GFP_KERNEL).ok()?;
+        path.extend_from_slice(&module, GFP_KERNEL).ok()?;
+        path.push(0, GFP_KERNEL).ok()?;
+        let cpath = kernel::str::CStr::from_bytes_with_nul(&path).ok()?;
+        let btf = BtfData::load_module(&self.vmlinux, cpath).ok()?;
+        inner.module_btf.push((module, btf), GFP_KERNEL).ok()?;
+        Some(inner.module_btf.len() - 1)
+    }
+
+    /// `-:[GRP/][EVENT] [SYM [ARGS]]`.
+    fn remove(&self, inner: &mut Inner, spec: &RemoveSpec<'_>) -> Result {
+        let state = self.state();
+        let events = &mut inner.events;
+        let mut matched = false;
+        let mut i = 0;
+        while i < events.len() {
+            let mut j = 0;
+            let mut gone = false;
+            while j < events[i].probes.len() {
+                if !events[i].probes[j].def.matches(spec) {
+                    j += 1;
+                    continue;
+                }
+                matched = true;
+                let g = EventMutexGuard::lock(state);
+                if events[i].probes.len() > 1 {
+                    events[i].remove_probe(j, &g)?;
+                    continue;
+                }
+                events[i].remove(&g)?;
+                drop(g);
+                let _ = crate::kvec::remove(events, i);
+                gone = true;
+                break;
+            }
+            if !gone {
+                i += 1;
+            }
+        }
+        if matched {
+            Ok(())
+        } else {
+            Err(code::ENOENT)
+        }
+    }
+
+    /// O_TRUNC on `dynamic_events`.
+    pub(crate) fn release_all(&self) -> Result {
+        self.inner.lock().release_all(self.state())
+    }
+
+    /// O_TRUNC on `error_log`.
+    pub(crate) fn clear_errors(&self) {
+        self.inner.lock().errlog.clear();
+    }
+
+    /// `dynamic_events` contents.
+    pub(crate) fn show_events(&self, w: &mut impl ByteWrite) {
+        let inner = self.inner.lock();
+        for ev in inner.events.iter() {
+            for p in ev.probes.iter() {
+                let _ = p.def.write_show(w);
+            }
+        }
+    }
+
+    /// `error_log` contents.
+    pub(crate) fn show_errors(&self, w: &mut impl ByteWrite) {
+        let inner = self.inner.lock();
+        for r in inner.errlog.0.iter() {
+            let _ = write_error_log_entry(w, r.ts, r.entry, &r.command);
+        }
+    }
+
+    /// `profile` contents: `  %-44s %15lu %15lu` (event, hits, misses), as
+    /// `kprobe_profile`.
+    pub(crate) fn show_profile(&self, w: &mut impl ByteWrite) {
+        let inner = self.inner.lock();
+        for ev in inner.events.iter() {
+            let (hits, misses) = ev.stats();
+            let mut line = [0u8; 128];
+            let mut cur = Cursor { buf: &mut line, len: 0 };
+            let name = core::str::from_utf8(ev.name()).unwrap_or("?");
+            let _ = core::fmt::write(&mut cur, format_args!("  {:<44} {:>15} {:>15}\n", name, hits, misses));
+            let n = cur.len;
+            let _ = w.put(&line[..n]);
+        }
+    }
+}
+
+/// Is GRP/EVENT used by any event of the system (static events, kprobes,
+/// the in-kernel fprobe events, ...)? Uses the exported
+/// `trace_get_event_file()`, which takes `event_mutex` itself.
+fn name_taken(group: &[u8], event: &[u8]) -> bool {
+    let (Ok(g), Ok(e)) = (cstring(group), cstring(event)) else {
+        return false;
+    };
+    // SAFETY: NUL-terminated strings; NULL instance = the top trace array.
+    let f = unsafe {
+        bindings::trace_get_event_file(
+            core::ptr::null(),
+            g.as_ptr().cast::<c_char>(),
+            e.as_ptr().cast::<c_char>(),
+        )
+    };
+    // SAFETY: Pointer classification only.
+    if unsafe { bindings::rfprobe_is_err_or_null(f.cast()) } {
+        // -EINVAL: no such event; -EBUSY: exists but its ref is busy;
+        // -ENOMEM etc.: treat as taken only for EBUSY/ENODEV.
+        // SAFETY: As above.
+        let e = unsafe { bindings::rfprobe_ptr_err(f.cast()) };
+        return e == code::EBUSY.to_errno() as isize || e == code::ENODEV.to_errno() as isize;
+    }
+    // SAFETY: A successful lookup holds references that must be dropped.
+    unsafe { bindings::trace_put_event_file(f) };
+    true
+}
+
+/// `core::fmt::Write` into a fixed buffer (truncates).
+struct Cursor<'a> {
+    buf: &'a mut [u8],
+    len: usize,
+}
+
+impl core::fmt::Write for Cursor<'_> {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        let n = s.len().min(self.buf.len() - self.len);
+        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.len += n;
+        Ok(())
+    }
+}

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The probe hot path: fprobe entry/exit handlers that run the trace_probe
+//! interpreter and write one record per enabled trace instance.
+//!
+//! Rules (see Documentation/design.rst): no allocation, no sleeping, no locks
+//! beyond what the ring buffer takes, memory read only through
+//! `copy_from_{kernel,user}_nofault`, usable in NMI. Recursion is excluded by
+//! fprobe itself (ftrace recursion protection per context); the per-CPU
+//! scratch buffers are indexed by context level (task, softirq, hardirq, NMI),
+//! so an interrupting probe never shares a buffer with the one it interrupted.
+
+use crate::bindings;
+use crate::event::{Event, Probe};
+use crate::trace_probe::fetch::{Insn, Program, TASK_COMM_LEN};
+use crate::trace_probe::interp::{self, Fault, Machine};
+use crate::trace_probe::ProbeDef;
+use core::ffi::c_void;
+use core::sync::atomic::Ordering;
+use kernel::ffi::{c_int, c_ulong};
+
+/// Bytes of scratch per context level per CPU: the largest record rfprobe
+/// writes (strings beyond it are truncated, never dropped).
+pub(crate) const SCRATCH_SIZE: usize = 8192;
+/// Context levels: task, softirq, hardirq, NMI.
+pub(crate) const NR_CONTEXTS: usize = 4;
+/// Records larger than this may not fit a default 4 KiB ring-buffer
+/// sub-buffer; if the reservation fails they are re-run truncated to it.
+const SAFE_RECORD_SIZE: usize = 4000;
+
+/// Per-CPU scratch area (allocated with `__alloc_percpu`).
+pub(crate) struct Scratch(*mut c_void);
+
+// SAFETY: The per-CPU area is only accessed through `this_cpu_ptr` by the
+// CPU that owns the slice, in the context level it belongs to.
+unsafe impl Send for Scratch {}
+// SAFETY: As above.
+unsafe impl Sync for Scratch {}
+
+impl Scratch {
+    pub(crate) fn new() -> kernel::error::Result<Self> {
+        // SAFETY: Plain allocation; returns NULL on failure.
+        let p = unsafe { bindings::rfprobe_alloc_percpu(SCRATCH_SIZE * NR_CONTEXTS, 8) };
+        if p.is_null() {
+            return Err(kernel::error::code::ENOMEM);
+        }
+        Ok(Scratch(p))
+    }
+
+    /// This CPU's buffer for the current context level.
+    ///
+    /// # Safety
+    ///
+    /// Preemption must be disabled (true in ftrace callbacks) and the buffer
+    /// must not be in use by another activation in the same context level
+    /// on this CPU (guaranteed by fprobe's recursion protection).
+    unsafe fn this_cpu(&self) -> &mut [u8] {
+        // SAFETY: Caller guarantees preemption is off; the pointer is the
+        // per-CPU area allocated in `new`.
+        let base = unsafe { bindings::rfprobe_this_cpu_ptr(self.0) }.cast::<u8>();
+        // SAFETY: Pure read of preempt_count.
+        let level = (unsafe { bindings::rfprobe_context_level() } as usize).min(NR_CONTEXTS - 1);
+        // SAFETY: `base` points to SCRATCH_SIZE * NR_CONTEXTS bytes of this
+        // CPU's area; slice `level` is exclusively ours (see above).
+        unsafe { core::slice::from_raw_parts_mut(base.add(level * SCRATCH_SIZE), SCRATCH_SIZE) }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        // SAFETY: Allocated by `__alloc_percpu`, freed once; no handler can
+        // run any more (all fprobes are unregistered before the state drops).
+        unsafe { bindings::rfprobe_free_percpu(self.0) };
+    }
+}
+
+/// The interpreter's view of a probe hit.
+pub(crate) struct RegsMachine<'a> {
+    regs: *const bindings::pt_regs,
+    edata: &'a [u8],
+    task_size: u64,
+}
+
+impl<'a> RegsMachine<'a> {
+    /// # Safety
+    ///
+    /// `regs` must be the valid `pt_regs` passed to the fprobe handler.
+    pub(crate) unsafe fn new(regs: *const bindings::pt_regs, edata: &'a [u8], task_size: u64) -> Self {
+        RegsMachine { regs, edata, task_size }
+    }
+
+    fn regs(&self) -> &bindings::pt_regs {
+        // SAFETY: `new`'s contract: valid for the handler's duration.
+        unsafe { &*self.regs }
+    }
+}
+
+impl Machine for RegsMachine<'_> {
+    fn arg(&self, n: u16) -> u64 {
+        let r = self.regs();
+        match n {
+            0 => r.di as u64,
+            1 => r.si as u64,
+            2 => r.dx as u64,
+            3 => r.cx as u64,
+            4 => r.r8 as u64,
+            5 => r.r9 as u64,
+            // regs_get_kernel_argument(): the 7th argument is the first stack
+            // word above the return address.
+            // SAFETY: `regs` is valid; the helper bounds-checks the stack.
+            _ => unsafe {
+                bindings::rfprobe_regs_get_kernel_stack_nth(self.regs.cast_mut(), u32::from(n) - 5) as u64
+            },
+        }
+    }
+
+    fn retval(&self) -> u64 {
+        self.regs().ax as u64
+    }
+
+    fn stack_pointer(&self) -> u64 {
+        self.regs().sp as u64
+    }
+
+    fn stack_word(&self, n: u32) -> u64 {
+        // SAFETY: `regs` is valid; the helper returns 0 outside the stack.
+        unsafe { bindings::rfprobe_regs_get_kernel_stack_nth(self.regs.cast_mut(), n) as u64 }
+    }
+
+    fn comm(&self) -> [u8; TASK_COMM_LEN] {
+        let mut out = [0u8; TASK_COMM_LEN];
+        // SAFETY: `current->comm` is a TASK_COMM_LEN array of the running task.
+        let p = unsafe { bindings::rfprobe_current_comm() };
+        // SAFETY: Reading the 16 bytes nofault (comm may change concurrently,
+        // like C's `$comm`, but never goes away).
+        let _ = unsafe {
+            bindings::copy_from_kernel_nofault(out.as_mut_ptr().cast(), p.cast(), TASK_COMM_LEN)
+        };
+        out
+    }
+
+    fn entry_word(&self, slot: u16) -> Option<u64> {
+        interp::entry_word(self.edata, slot)
+    }
+
+    fn read_kernel(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
+        // SAFETY: nofault copy into a valid buffer of `out.len()` bytes.
+        let r = unsafe {
+            bindings::copy_from_kernel_nofault(out.as_mut_ptr().cast(), addr as *const c_void, out.len())
+        };
+        if r == 0 {
+            Ok(())
+        } else {
+            Err(Fault)
+        }
+    }
+
+    fn read_user(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
+        // SAFETY: nofault copy into a valid buffer of `out.len()` bytes.
+        let r = unsafe {
+            bindings::copy_from_user_nofault(out.as_mut_ptr().cast(), addr as *const c_void, out.len())
+        };
+        if r == 0 {
+            Ok(())
+        } else {
+            Err(Fault)
+        }
+    }
+
+    fn is_user_addr(&self, addr: u64) -> bool {
+        addr < self.task_size
+    }
+
+    fn symbolize(&self, addr: u64, out: &mut [u8]) -> usize {
+        crate::event::sprint_symbol(addr, out)
+    }
+}
+
+/// Writes one record for `probe` into `file`'s ring buffer.
+///
+/// # Safety
+///
+/// Called from an fprobe handler (preemption off) with a `file` that is
+/// enabled for `probe`'s event and the handler's `regs`.
+unsafe fn record(
+    ev: &Event,
+    probe: &Probe,
+    file: *mut bindings::trace_event_file,
+    m: &RegsMachine<'_>,
+    regs: *mut bindings::pt_regs,
+    head: [u64; 2],
+) {
+    // SAFETY: `file` is a live, enabled event file (caller).
+    if unsafe { bindings::rfprobe_trace_trigger_soft_disabled(file) } {
+        return;
+    }
+    let prog: &Program = &probe.prog;
+    let insns: &[Insn] = &probe.insns;
+    let bodies: &ProbeDef = &probe.def;
+    let hdr = prog.header_size() as usize;
+
+    let mut fbuffer = bindings::trace_event_buffer::default();
+    if let Some(size) = prog.static_size() {
+        // Fixed-size record: run straight into the ring buffer.
+        // SAFETY: `fbuffer` is a local, `file` is valid.
+        let p = unsafe { bindings::trace_event_buffer_reserve(&mut fbuffer, file, size as c_ulong) };
+        if p.is_null() {
+            probe.count_miss();
+            return;
+        }
+        // SAFETY: The reservation holds `size` bytes starting at `p`.
+        let rec = unsafe { core::slice::from_raw_parts_mut(p.cast::<u8>(), size) };
+        write_head(rec, head, hdr);
+        let _ = interp::run(prog, insns, m, bodies, rec);
+    } else {
+        // Strings: read once into this context's scratch, then copy the
+        // exact-size record.
+        // SAFETY: Handler context, see `Scratch::this_cpu`.
+        let scratch = unsafe { ev.state().scratch.this_cpu() };
+        let cap = prog.max_record_size().min(SCRATCH_SIZE);
+        let Some(buf) = scratch.get_mut(..cap) else { return };
+        let Ok(mut res) = interp::run(prog, insns, m, bodies, buf) else { return };
+        // SAFETY: As above.
+        let mut p = unsafe { bindings::trace_event_buffer_reserve(&mut fbuffer, file, res.len as c_ulong) };
+        if p.is_null() && res.len > SAFE_RECORD_SIZE {
+            // Too big for the ring buffer's sub-buffer: keep the event with
+            // its strings truncated rather than losing it.
+            let Some(small) = scratch.get_mut(..SAFE_RECORD_SIZE.max(prog.fixed_size())) else { return };
+            let Ok(r) = interp::run(prog, insns, m, bodies, small) else { return };
+            res = r;
+            // SAFETY: As above.
+            p = unsafe { bindings::trace_event_buffer_reserve(&mut fbuffer, file, res.len as c_ulong) };
+        }
+        if p.is_null() {
+            probe.count_miss();
+            return;
+        }
+        // SAFETY: The reservation holds `res.len` bytes.
+        let rec = unsafe { core::slice::from_raw_parts_mut(p.cast::<u8>(), res.len) };
+        if let (Some(dst), Some(src)) = (rec.get_mut(hdr..), scratch.get(hdr..res.len)) {
+            dst.copy_from_slice(src);
+        }
+        write_head(rec, head, hdr);
+    }
+    fbuffer.regs = regs;
+    // SAFETY: `fbuffer` was filled by a successful reserve.
+    unsafe { bindings::trace_event_buffer_commit(&mut fbuffer) };
+}
+
+/// `__probe_ip` (entry) or `__probe_func`, `__probe_ret_ip` (exit).
+fn write_head(rec: &mut [u8], head: [u64; 2], hdr: usize) {
+    let words = if hdr >= 24 { 2 } else { 1 };
+    for (i, w) in head.iter().take(words).enumerate() {
+        if let Some(d) = rec.get_mut(8 + i * 8..16 + i * 8) {
+            d.copy_from_slice(&w.to_ne_bytes());
+        }
+    }
+}
+
+/// Runs `probe` for every trace instance its event is enabled in.
+///
+/// # Safety
+///
+/// fprobe handler context; `regs` valid.
+unsafe fn trace_hit(probe: &Probe, regs: *mut bindings::pt_regs, edata: &[u8], head: [u64; 2]) {
+    let ev = probe.event();
+    probe.count_hit();
+    let m = RegsMachine { regs, edata, task_size: ev.state().task_size };
+    for slot in ev.files.iter() {
+        let file = slot.load(Ordering::Acquire);
+        if !file.is_null() {
+            // SAFETY: Enabled files stay valid until they are cleared and an
+            // RCU grace period has passed (see `Event::disable`).
+            unsafe { record(ev, probe, file, &m, regs, head) };
+        }
+    }
+}
+
+/// fprobe entry handler of entry probes (and tracepoint probes).
+pub(crate) unsafe extern "C" fn fentry_handler(
+    fp: *mut bindings::fprobe,
+    entry_ip: c_ulong,
+    _ret_ip: c_ulong,
+    regs: *mut bindings::pt_regs,
+    _entry_data: *mut c_void,
+) -> c_int {
+    // SAFETY: `fp` is the first field of a live `Probe` (repr(C)); fprobe
+    // only calls registered probes, and probes are freed after unregistering.
+    let probe = unsafe { Probe::from_fprobe(fp) };
+    // SAFETY: Handler context.
+    unsafe { trace_hit(probe, regs, &[], [entry_ip as u64, 0]) };
+    0
+}
+
+/// fprobe entry handler of exit probes that use entry arguments: stores them.
+pub(crate) unsafe extern "C" fn fexit_entry_handler(
+    fp: *mut bindings::fprobe,
+    _entry_ip: c_ulong,
+    _ret_ip: c_ulong,
+    regs: *mut bindings::pt_regs,
+    entry_data: *mut c_void,
+) -> c_int {
+    // SAFETY: See `fentry_handler`.
+    let probe = unsafe { Probe::from_fprobe(fp) };
+    let size = probe.entry_prog.data_size();
+    if entry_data.is_null() || size == 0 {
+        return 0;
+    }
+    // SAFETY: fprobe allocated `entry_data_size` (= `size`) bytes for us.
+    let edata = unsafe { core::slice::from_raw_parts_mut(entry_data.cast::<u8>(), size) };
+    // SAFETY: `regs` valid in handler context.
+    let m = unsafe { RegsMachine::new(regs, &[], probe.event().state().task_size) };
+    let _ = interp::run_entry(&probe.entry_prog, &probe.entry_insns, &m, edata);
+    0
+}
+
+/// fprobe exit handler of exit probes.
+pub(crate) unsafe extern "C" fn fexit_handler(
+    fp: *mut bindings::fprobe,
+    entry_ip: c_ulong,
+    ret_ip: c_ulong,
+    regs: *mut bindings::pt_regs,
+    entry_data: *mut c_void,
+) {
+    // SAFETY: See `fentry_handler`.
+    let probe = unsafe { Probe::from_fprobe(fp) };
+    let size = probe.entry_prog.data_size();
+    let edata: &[u8] = if entry_data.is_null() || size == 0 {
+        &[]
+    } else {
+        // SAFETY: The entry data written at entry, `size` bytes.
+        unsafe { core::slice::from_raw_parts(entry_data.cast::<u8>(), size) }
+    };
+    // SAFETY: Handler context.
+    unsafe { trace_hit(probe, regs, edata, [entry_ip as u64, ret_ip as u64]) };
+}
