@@ -10,6 +10,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/ptrace.h>
@@ -162,6 +163,36 @@ size_t rfprobe_sprint_symbol_no_offset(char *buf, size_t len, unsigned long addr
 	char sym[KSYM_SYMBOL_LEN];
 
 	return copy_sym(buf, len, sym, sprint_symbol_no_offset(sym, addr));
+}
+
+bool rfprobe_mutex_plausible(struct mutex *m, const char *name)
+{
+	struct mutex copy;
+
+	if (copy_from_kernel_nofault(&copy, m, sizeof(copy)))
+		return false;
+	/* An empty wait list points to itself; a busy one to kernel memory. */
+	if (!(copy.wait_list.next == &m->wait_list && copy.wait_list.prev == &m->wait_list) &&
+	    (!virt_addr_valid(copy.wait_list.next) || !virt_addr_valid(copy.wait_list.prev)))
+		return false;
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	{
+		char buf[32] = {};
+		int i;
+
+		if (!copy.dep_map.name)
+			return false;
+		for (i = 0; i < sizeof(buf) - 1; i++) {
+			if (copy_from_kernel_nofault(&buf[i], copy.dep_map.name + i, 1))
+				return false;
+			if (!buf[i])
+				break;
+		}
+		if (strcmp(buf, name))
+			return false;
+	}
+#endif
+	return true;
 }
 
 void rfprobe_synchronize_rcu(void)

@@ -9,6 +9,7 @@
 #include <linux/types.h>
 
 struct file;
+struct mutex;
 struct pt_regs;
 struct trace_event_file;
 struct tracepoint;
@@ -49,6 +50,12 @@ const char *rfprobe_tracepoint_name(struct tracepoint *tp);
 /* sprint_symbol()/sprint_symbol_no_offset() into a buffer of any size (truncating). */
 size_t rfprobe_sprint_symbol(char *buf, size_t len, unsigned long addr);
 size_t rfprobe_sprint_symbol_no_offset(char *buf, size_t len, unsigned long addr);
+
+/*
+ * Does the memory at @m look like an idle struct mutex (self-linked empty
+ * wait list; with lockdep, a lock class named @name)? Reads with nofault copies.
+ */
+bool rfprobe_mutex_plausible(struct mutex *m, const char *name);
 
 /* RCU */
 void rfprobe_synchronize_rcu(void);

@@ -126,7 +126,7 @@ fn ftrace_can_attach(sym: &[u8]) -> Result {
 
 /// `@SYM` resolution (C uses `kallsyms_lookup_name()` at registration).
 fn resolve_symbol(name: &[u8]) -> Option<u64> {
-    kallsyms::lookup(name, b"TtDdBbRrWwVvAa").ok().flatten()
+    kallsyms::lookup(name).map(|s| s.addr)
 }
 
 fn uses_symbols(def: &ProbeDef) -> bool {
@@ -271,7 +271,7 @@ impl Rfprobe {
         if base.find_func_for_symbol(sym).is_some() {
             return None;
         }
-        let module = kallsyms::module_of(sym).ok()??;
+        let module = kallsyms::module_of(sym)?;
         if let Some(i) = inner.module_btf.iter().position(|(n, _)| n[..] == module[..]) {
             return Some(i);
         }

@@ -146,6 +146,8 @@ pub(crate) struct Probe {
     /// Tracepoint probes: the tracepoint and its probe stub.
     tracepoint: *mut bindings::tracepoint,
     registered: bool,
+    /// fprobe misses of earlier registrations.
+    old_nmissed: u64,
     hits: Counter,
     misses: Counter,
 }
@@ -175,7 +177,7 @@ impl Probe {
     /// Hits and misses (ring-buffer reservations that failed, plus fprobe's
     /// own misses: recursion, exhausted return-probe pool).
     pub(crate) fn stats(&self) -> (u64, u64) {
-        (self.hits.sum(), self.misses.sum().wrapping_add(self.fp.nmissed as u64))
+        (self.hits.sum(), self.misses.sum().wrapping_add(self.old_nmissed).wrapping_add(self.fp.nmissed as u64))
     }
 
     /// Builds a probe from a parsed definition. `resolve` maps `@SYM` names
@@ -206,21 +208,11 @@ impl Probe {
         }
         let entry_prog = fetch::compile_entry(entry, &mut entry_insns).map_err(|_| code::EINVAL)?;
 
-        // SAFETY: All-zero is a valid `struct fprobe` (unregistered).
-        let mut fp: bindings::fprobe = unsafe { core::mem::zeroed() };
-        if def.is_return() {
-            fp.exit_handler = Some(handler::fexit_handler);
-            if !entry_prog.is_empty() {
-                fp.entry_handler = Some(handler::fexit_entry_handler);
-                fp.entry_data_size = entry_prog.data_size();
-            }
-            fp.nr_maxactive = def.maxactive() as i32;
-        } else {
-            fp.entry_handler = Some(handler::fentry_handler);
-        }
         Ok(KBox::new(
             Probe {
-                fp,
+                // SAFETY: All-zero is a valid, unregistered `struct fprobe`;
+                // `register` sets it up before each registration.
+                fp: unsafe { core::mem::zeroed() },
                 event: core::ptr::null(),
                 symbol: cstring(def.symbol())?,
                 def: def_box,
@@ -230,6 +222,7 @@ impl Probe {
                 entry_insns,
                 tracepoint,
                 registered: false,
+                old_nmissed: 0,
                 hits: Counter::new()?,
                 misses: Counter::new()?,
             },
@@ -241,6 +234,20 @@ impl Probe {
     fn register(&mut self) -> Result {
         if self.registered {
             return Ok(());
+        }
+        // A fresh `struct fprobe` for every registration: unregistering
+        // leaves ftrace/rethook state behind that must not be reused.
+        // SAFETY: All-zero is a valid, unregistered `struct fprobe`.
+        self.fp = unsafe { core::mem::zeroed() };
+        if self.def.is_return() {
+            self.fp.exit_handler = Some(handler::fexit_handler);
+            if !self.entry_prog.is_empty() {
+                self.fp.entry_handler = Some(handler::fexit_entry_handler);
+                self.fp.entry_data_size = self.entry_prog.data_size();
+            }
+            self.fp.nr_maxactive = self.def.maxactive() as i32;
+        } else {
+            self.fp.entry_handler = Some(handler::fentry_handler);
         }
         let ret = if self.tracepoint.is_null() {
             // SAFETY: `fp` is zeroed apart from handlers/sizes, lives in a
@@ -279,6 +286,8 @@ impl Probe {
         // SAFETY: Registered in `register`; unregister_fprobe waits for
         // running handlers (ftrace shutdown synchronisation).
         unsafe { bindings::unregister_fprobe(&mut self.fp) };
+        self.old_nmissed = self.old_nmissed.wrapping_add(self.fp.nmissed as u64);
+        self.fp.nmissed = 0;
         // The tracepoint keeps its probe stub attached (like C, it is a no-op
         // function; `_may_exist` tolerates re-registration).
         self.registered = false;
@@ -429,6 +438,11 @@ impl Event {
         self.class.system = self.group.as_ptr().cast::<c_char>();
         self.class.reg = Some(event_reg);
         self.class.fields_array = self.fields_array.as_mut_ptr();
+        // INIT_LIST_HEAD(&class->fields): the core defines the fields only
+        // into an empty list.
+        let head = core::ptr::addr_of_mut!(self.class.fields);
+        self.class.fields.next = head;
+        self.class.fields.prev = head;
         self.call.class = &mut self.class;
         self.call.__bindgen_anon_1.name = self.name.as_ptr().cast::<c_char>();
         self.call.event.funcs = &mut self.funcs;
