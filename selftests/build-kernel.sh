@@ -57,7 +57,8 @@ done
 llvm-objcopy$LLVM_SUFFIX -O binary --only-section=.BTF "$out/vmlinux" "$out/vmlinux.btf"
 mod=$(find "$out/samples" -name 'trace-events-sample.ko' | head -1)
 [ -n "$mod" ] || die "$variant build has no trace-events-sample.ko"
-llvm-objcopy$LLVM_SUFFIX -O binary --only-section=.BTF "$mod" "$out/trace-events-sample.btf"
+# In a .ko, .BTF is not an allocated section: -O binary would drop it.
+llvm-objcopy$LLVM_SUFFIX --dump-section .BTF="$out/trace-events-sample.btf" "$mod" /dev/null
 echo "built in $(($(date +%s) - start)) s" >>"$log"
 touch "$out/.rfprobe-built"
 ln -sfn "$out" "$link"
