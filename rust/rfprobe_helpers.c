@@ -195,6 +195,22 @@ bool rfprobe_mutex_plausible(struct mutex *m, const char *name)
 	return true;
 }
 
+struct tracepoint *rfprobe_tp_module_find(struct tp_module *tpm, const char *name)
+{
+	struct module *mod = tpm->mod;
+	tracepoint_ptr_t *iter;
+
+	if (!mod->num_tracepoints)
+		return NULL;
+	for (iter = mod->tracepoints_ptrs; iter < mod->tracepoints_ptrs + mod->num_tracepoints; iter++) {
+		struct tracepoint *tp = tracepoint_ptr_deref(iter);
+
+		if (!strcmp(tp->name, name))
+			return tp;
+	}
+	return NULL;
+}
+
 void rfprobe_synchronize_rcu(void)
 {
 	synchronize_rcu();

@@ -57,6 +57,10 @@ size_t rfprobe_sprint_symbol_no_offset(char *buf, size_t len, unsigned long addr
  */
 bool rfprobe_mutex_plausible(struct mutex *m, const char *name);
 
+/* Tracepoint @name of a module being tracked by the tracepoint module notifier. */
+struct tp_module;
+struct tracepoint *rfprobe_tp_module_find(struct tp_module *tpm, const char *name);
+
 /* RCU */
 void rfprobe_synchronize_rcu(void);
 

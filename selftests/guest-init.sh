@@ -30,6 +30,11 @@ if grep -q '^rfprobe ' /proc/modules; then
 		# shellcheck disable=SC2086
 		./ftracetest -k -l /results/logs $TESTS
 		echo "RFPROBE-FTRACETEST rc=$?"
+		# ftracetest's own log has the result lines without test output
+		# interleaved (stray stderr of a test can split a console line).
+		echo "RFPROBE-RESULTS-BEGIN"
+		cat /results/logs/ftracetest.log
+		echo "RFPROBE-RESULTS-END"
 		cd /
 	fi
 	rmmod rfprobe

@@ -3,7 +3,12 @@
 # kernel's own ftracetest, then power off. See README.md "Tests".
 #
 #   run-vm.sh [-k fast|debug] [-m MODULE.ko] [-p 'param=value ...'] [-t SECONDS]
-#             [-o LOGDIR] [-c 'guest shell command'] [TEST.tc|TESTDIR ...]
+#             [-o LOGDIR] [-c 'guest shell command'] [-f SRC:DST]... [-s SMP]
+#             [-q 'extra QEMU args'] [TEST.tc|TESTDIR ...]
+#
+# -f copies a host file into the initramfs at /DST (repeatable); -s sets the
+# guest CPU count (default 2); -q appends QEMU arguments (word-split), e.g.
+# -s 1 -q '-icount shift=0,sleep=off' for instruction-counting guest time.
 #
 # Defaults: -k fast, the module built for that kernel (build/<variant>/rfprobe.ko),
 # all tests under selftests/test.d. Prints one line per test and a final
@@ -13,8 +18,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 
-variant=fast module= modparams= timeout= logdir= guestcmd=
-while getopts "k:m:p:t:o:c:h" opt; do
+variant=fast module= modparams= timeout= logdir= guestcmd= smp=2 qemu_extra= extra_files=()
+while getopts "k:m:p:t:o:c:f:s:q:h" opt; do
 	case $opt in
 	k) variant=$OPTARG ;;
 	m) module=$OPTARG ;;
@@ -22,7 +27,10 @@ while getopts "k:m:p:t:o:c:h" opt; do
 	t) timeout=$OPTARG ;;
 	o) logdir=$OPTARG ;;
 	c) guestcmd=$OPTARG ;;
-	*) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	f) extra_files+=("$OPTARG") ;;
+	s) smp=$OPTARG ;;
+	q) qemu_extra=$OPTARG ;;
+	*) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -68,6 +76,13 @@ copy_bin /usr/bin/trace-cmd
 	mkdir -p "$stage/usr/lib/x86_64-linux-gnu" &&
 	cp -r /usr/lib/x86_64-linux-gnu/traceevent "$stage/usr/lib/x86_64-linux-gnu/"
 
+# Extra files (-f SRC:DST), e.g. benchmark programs.
+for f in ${extra_files[@]+"${extra_files[@]}"}; do
+	[ -e "${f%%:*}" ] || die "no such file: ${f%%:*}"
+	mkdir -p "$stage/$(dirname "${f#*:}")"
+	cp -r "${f%%:*}" "$stage/${f#*:}"
+done
+
 # Tests: each argument (file or directory) is copied below ftrace/test.d/rfprobe/
 # keeping its path relative to selftests/ (or its basename if outside).
 guest_tests=
@@ -99,28 +114,42 @@ console=$logdir/console.log
 payload=$logdir/payload.b64
 info "booting $variant kernel ($kdir), logs in $logdir"
 set +e
-timeout -k 10 "$timeout" qemu-system-x86_64 -machine accel=tcg -cpu max -smp 2 -m "$mem" \
+# shellcheck disable=SC2086 # $qemu_extra is split into arguments on purpose
+timeout -k 10 "$timeout" qemu-system-x86_64 -machine accel=tcg -cpu max -smp "$smp" -m "$mem" \
 	-display none -monitor none -no-reboot \
 	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$logdir/initrd.gz" \
 	-append "console=ttyS0 loglevel=5 panic=-1 rdinit=/init" \
-	-serial stdio -serial "file:$payload" </dev/null 2>"$logdir/qemu.stderr" |
+	-serial stdio -serial "file:$payload" $qemu_extra </dev/null 2>"$logdir/qemu.stderr" |
 	tr -d '\r' | tee "$console" | awk '
 		/^RFPROBE-GUESTCMD-BEGIN/ { show = 1; next }
 		/^RFPROBE-GUESTCMD-END/ { show = 0; next }
+		/^RFPROBE-RESULTS-BEGIN/ { skip = 1; next }
+		/^RFPROBE-RESULTS-END/ { skip = 0; next }
+		skip { next }
 		show { print; fflush(); next }
-		/^\[[0-9]+\].*\[(PASS|FAIL|UNRESOLVED|UNTESTED|UNSUPPORTED|XFAIL|UNDEFINED)\]/ { print; fflush() }'
+		'
 qemu_rc=${PIPESTATUS[0]}
 set -e
 
 # --- verdict ---------------------------------------------------------------
+# Result lines: from ftracetest's log (clean) when the guest got that far,
+# else whatever reached the console.
+results() {
+	local re='^\[[0-9]+\].*\[(PASS|FAIL|UNRESOLVED|UNTESTED|UNSUPPORTED|XFAIL|UNDEFINED)\]'
+	if grep -aq '^RFPROBE-RESULTS-END' "$console"; then
+		sed -n '/^RFPROBE-RESULTS-BEGIN/,/^RFPROBE-RESULTS-END/p' "$console" | grep -aE "$re" || true
+	else
+		grep -aE "$re" "$console" || true
+	fi
+}
 passed=0 failed=0 skipped=0
 while IFS= read -r line; do
 	case "$line" in
-	*"[PASS]" | *"[XFAIL]") passed=$((passed + 1)) ;;
-	*"[UNSUPPORTED]") skipped=$((skipped + 1)) ;;
-	*) failed=$((failed + 1)) ;;
+	*"[PASS]" | *"[XFAIL]") passed=$((passed + 1)); echo "$line" ;;
+	*"[UNSUPPORTED]") skipped=$((skipped + 1)); echo "$line" ;;
+	*) failed=$((failed + 1)); echo "$line" ;;
 	esac
-done < <(grep -aE '^\[[0-9]+\].*\[(PASS|FAIL|UNRESOLVED|UNTESTED|UNSUPPORTED|XFAIL|UNDEFINED)\]' "$console" || true)
+done < <(results)
 
 check() { # name ok-condition-exit-status
 	if [ "$2" = 0 ]; then

@@ -62,6 +62,8 @@ pub(crate) struct Inner {
     errlog: ErrorLog,
     /// Split BTF of kernel modules, loaded on first use: (name, BTF).
     module_btf: KVec<(KVec<u8>, BtfData)>,
+    /// Loaded modules with tracepoints (tracepoint module notifier).
+    tp_modules: KVec<usize>,
 }
 
 impl Inner {
@@ -75,6 +77,7 @@ impl Inner {
             scratch,
             errlog: ErrorLog(KVec::new()),
             module_btf: KVec::new(),
+            tp_modules: KVec::new(),
         })
     }
 
@@ -172,7 +175,7 @@ impl Rfprobe {
 
     fn define(&self, inner: &mut Inner, line: &[u8]) -> core::result::Result<(), i32> {
         let module = self.module_btf_for(inner, line);
-        let Inner { events, scratch, errlog, module_btf } = inner;
+        let Inner { events, scratch, errlog, module_btf, tp_modules } = inner;
         let def: &mut ProbeDef = scratch;
         {
             let base = self.vmlinux.view().ok();
@@ -183,6 +186,7 @@ impl Rfprobe {
             let env = KernelEnv {
                 btf: split.or(base).map(KernelBtf),
                 dentry: self.dentry,
+                tp_modules,
             };
             if let Err(f) = parse_definition(line, &env, def) {
                 errlog.add(def, line, &f);
@@ -210,7 +214,7 @@ impl Rfprobe {
         // Registration-time checks (C fails here after creating the event).
         let mut tracepoint = core::ptr::null_mut();
         if def.is_tracepoint() {
-            tracepoint = find_kernel_tracepoint(def.symbol());
+            tracepoint = find_tracepoint(tp_modules, def.symbol());
         } else if let Err(e) = ftrace_can_attach(def.symbol()) {
             let errno = e.to_errno();
             if let Some(entry) = registration_failure(def, line, errno) {
@@ -362,6 +366,58 @@ impl Rfprobe {
             let _ = core::fmt::write(&mut cur, format_args!("  {:<44} {:>15} {:>15}\n", name, hits, misses));
             let n = cur.len;
             let _ = w.put(&line[..n]);
+        }
+    }
+}
+
+/// A tracepoint of the kernel or of a loaded module.
+pub(crate) fn find_tracepoint(tp_modules: &[usize], name: &[u8]) -> *mut bindings::tracepoint {
+    let tp = find_kernel_tracepoint(name);
+    if !tp.is_null() {
+        return tp;
+    }
+    let Ok(cname) = cstring(name) else {
+        return core::ptr::null_mut();
+    };
+    for &m in tp_modules {
+        // SAFETY: `m` is a live `tp_module` (removed from the list when its
+        // module goes); the name is NUL-terminated.
+        let tp = unsafe { bindings::rfprobe_tp_module_find(m as *mut bindings::tp_module, cname.as_ptr().cast()) };
+        if !tp.is_null() {
+            return tp;
+        }
+    }
+    core::ptr::null_mut()
+}
+
+impl Rfprobe {
+    /// Tracepoint module notifier: a module with tracepoints comes or goes.
+    pub(crate) fn tp_module_event(&self, tpm: *mut bindings::tp_module, coming: bool) {
+        let mut guard = self.inner.lock();
+        let inner = &mut *guard;
+        let key = tpm as usize;
+        if coming {
+            if inner.tp_modules.push(key, GFP_KERNEL).is_err() {
+                pr_warn!("out of memory tracking a module's tracepoints\n");
+                return;
+            }
+        } else if let Some(i) = inner.tp_modules.iter().position(|&m| m == key) {
+            let _ = crate::kvec::remove(&mut inner.tp_modules, i);
+        }
+        let state = self.state();
+        for ev in inner.events.iter_mut() {
+            if !ev.primary().is_tracepoint() {
+                continue;
+            }
+            let Ok(name) = cstring(ev.primary().symbol()) else { continue };
+            // SAFETY: `tpm` is live during the notification.
+            let tp = unsafe { bindings::rfprobe_tp_module_find(tpm, name.as_ptr().cast()) };
+            if tp.is_null() {
+                continue;
+            }
+            let g = EventMutexGuard::lock(state);
+            ev.tracepoint_event(&name[..name.len() - 1], tp, coming);
+            drop(g);
         }
     }
 }

@@ -81,6 +81,8 @@ pub(crate) fn find_kernel_tracepoint(name: &[u8]) -> *mut bindings::tracepoint {
 pub(crate) struct KernelEnv<'a> {
     pub(crate) btf: Option<KernelBtf<'a>>,
     pub(crate) dentry: DentryOffsets,
+    /// Loaded modules with tracepoints.
+    pub(crate) tp_modules: &'a [usize],
 }
 
 impl<'a> ProbeEnv for KernelEnv<'a> {
@@ -91,7 +93,7 @@ impl<'a> ProbeEnv for KernelEnv<'a> {
     }
 
     fn tracepoint(&self, name: &[u8]) -> TracepointLookup {
-        if find_kernel_tracepoint(name).is_null() {
+        if crate::control::find_tracepoint(self.tp_modules, name).is_null() {
             TracepointLookup::Pending
         } else {
             TracepointLookup::Found

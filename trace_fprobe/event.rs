@@ -143,7 +143,8 @@ pub(crate) struct Probe {
     pub(crate) entry_prog: EntryProgram,
     pub(crate) entry_insns: KVec<Insn>,
     symbol: KVec<u8>,
-    /// Tracepoint probes: the tracepoint and its probe stub.
+    /// Tracepoint probes: the tracepoint (NULL while its module is not
+    /// loaded: the probe is pending, as in C).
     tracepoint: *mut bindings::tracepoint,
     registered: bool,
     /// fprobe misses of earlier registrations.
@@ -249,7 +250,12 @@ impl Probe {
         } else {
             self.fp.entry_handler = Some(handler::fentry_handler);
         }
-        let ret = if self.tracepoint.is_null() {
+        if self.def.is_tracepoint() && self.tracepoint.is_null() {
+            // Pending module tracepoint: enabling succeeds, the probe is
+            // attached when the module comes (C: TRACEPOINT_STUB).
+            return Ok(());
+        }
+        let ret = if !self.def.is_tracepoint() {
             // SAFETY: `fp` is zeroed apart from handlers/sizes, lives in a
             // stable heap allocation until after `unregister`; `symbol` is
             // NUL-terminated.
@@ -276,6 +282,41 @@ impl Probe {
         }
         self.registered = true;
         Ok(())
+    }
+
+    /// The tracepoint this (tracepoint) probe waits for or uses.
+    pub(crate) fn tracepoint_name(&self) -> Option<&[u8]> {
+        self.def.is_tracepoint().then(|| self.def.symbol())
+    }
+
+    /// A module providing this probe's tracepoint came: attach if enabled.
+    /// Caller holds `event_mutex`.
+    pub(crate) fn tracepoint_coming(&mut self, tp: *mut bindings::tracepoint, enabled: bool) {
+        if !self.tracepoint.is_null() {
+            return;
+        }
+        self.tracepoint = tp;
+        if enabled {
+            if let Err(e) = self.register() {
+                pr_warn!("cannot attach to the tracepoint of a loaded module: {:?}\n", e);
+            }
+        }
+    }
+
+    /// The module providing this probe's tracepoint goes: detach, pend.
+    /// Caller holds `event_mutex`.
+    pub(crate) fn tracepoint_going(&mut self, tp: *mut bindings::tracepoint) {
+        if self.tracepoint != tp || tp.is_null() {
+            return;
+        }
+        self.unregister();
+        // SAFETY: The module is still live during MODULE_STATE_GOING; the
+        // stub was attached by `register`.
+        unsafe {
+            let stub = bindings::rfprobe_tracepoint_probestub(tp);
+            bindings::tracepoint_probe_unregister(tp, stub, core::ptr::null_mut());
+        }
+        self.tracepoint = core::ptr::null_mut();
     }
 
     /// Detaches the fprobe; on return no handler of this probe runs.
@@ -534,6 +575,22 @@ impl Event {
             unsafe { bindings::rfprobe_synchronize_rcu() };
         }
         Ok(())
+    }
+
+    /// Tracepoint probes of this event: module `tp` came (`Some`) or went.
+    /// Caller holds `event_mutex`.
+    pub(crate) fn tracepoint_event(&mut self, name: &[u8], tp: *mut bindings::tracepoint, coming: bool) {
+        let enabled = self.is_enabled();
+        for p in self.probes.iter_mut() {
+            if p.tracepoint_name() != Some(name) {
+                continue;
+            }
+            if coming {
+                p.tracepoint_coming(tp, enabled);
+            } else {
+                p.tracepoint_going(tp);
+            }
+        }
     }
 
     /// Hits and misses summed over the probes.

@@ -39,6 +39,7 @@ mod kvec;
 use control::{Inner, Rfprobe};
 use core::sync::atomic::Ordering;
 use event::State;
+use kernel::error::Error;
 use kernel::sync::new_mutex;
 use trace_probe::DentryOffsets;
 
@@ -53,6 +54,36 @@ module! {
 struct RfProbeModule {
     rf: Pin<KBox<Rfprobe>>,
     dir: Option<debugfs::Dir>,
+    /// Tracepoint module notifier (pending `t` probes), when registered.
+    tp_nb: Option<KBox<NotifierBlock>>,
+}
+
+/// A `notifier_block` owned by the module.
+struct NotifierBlock(bindings::notifier_block);
+
+// SAFETY: The block is only handed to the notifier API, which serialises
+// access; Rust never touches it concurrently.
+unsafe impl Send for NotifierBlock {}
+// SAFETY: As above.
+unsafe impl Sync for NotifierBlock {}
+
+/// Tracepoint module notifier callback.
+unsafe extern "C" fn tp_module_notify(
+    _nb: *mut bindings::notifier_block,
+    val: kernel::ffi::c_ulong,
+    data: *mut core::ffi::c_void,
+) -> kernel::ffi::c_int {
+    let p = debugfs::STATE.load(Ordering::Acquire);
+    // SAFETY: Published before the notifier is registered, cleared after it
+    // is unregistered.
+    if let Some(rf) = unsafe { p.as_ref() } {
+        let coming = val as u32 == bindings::module_state_MODULE_STATE_COMING;
+        let going = val as u32 == bindings::module_state_MODULE_STATE_GOING;
+        if coming || going {
+            rf.tp_module_event(data.cast(), coming);
+        }
+    }
+    0x0001 // NOTIFY_OK
 }
 
 impl kernel::Module for RfProbeModule {
@@ -94,7 +125,18 @@ impl kernel::Module for RfProbeModule {
             GFP_KERNEL,
         )?;
         debugfs::STATE.store((&*rf as *const Rfprobe).cast_mut(), Ordering::Release);
-        let mut me = RfProbeModule { rf, dir: None };
+        let mut me = RfProbeModule { rf, dir: None, tp_nb: None };
+        // SAFETY: All-zero is a valid, unregistered notifier block.
+        let mut nb = KBox::new(NotifierBlock(unsafe { core::mem::zeroed() }), GFP_KERNEL)?;
+        nb.0.notifier_call = Some(tp_module_notify);
+        // SAFETY: `nb` lives in the heap until unregistered in `drop`; the
+        // callback replays MODULE_STATE_COMING for loaded modules.
+        let ret = unsafe { bindings::register_tracepoint_module_notifier(&mut nb.0) };
+        if ret < 0 {
+            debugfs::STATE.store(core::ptr::null_mut(), Ordering::Release);
+            return Err(Error::from_errno(ret));
+        }
+        me.tp_nb = Some(nb);
         let dir = debugfs::Dir::create(c_str!("rfprobe"))?;
         dir.create_file(c_str!("dynamic_events"), 0o600, &debugfs::DYNAMIC_EVENTS_FOPS)?;
         dir.create_file(c_str!("error_log"), 0o600, &debugfs::ERROR_LOG_FOPS)?;
@@ -114,6 +156,11 @@ impl Drop for RfProbeModule {
     fn drop(&mut self) {
         // No new commands once the files are gone.
         self.dir = None;
+        if let Some(mut nb) = self.tp_nb.take() {
+            // SAFETY: Registered in `init`; replays GOING (takes our mutex,
+            // which is not held here).
+            unsafe { bindings::unregister_tracepoint_module_notifier(&mut nb.0) };
+        }
         debugfs::STATE.store(core::ptr::null_mut(), Ordering::Release);
         // Enabled events pin the module, so none is enabled here.
         if let Err(e) = self.rf.inner.lock().release_all(self.rf.state()) {

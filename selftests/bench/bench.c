@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rfprobe benchmark helper, run in the guest (see run.sh). Built static on
+ * the host. Times are CLOCK_MONOTONIC, which counts guest instructions when
+ * QEMU runs with -icount shift=0 (1 ns per instruction).
+ *
+ *   bench loop read N     N x read(/dev/zero, buf, 1)    (hits vfs_read)
+ *   bench loop prctl N    N x prctl(PR_SET_NAME)          (hits __set_task_comm
+ *                                                          and task_rename)
+ *       prints "ns_per_op=X.XX"
+ *   bench write FILE LIST one write() per line of LIST to FILE (opened once,
+ *                         O_WRONLY|O_APPEND); prints "ns=T ok=N fail=N"
+ *   bench insmod KO       finit_module(KO); prints "ns=T"
+ *   bench rmmod NAME      delete_module(NAME); prints "ns=T"
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "bench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* Warm-up iterations before each timed loop (first-hit effects). */
+#define WARMUP 1000
+
+static int loop_read(long n)
+{
+	char buf[1];
+	long i;
+	long long t0, t1;
+	int fd = open("/dev/zero", O_RDONLY);
+
+	if (fd < 0)
+		die("open /dev/zero");
+	for (i = 0; i < WARMUP; i++)
+		if (read(fd, buf, 1) != 1)
+			die("read");
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		if (read(fd, buf, 1) != 1)
+			die("read");
+	t1 = now_ns();
+	close(fd);
+	printf("ns_per_op=%.2f\n", (double)(t1 - t0) / n);
+	return 0;
+}
+
+static int loop_prctl(long n)
+{
+	long i;
+	long long t0, t1;
+
+	for (i = 0; i < WARMUP; i++)
+		if (prctl(PR_SET_NAME, "bench", 0, 0, 0))
+			die("prctl");
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		if (prctl(PR_SET_NAME, "bench", 0, 0, 0))
+			die("prctl");
+	t1 = now_ns();
+	printf("ns_per_op=%.2f\n", (double)(t1 - t0) / n);
+	return 0;
+}
+
+static int write_lines(const char *file, const char *list)
+{
+	FILE *in = fopen(list, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	long ok = 0, fail = 0;
+	long long total = 0, t0;
+	int fd;
+
+	if (!in)
+		die(list);
+	fd = open(file, O_WRONLY | O_APPEND);
+	if (fd < 0)
+		die(file);
+	while ((len = getline(&line, &cap, in)) > 0) {
+		t0 = now_ns();
+		if (write(fd, line, len) == len)
+			ok++;
+		else
+			fail++;
+		total += now_ns() - t0;
+	}
+	close(fd);
+	fclose(in);
+	free(line);
+	printf("ns=%lld ok=%ld fail=%ld\n", total, ok, fail);
+	return 0;
+}
+
+static int insmod(const char *ko)
+{
+	long long t0, t1;
+	int fd = open(ko, O_RDONLY);
+
+	if (fd < 0)
+		die(ko);
+	t0 = now_ns();
+	if (syscall(SYS_finit_module, fd, "", 0))
+		die("finit_module");
+	t1 = now_ns();
+	close(fd);
+	printf("ns=%lld\n", t1 - t0);
+	return 0;
+}
+
+static int rmmod(const char *name)
+{
+	long long t0, t1;
+
+	t0 = now_ns();
+	if (syscall(SYS_delete_module, name, O_NONBLOCK))
+		die("delete_module");
+	t1 = now_ns();
+	printf("ns=%lld\n", t1 - t0);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "loop")) {
+		long n = atol(argv[3]);
+
+		if (n <= 0)
+			return 2;
+		if (!strcmp(argv[2], "read"))
+			return loop_read(n);
+		if (!strcmp(argv[2], "prctl"))
+			return loop_prctl(n);
+	}
+	if (argc == 4 && !strcmp(argv[1], "write"))
+		return write_lines(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "insmod"))
+		return insmod(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "rmmod"))
+		return rmmod(argv[2]);
+	fprintf(stderr, "usage: bench loop read|prctl N | write FILE LIST | insmod KO | rmmod NAME\n");
+	return 2;
+}

@@ -1,0 +1,208 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest side of the rfprobe benchmark (run by run.sh through run-vm.sh -c):
+#   guest.sh full|smoke N
+# Prints machine-readable "BENCH key=value ..." lines; run.sh builds the table.
+# Guest time counts instructions (QEMU -icount shift=0), so every figure is
+# deterministic; C, rfprobe and kprobe figures come from this same boot.
+mode=${1:-full}
+N=${2:-200000}
+T=/sys/kernel/tracing
+R=/sys/kernel/debug/rfprobe
+B=/bench/bench
+KO=/lib/modules/rfprobe.ko
+
+fail() { echo "BENCH-ERROR $*"; }
+
+loopns() { # read|prctl [n]
+	$B loop "$1" "${2:-$N}" | sed -n 's/^ns_per_op=//p'
+}
+
+# Records written to CPU 0's buffer since the last reset (kept + overwritten).
+records() {
+	awk '/^entries:/ { e = $2 } /^overrun:/ { o = $2 } END { print e + o }' $T/per_cpu/cpu0/stats
+}
+
+meminfo() { # field -> kB
+	awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo
+}
+
+mem_snapshot() { # prefix
+	for f in MemFree Slab SUnreclaim VmallocUsed Percpu; do
+		eval "$1_$f=\$(meminfo $f)"
+	done
+}
+
+mem_report() { # label before-prefix after-prefix count
+	line="BENCH mem=$1 count=$4"
+	for f in MemFree Slab SUnreclaim VmallocUsed Percpu; do
+		eval "a=\$$2_$f b=\$$3_$f"
+		line="$line $f=$((b - a))"
+	done
+	echo "$line"
+}
+
+# Definition text for an implementation: c (tracefs fprobe), r (rfprobe),
+# k (kprobe event; f -> p, f ...%return -> r, t -> not expressible).
+# Sets $file and $line, or returns 1.
+def_for() { # impl group/event kind func args...
+	impl=$1 name=$2 kind=$3 func=$4
+	shift 4
+	case $impl in
+	c) file=$T/dynamic_events ;;
+	r) file=$R/dynamic_events ;;
+	k)
+		file=$T/dynamic_events
+		case $kind in
+		t) return 1 ;;
+		f) kind=p; case $func in *%return) kind=r; func=${func%%%return} ;; esac ;;
+		esac
+		;;
+	esac
+	line="$kind:$name $func $*"
+}
+
+# One event shape with one implementation: define, enable, loop, remove.
+run_shape() { # shape loop impl kind func args...
+	shape=$1 loop=$2 impl=$3
+	shift 3
+	grp=b$impl
+	if ! def_for "$impl" "$grp/$shape" "$@"; then
+		echo "BENCH shape=$shape impl=$impl status=na"
+		return
+	fi
+	if ! echo "$line" >> "$file"; then
+		echo "BENCH shape=$shape impl=$impl status=rejected def='$line'"
+		return
+	fi
+	if ! echo 1 > $T/events/$grp/$shape/enable; then
+		fail "enable $grp/$shape"
+		echo "-:$grp/$shape" >> "$file"
+		return
+	fi
+	echo > $T/trace
+	ns=$(loopns "$loop")
+	recs=$(records)
+	echo 0 > $T/events/$grp/$shape/enable
+	sample=$(grep -v '^#' $T/trace | tail -1 | sed 's/^.*: //')
+	echo "-:$grp/$shape" >> "$file" || fail "remove $grp/$shape"
+	echo "BENCH shape=$shape impl=$impl ns=$ns records=$recs"
+	echo "BENCH-SAMPLE $impl $shape: $sample"
+}
+
+# Shapes: name|loop|kind func args
+SHAPES='noargs|read|f vfs_read
+count|read|f vfs_read count
+fpos_count|read|f vfs_read file->f_pos count
+args4|read|f vfs_read file->f_flags file->f_pos buf count
+string|read|f vfs_read name=file->f_path.dentry->d_name.name:string
+retval|read|f vfs_read%return $retval
+ret_entry|read|f vfs_read%return count $retval
+bitfield|prctl|f __set_task_comm tsk->in_execve
+tracepoint|prctl|t task_rename task->pid'
+
+echo "BENCH-BEGIN mode=$mode n=$N"
+echo "BENCH kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)"
+
+if [ "$mode" = full ]; then
+	# --- module load/unload time and memory ---------------------------------
+	ns=$($B rmmod rfprobe | sed -n 's/^ns=//p')
+	echo "BENCH rmmod_ns=$ns"
+	mem_snapshot m0
+	ns=$($B insmod $KO | sed -n 's/^ns=//p')
+	mem_snapshot m1
+	echo "BENCH insmod_ns=$ns"
+	mem_report module m0 m1 1
+	dmesg | grep 'rfprobe: loaded' | tail -1 | sed 's/^[^]]*] /BENCH-INFO /'
+	[ -d $R ] || { fail "rfprobe not loaded again"; exit 1; }
+fi
+
+# --- per-hit cost of enabled events --------------------------------------
+for l in read prctl; do
+	echo "BENCH base=$l ns=$(loopns $l)"
+done
+if [ "$mode" = smoke ]; then
+	SHAPES='count|read|f vfs_read count'
+fi
+echo "$SHAPES" | while IFS='|' read -r shape loop def; do
+	for impl in c r k; do
+		[ "$mode" = smoke ] && [ $impl = k ] && continue
+		# shellcheck disable=SC2086 # $def is the definition's words
+		run_shape "$shape" "$loop" $impl $def
+	done
+done
+
+if [ "$mode" = full ]; then
+	# --- defined but disabled events on the probed function -----------------
+	for impl in c r; do
+		for k in 1 4; do
+			i=1
+			while [ $i -le $k ]; do
+				def_for $impl "bd$impl/d$i" f vfs_read count
+				echo "$line" >> "$file" || fail "define $line"
+				i=$((i + 1))
+			done
+			echo "BENCH disabled=$k impl=$impl ns=$(loopns read)"
+			i=1
+			while [ $i -le $k ]; do
+				echo "-:bd$impl/d$i" >> "$file"
+				i=$((i + 1))
+			done
+		done
+	done
+
+	# --- event enabled, ring buffer off (tracing_on = 0) --------------------
+	for impl in c r; do
+		def_for $impl "bo$impl/off" f vfs_read count
+		echo "$line" >> "$file" || fail "define $line"
+		echo 1 > $T/events/bo$impl/off/enable
+		echo 0 > $T/tracing_on
+		echo > $T/trace
+		ns=$(loopns read)
+		recs=$(records)
+		echo 1 > $T/tracing_on
+		echo 0 > $T/events/bo$impl/off/enable
+		echo "-:bo$impl/off" >> "$file"
+		echo "BENCH tracing_off impl=$impl ns=$ns records=$recs"
+	done
+
+	# --- base again (drift check) -------------------------------------------
+	for l in read prctl; do
+		echo "BENCH base_end=$l ns=$(loopns $l)"
+	done
+
+	# --- definition cost: 200 BTF definitions on different functions --------
+	# Candidates: unique, non-module traceable functions, spread over the
+	# list; kept if both C and rfprobe accept "FUNC $arg*" (untimed trial).
+	grep -v '\[' $T/available_filter_functions | sort | uniq -u >/tmp/cand
+	total=$(wc -l </tmp/cand)
+	step=$((total / 1000 + 1))
+	awk -v s=$step 'NR % s == 0' /tmp/cand >/tmp/cand2
+	: >/tmp/funcs
+	got=0
+	while read -r fn; do
+		[ $got -ge 200 ] && break
+		# shellcheck disable=SC2016 # $arg* is probe syntax
+		echo "f:bprep/p $fn \$arg*" >> $T/dynamic_events 2>/dev/null || continue
+		echo "-:bprep/p" >> $T/dynamic_events
+		# shellcheck disable=SC2016
+		echo "f:bprep/p $fn \$arg*" >> $R/dynamic_events 2>/dev/null || continue
+		echo "-:bprep/p" >> $R/dynamic_events
+		echo "$fn" >>/tmp/funcs
+		got=$((got + 1))
+	done </tmp/cand2
+	echo "BENCH-INFO definition candidates: $total functions, $(wc -l </tmp/cand2) tried, $got accepted by both"
+	for impl in c r; do
+		[ $impl = c ] && file=$T/dynamic_events || file=$R/dynamic_events
+		awk -v g=bf$impl '{ printf "f:%s/e%d %s $arg*\n", g, NR, $1 }' /tmp/funcs >/tmp/defs_$impl
+		awk -v g=bf$impl '{ printf "-:%s/e%d\n", g, NR }' /tmp/funcs >/tmp/undefs_$impl
+		mem_snapshot d0
+		out=$($B write "$file" /tmp/defs_$impl)
+		mem_snapshot d1
+		echo "BENCH define impl=$impl count=$got $out"
+		mem_report "events_$impl" d0 d1 "$got"
+		out=$($B write "$file" /tmp/undefs_$impl)
+		echo "BENCH undefine impl=$impl count=$got $out"
+	done
+fi
+echo "BENCH-END"
