@@ -211,6 +211,16 @@ struct tracepoint *rfprobe_tp_module_find(struct tp_module *tpm, const char *nam
 	return NULL;
 }
 
+void rfprobe_mutex_lock(struct mutex *m)
+{
+	mutex_lock(m);
+}
+
+void rfprobe_mutex_unlock(struct mutex *m)
+{
+	mutex_unlock(m);
+}
+
 void rfprobe_synchronize_rcu(void)
 {
 	synchronize_rcu();

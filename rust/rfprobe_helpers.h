@@ -56,6 +56,9 @@ size_t rfprobe_sprint_symbol_no_offset(char *buf, size_t len, unsigned long addr
  * wait list; with lockdep, a lock class named @name)? Reads with nofault copies.
  */
 bool rfprobe_mutex_plausible(struct mutex *m, const char *name);
+/* mutex_lock() is a macro with lockdep (mutex_lock_nested). */
+void rfprobe_mutex_lock(struct mutex *m);
+void rfprobe_mutex_unlock(struct mutex *m);
 
 /* Tracepoint @name of a module being tracked by the tracepoint module notifier. */
 struct tp_module;

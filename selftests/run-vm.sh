@@ -177,7 +177,7 @@ fi
 splat_re='Oops|BUG:|WARNING:|Kernel panic|general protection fault|possible circular locking|'
 splat_re+='possible recursive locking|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|'
 splat_re+='lockdep is turned off|UBSAN:|'
-splat_re+='unreferenced object|kmemleak: .*(leak|suspected)|Unknown symbol|module verification failed|'
+splat_re+='unreferenced object|kmemleak: [0-9]+ new suspected|Unknown symbol|module verification failed|'
 splat_re+='disagrees about version|rcu.*detected stall|soft lockup|hung_task|Call Trace:'
 splats=$(grep -aE '^\[ *[0-9]+\.[0-9]+\]' "$console" | grep -aE "$splat_re" | sort -u || true)
 # kmemleak's own report (debug kernel), printed between markers by the guest.

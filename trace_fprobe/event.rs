@@ -51,7 +51,7 @@ pub(crate) struct EventMutexGuard(*mut bindings::mutex);
 impl EventMutexGuard {
     pub(crate) fn lock(state: &State) -> Self {
         // SAFETY: `event_mutex` was found and sanity-checked at module init.
-        unsafe { bindings::mutex_lock(state.event_mutex) };
+        unsafe { bindings::rfprobe_mutex_lock(state.event_mutex) };
         EventMutexGuard(state.event_mutex)
     }
 }
@@ -59,7 +59,7 @@ impl EventMutexGuard {
 impl Drop for EventMutexGuard {
     fn drop(&mut self) {
         // SAFETY: Locked in `lock`.
-        unsafe { bindings::mutex_unlock(self.0) };
+        unsafe { bindings::rfprobe_mutex_unlock(self.0) };
     }
 }
 

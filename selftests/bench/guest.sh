@@ -1,12 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of the rfprobe benchmark (run by run.sh through run-vm.sh -c):
-#   guest.sh full|smoke N
+#   guest.sh full|smoke|shapes N [SHAPE,SHAPE...]
+# ("shapes" runs only the per-hit table, for the listed shapes or all.)
 # Prints machine-readable "BENCH key=value ..." lines; run.sh builds the table.
 # Guest time counts instructions (QEMU -icount shift=0), so every figure is
 # deterministic; C, rfprobe and kprobe figures come from this same boot.
 mode=${1:-full}
 N=${2:-200000}
+ONLY=${3:-}
 T=/sys/kernel/tracing
 R=/sys/kernel/debug/rfprobe
 B=/bench/bench
@@ -102,6 +104,8 @@ bitfield|prctl|f __set_task_comm tsk->in_execve
 tracepoint|prctl|t task_rename task->pid'
 
 echo "BENCH-BEGIN mode=$mode n=$N"
+# Expand the ring buffer now (the first enabled event would do it otherwise).
+echo 1408 > $T/buffer_size_kb
 echo "BENCH kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)"
 
 if [ "$mode" = full ]; then
@@ -125,6 +129,7 @@ if [ "$mode" = smoke ]; then
 	SHAPES='count|read|f vfs_read count'
 fi
 echo "$SHAPES" | while IFS='|' read -r shape loop def; do
+	case ",${ONLY:-$shape}," in *",$shape,"*) ;; *) continue ;; esac
 	for impl in c r k; do
 		[ "$mode" = smoke ] && [ $impl = k ] && continue
 		# shellcheck disable=SC2086 # $def is the definition's words

@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: GPL-2.0
+# Turns the "BENCH ..." lines of selftests/bench/guest.sh into the benchmark
+# table (see run.sh). Variables: mode (full|smoke), n (calls per loop).
+# Exit status: 0 if the machinery worked (every figure present, every
+# enabled run recorded >= n events), 1 otherwise. Targets only print
+# PASS/MISS.
+
+function kv(line, key,    re, m) {
+	re = "(^| )" key "=[^ ]*"
+	if (!match(line, re))
+		return ""
+	m = substr(line, RSTART, RLENGTH)
+	sub(/^ /, "", m)
+	return substr(m, length(key) + 2)
+}
+function bad(msg) { errors[++nerr] = msg }
+function num(x) { return x ~ /^-?[0-9]+(\.[0-9]+)?$/ }
+function fmt(x) { return num(x) ? sprintf("%.1f", x) : x }
+
+/^BENCH-BEGIN/ { begun = 1 }
+/^BENCH-END/ { ended = 1 }
+/^BENCH-ERROR/ { bad(substr($0, 13)) }
+/^BENCH-INFO/ { info[++ninfo] = substr($0, 12) }
+/^BENCH / {
+	l = $0
+	if ((b = kv(l, "base")) != "") base[b] = kv(l, "ns")
+	if ((b = kv(l, "base_end")) != "") base_end[b] = kv(l, "ns")
+	if ((s = kv(l, "shape")) != "") {
+		i = kv(l, "impl")
+		if (!(s in seen)) { seen[s] = 1; order[++nshape] = s }
+		st = kv(l, "status")
+		if (st != "") cost[s, i] = st
+		else { ns[s, i] = kv(l, "ns"); rec[s, i] = kv(l, "records") }
+	}
+	if ((k = kv(l, "disabled")) != "") { dis[k, kv(l, "impl")] = kv(l, "ns"); if (!(k in dseen)) { dseen[k] = 1; dorder[++nd] = k } }
+	if (l ~ / tracing_off /) { off[kv(l, "impl")] = kv(l, "ns"); offrec[kv(l, "impl")] = kv(l, "records") }
+	if (l ~ / define /) { def[kv(l, "impl")] = kv(l, "ns"); defok[kv(l, "impl")] = kv(l, "ok"); defn = kv(l, "count") }
+	if (l ~ / undefine /) undef[kv(l, "impl")] = kv(l, "ns")
+	if ((v = kv(l, "insmod_ns")) != "") insmod_ns = v
+	if ((v = kv(l, "rmmod_ns")) != "") rmmod_ns = v
+	if ((m = kv(l, "mem")) != "") { mfree[m] = kv(l, "MemFree"); mslab[m] = kv(l, "Slab"); mvm[m] = kv(l, "VmallocUsed"); mpcpu[m] = kv(l, "Percpu"); mcnt[m] = kv(l, "count") }
+}
+
+END {
+	loop_of["bitfield"] = loop_of["tracepoint"] = "prctl"
+	desc["noargs"] = "f vfs_read"
+	desc["count"] = "f vfs_read count"
+	desc["fpos_count"] = "f vfs_read file->f_pos count"
+	desc["args4"] = "f vfs_read file->f_flags file->f_pos buf count"
+	desc["string"] = "f vfs_read file->f_path.dentry->d_name.name:string"
+	desc["retval"] = "f vfs_read%return $retval"
+	desc["ret_entry"] = "f vfs_read%return count $retval"
+	desc["bitfield"] = "f __set_task_comm tsk->in_execve"
+	desc["tracepoint"] = "t task_rename task->pid"
+	target["noargs"] = 0.95; tname["noargs"] = "no args"
+	target["count"] = 0.90; tname["count"] = "one BTF arg"
+	target["fpos_count"] = 0.85; tname["fpos_count"] = "two args with a deref"
+	target["string"] = 0.75; tname["string"] = "string through three derefs"
+	target["retval"] = 0.90; tname["retval"] = "%return $retval"
+
+	if (!begun) bad("guest benchmark did not start")
+	if (!ended) bad("guest benchmark did not finish")
+	for (l in base) if (!num(base[l]) || base[l] <= 0) bad("no base figure for loop " l)
+	if (!("read" in base)) bad("no base figure for the read loop")
+
+	printf "rfprobe benchmark (%s, %d calls per loop, QEMU -icount shift=0: 1 ns = 1 guest instruction)\n", mode, n
+	printf "base loops (no probe, ns/op): read(/dev/zero,1) %s, prctl(PR_SET_NAME) %s", fmt(base["read"]), fmt(base["prctl"])
+	if ("read" in base_end) printf "; at the end: %s, %s", fmt(base_end["read"]), fmt(base_end["prctl"])
+	printf "\n\nPer-hit cost of an enabled event (ns/op minus the base loop; lower is better)\n"
+	printf "%-11s %-52s %8s %8s %8s %8s %7s  %s\n", "shape", "definition", "base", "C", "rfprobe", "kprobe", "rf/C", "target"
+	for (j = 1; j <= nshape; j++) {
+		s = order[j]; lp = (s in loop_of) ? loop_of[s] : "read"
+		for (ii = 1; ii <= 3; ii++) {
+			i = substr("crk", ii, 1)
+			if ((s, i) in ns) {
+				if (!num(ns[s, i])) { bad(s "/" i ": no figure"); c[i] = "?"; continue }
+				c[i] = ns[s, i] - base[lp]
+				if (i != "k" && rec[s, i] + 0 < n) bad(s "/" i ": only " rec[s, i] " records for " n " calls")
+			} else if ((s, i) in cost) {
+				c[i] = cost[s, i]
+				if (i != "k") bad(s "/" i ": definition " cost[s, i])
+			} else c[i] = "-"
+		}
+		ratio = (num(c["c"]) && num(c["r"]) && c["c"] > 0) ? c["r"] / c["c"] : ""
+		verdict = ""
+		if (s in target && ratio != "") {
+			v = ratio <= target[s] ? "PASS" : "MISS"
+			verdict = sprintf("<= %.2f %s", target[s], v)
+			tres[++nt] = sprintf("%-4s %-38s rf/C %.3f (target <= %.2f)", v, tname[s], ratio, target[s])
+		}
+		printf "%-11s %-52s %8s %8s %8s %8s %7s  %s\n", s, desc[s], fmt(base[lp]), fmt(c["c"]), fmt(c["r"]), fmt(c["k"]),
+			ratio == "" ? "-" : sprintf("%.3f", ratio), verdict
+	}
+
+	if (nd > 0) {
+		printf "\nDefined but disabled events on vfs_read (ns per hit over the base read loop)\n"
+		printf "%-4s %8s %8s\n", "K", "C", "rfprobe"
+		printf "%-4s %8s %8s\n", "0", "0.0", "0.0"
+		for (j = 1; j <= nd; j++) {
+			k = dorder[j]
+			printf "%-4s %8s %8s\n", k, fmt(dis[k, "c"] - base["read"]), fmt(dis[k, "r"] - base["read"])
+			dr = dis[k, "r"] - base["read"]; if (dr > maxdr) maxdr = dr
+		}
+		v = maxdr <= 2.0 ? "PASS" : "MISS"
+		tres[++nt] = sprintf("%-4s %-38s max +%.1f ns/hit (target +0, tolerance 2)", v, "disabled events cost nothing", maxdr)
+	}
+	if ("c" in off) {
+		printf "\nEvent enabled, ring buffer off (tracing_on=0), f vfs_read count: ns per hit over the base\n"
+		printf "C %s   rfprobe %s   rf/C %.3f   (records %s / %s)\n", fmt(off["c"] - base["read"]), fmt(off["r"] - base["read"]),
+			(off["c"] - base["read"] > 0) ? (off["r"] - base["read"]) / (off["c"] - base["read"]) : 0, offrec["c"], offrec["r"]
+	}
+	if ("c" in def) {
+		printf "\nDefinition cost: %d BTF definitions (\"f:G/eN FUNC $arg*\") on different functions, one write() each\n", defn
+		printf "%-9s %14s %14s %8s\n", "", "C (ms)", "rfprobe (ms)", "C/rf"
+		printf "%-9s %14.2f %14.2f %8.1f\n", "define", def["c"] / 1e6, def["r"] / 1e6, def["r"] > 0 ? def["c"] / def["r"] : 0
+		printf "%-9s %14.2f %14.2f %8.1f\n", "remove", undef["c"] / 1e6, undef["r"] / 1e6, undef["r"] > 0 ? undef["c"] / undef["r"] : 0
+		printf "per definition: C %.1f us, rfprobe %.1f us; accepted: C %d, rfprobe %d\n", def["c"] / defn / 1e3, def["r"] / defn / 1e3, defok["c"], defok["r"]
+		sp = def["r"] > 0 ? def["c"] / def["r"] : 0
+		tres[++nt] = sprintf("%-4s %-38s C/rf %.1fx (target >= 10x)", sp >= 10 ? "PASS" : "MISS", "200 definitions 10x faster than C", sp)
+		if (defok["c"] != defn || defok["r"] != defn) bad("definitions failed: C " defok["c"] ", rfprobe " defok["r"] " of " defn)
+	}
+	if (insmod_ns != "") {
+		printf "\nModule: insmod (finit_module) %.2f ms, rmmod (delete_module) %.2f ms\n", insmod_ns / 1e6, rmmod_ns / 1e6
+		for (j = 1; j <= ninfo; j++) printf "  %s\n", info[j]
+	}
+	if ("module" in mfree) {
+		printf "\nMemory (/proc/meminfo deltas; kB total, and bytes per event for the definitions)\n"
+		printf "%-16s %10s %10s %12s %10s %14s\n", "", "MemFree", "Slab", "VmallocUsed", "Percpu", "bytes/event"
+		split("module events_c events_r", mm, " ")
+		for (j = 1; j <= 3; j++) {
+			m = mm[j]; if (!(m in mfree)) continue
+			per = (m == "module") ? "-" : sprintf("%.0f", -mfree[m] * 1024 / mcnt[m])
+			printf "%-16s %10d %10d %12d %10d %14s\n", m, -mfree[m], mslab[m], mvm[m], mpcpu[m], per
+		}
+		printf "(MemFree column: kB consumed; bytes/event = MemFree consumed / events)\n"
+	}
+	if (nt > 0) {
+		printf "\nTargets (rfprobe vs C, same boot)\n"
+		for (j = 1; j <= nt; j++) print tres[j]
+	}
+	if (nerr > 0) {
+		printf "\nMACHINERY ERRORS\n"
+		for (j = 1; j <= nerr; j++) print "  " errors[j]
+		exit 1
+	}
+	exit 0
+}

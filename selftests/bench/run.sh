@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# rfprobe benchmark (make bench): boots the fast test kernel under QEMU with
+# -icount shift=0,sleep=off -smp 1 (guest time = instructions, deterministic),
+# runs selftests/bench/guest.sh there and prints per-hit costs of rfprobe,
+# the in-kernel C fprobe events and kprobe events, all measured in the same
+# boot, as ratios against C. See Documentation/benchmarks.rst.
+#
+#   run.sh [--smoke] [-n CALLS] [-m MODULE.ko] [-o LOGDIR] [--shapes S1,S2,...]
+#
+# --shapes: only the per-hit table, for the listed shapes (noargs count
+# fpos_count args4 string retval ret_entry bitfield tracepoint; "all").
+#
+# --smoke: one shape, few calls (< 1 min); fails only if the benchmark
+# machinery breaks (no figures, no records), never on ratios. The full run
+# also exits 0 when targets are missed (they are reported as MISS).
+set -euo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+
+mode=full n= module= logdir= only=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--smoke) mode=smoke ;;
+	--shapes) mode=shapes only=$2; shift ;;
+	-n) n=$2; shift ;;
+	-m) module=$2; shift ;;
+	-o) logdir=$2; shift ;;
+	*) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	esac
+	shift
+done
+[ -n "$n" ] || { [ $mode = smoke ] && n=2000 || n=200000; }
+[ -n "$module" ] || module=$RFPROBE_TOP/build/fast/rfprobe.ko
+[ -f "$module" ] || die "module $module not found (run: make)"
+[ -n "$logdir" ] || logdir=$RFPROBE_TOP/build/vm/bench-$mode-$(date +%Y%m%d-%H%M%S)-$$
+mkdir -p "$logdir" "$RFPROBE_TOP/build/bench"
+
+bin=$RFPROBE_TOP/build/bench/bench
+gcc -static -O2 -Wall -Werror -o "$bin" "$RFPROBE_TOP/selftests/bench/bench.c" ||
+	die "cannot build the benchmark program (gcc -static: is libc6-dev installed?)"
+
+timeout=3000
+[ $mode != smoke ] || timeout=300
+out=$logdir/bench.out
+set +e
+"$RFPROBE_TOP/selftests/run-vm.sh" -k fast -m "$module" -t $timeout -o "$logdir" \
+	-s 1 -q '-icount shift=0,sleep=off' \
+	-f "$bin:bench/bench" -f "$RFPROBE_TOP/selftests/bench/guest.sh:bench/guest.sh" \
+	-c "sh /bench/guest.sh $mode $n ${only/#all/}" >"$out" 2>&1
+vm_rc=$?
+set -e
+
+# The table (awk) and the machinery verdict.
+awk -v mode=$mode -v n="$n" -f "$RFPROBE_TOP/selftests/bench/report.awk" "$out" | tee "$logdir/table.txt"
+report_rc=${PIPESTATUS[0]}
+echo "logs: $logdir"
+if [ $vm_rc != 0 ]; then
+	grep -E '^\[(ok|FAIL)\]|passed,' "$out" | sed 's/^/  vm: /'
+	echo "bench: the VM run failed (exit $vm_rc); see $out"
+	exit 1
+fi
+[ "$report_rc" = 0 ] || { echo "bench: benchmark machinery failed; see $out"; exit 1; }
+echo "bench: ok"
