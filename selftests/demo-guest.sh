@@ -1,27 +1,38 @@
 # Runs inside the demo VM (see demo.sh).
 set -e
+D=/sys/kernel/debug/rfprobe
 cd /sys/kernel/tracing
 echo "## rfprobe.ko is loaded; its control files:"
-ls -l /sys/kernel/debug/rfprobe/
-if echo 'f:vfs/rd vfs_read file->f_pos count' >> /sys/kernel/debug/rfprobe/dynamic_events 2>/dev/null; then
-	echo "## rfprobe: f:vfs/rd vfs_read file->f_pos count"
-	cat /sys/kernel/debug/rfprobe/dynamic_events
-	ev=events/vfs/rd
-else
-	echo "## rfprobe's probe engine is not wired in yet (dynamic_events refuses definitions);"
-	echo "## showing the same definition with the in-kernel C fprobe events for reference:"
-	echo 'f:vfs/rd vfs_read file->f_pos count' >> dynamic_events
-	cat dynamic_events
-	ev=events/vfs/rd
-fi
-echo "## $ev/format:"
-cat $ev/format
-echo 1 > $ev/enable
-dd if=/proc/version of=/dev/null bs=16 count=1 2>/dev/null
-echo 0 > $ev/enable
-echo "## trace:"
-grep -v '^#' trace | head -5
-echo "## trace-cmd record -e vfs:rd + report:"
+ls -l $D/
+echo
+echo "## echo 'f:vfs/rd vfs_read file->f_pos count' >> $D/dynamic_events"
+echo 'f:vfs/rd vfs_read file->f_pos count' >> $D/dynamic_events
+echo "## echo 'f getname_flags%return \$retval->name:string' >> $D/dynamic_events"
+echo 'f getname_flags%return $retval->name:string' >> $D/dynamic_events
+echo "## cat $D/dynamic_events"
+cat $D/dynamic_events
+echo
+echo "## cat events/vfs/rd/format"
+cat events/vfs/rd/format
+echo
+echo "## echo 1 > events/vfs/rd/enable; echo 1 > events/fprobes/enable; (a few reads and opens)"
+echo 1 > events/vfs/rd/enable
+echo 1 > events/fprobes/enable
+dd if=/proc/version of=/dev/null bs=16 count=3 2>/dev/null
+ls / > /dev/null
+echo 0 > events/vfs/rd/enable
+echo 0 > events/fprobes/enable
+echo "## cat trace"
+grep -v '^#' trace | head -8
+echo
+echo "## cat $D/profile"
+cat $D/profile
+echo
+echo "## trace-cmd record -e vfs:rd dd if=/proc/version of=/dev/null bs=16 count=2; trace-cmd report"
 cd /tmp
-trace-cmd record -q -e vfs:rd cat /proc/version > /dev/null 2>&1
-trace-cmd report 2>/dev/null | grep 'rd:' | head -3
+trace-cmd record -q -e vfs:rd dd if=/proc/version of=/dev/null bs=16 count=2 >/dev/null 2>&1
+trace-cmd report 2>/dev/null | grep ' rd:' | head -4
+echo
+echo "## a mistake, and the error_log:"
+echo 'f vfs_read file->f_nope' >> $D/dynamic_events 2>/dev/null || true
+cat $D/error_log

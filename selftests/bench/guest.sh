@@ -16,8 +16,12 @@ KO=/lib/modules/rfprobe.ko
 
 fail() { echo "BENCH-ERROR $*"; }
 
+# The loop's output goes to a file, not a pipe: a reader blocked in
+# vfs_read() (sed, the shell) would hold one of the few rethook nodes a
+# vfs_read%return fprobe has (2 per CPU by default) for the whole loop.
 loopns() { # read|prctl [n]
-	$B loop "$1" "${2:-$N}" | sed -n 's/^ns_per_op=//p'
+	$B loop "$1" "${2:-$N}" >/tmp/loop.out
+	sed -n 's/^ns_per_op=//p' /tmp/loop.out
 }
 
 # Records written to CPU 0's buffer since the last reset (kept + overwritten).
@@ -110,10 +114,12 @@ echo "BENCH kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)"
 
 if [ "$mode" = full ]; then
 	# --- module load/unload time and memory ---------------------------------
-	ns=$($B rmmod rfprobe | sed -n 's/^ns=//p')
+	$B rmmod rfprobe >/tmp/rmmod.out
+	ns=$(sed -n 's/^ns=//p' /tmp/rmmod.out)
 	echo "BENCH rmmod_ns=$ns"
 	mem_snapshot m0
-	ns=$($B insmod $KO | sed -n 's/^ns=//p')
+	$B insmod $KO >/tmp/insmod.out
+	ns=$(sed -n 's/^ns=//p' /tmp/insmod.out)
 	mem_snapshot m1
 	echo "BENCH insmod_ns=$ns"
 	mem_report module m0 m1 1
@@ -202,11 +208,13 @@ if [ "$mode" = full ]; then
 		awk -v g=bf$impl '{ printf "f:%s/e%d %s $arg*\n", g, NR, $1 }' /tmp/funcs >/tmp/defs_$impl
 		awk -v g=bf$impl '{ printf "-:%s/e%d\n", g, NR }' /tmp/funcs >/tmp/undefs_$impl
 		mem_snapshot d0
-		out=$($B write "$file" /tmp/defs_$impl)
+		$B write "$file" /tmp/defs_$impl >/tmp/write.out
+		out=$(cat /tmp/write.out)
 		mem_snapshot d1
 		echo "BENCH define impl=$impl count=$got $out"
 		mem_report "events_$impl" d0 d1 "$got"
-		out=$($B write "$file" /tmp/undefs_$impl)
+		$B write "$file" /tmp/undefs_$impl >/tmp/write.out
+		out=$(cat /tmp/write.out)
 		echo "BENCH undefine impl=$impl count=$got $out"
 	done
 fi
