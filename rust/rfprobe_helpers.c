@@ -102,6 +102,12 @@ void *rfprobe_this_cpu_ptr(void __percpu *ptr)
 }
 NOKPROBE_SYMBOL(rfprobe_this_cpu_ptr);
 
+void *rfprobe_this_cpu_ctx_ptr(void __percpu *ptr, unsigned long stride)
+{
+	return (char *)this_cpu_ptr(ptr) + interrupt_context_level() * stride;
+}
+NOKPROBE_SYMBOL(rfprobe_this_cpu_ctx_ptr);
+
 void *rfprobe_per_cpu_ptr(void __percpu *ptr, int cpu)
 {
 	return per_cpu_ptr(ptr, cpu);

@@ -36,6 +36,8 @@ bool rfprobe_trace_trigger_soft_disabled(struct trace_event_file *file);
 /* 0 task, 1 softirq, 2 hardirq, 3 NMI (interrupt_context_level()). */
 unsigned int rfprobe_context_level(void);
 void *rfprobe_this_cpu_ptr(void __percpu *ptr);
+/* this_cpu_ptr(ptr) + interrupt_context_level() * stride: one call on the hot path. */
+void *rfprobe_this_cpu_ctx_ptr(void __percpu *ptr, unsigned long stride);
 void *rfprobe_per_cpu_ptr(void __percpu *ptr, int cpu);
 void __percpu *rfprobe_alloc_percpu(size_t size, size_t align);
 void rfprobe_free_percpu(void __percpu *ptr);

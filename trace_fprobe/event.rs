@@ -95,12 +95,12 @@ impl Counter {
 
     /// Increments this CPU's counter of the current context level.
     fn inc(&self) {
-        // SAFETY: Called with preemption disabled (fprobe handler).
-        let base = unsafe { bindings::rfprobe_this_cpu_ptr(self.0) }.cast::<u64>();
-        // SAFETY: Pure read of preempt_count.
-        let level = (unsafe { bindings::rfprobe_context_level() } as usize).min(handler::NR_CONTEXTS - 1);
-        // SAFETY: Slot `level` of this CPU is only touched by this context.
-        unsafe { *base.add(level) += 1 };
+        // SAFETY: Called with preemption disabled (fprobe handler); the
+        // area has NR_CONTEXTS counters per CPU, the level is at most 3.
+        let p = unsafe { bindings::rfprobe_this_cpu_ctx_ptr(self.0, 8) }.cast::<u64>();
+        // SAFETY: This CPU's counter of the current context level is only
+        // touched by this context.
+        unsafe { *p += 1 };
     }
 
     fn sum(&self) -> u64 {

@@ -56,13 +56,12 @@ impl Scratch {
     /// on this CPU (guaranteed by fprobe's recursion protection).
     unsafe fn this_cpu(&self) -> &mut [u8] {
         // SAFETY: Caller guarantees preemption is off; the pointer is the
-        // per-CPU area allocated in `new`.
-        let base = unsafe { bindings::rfprobe_this_cpu_ptr(self.0) }.cast::<u8>();
-        // SAFETY: Pure read of preempt_count.
-        let level = (unsafe { bindings::rfprobe_context_level() } as usize).min(NR_CONTEXTS - 1);
-        // SAFETY: `base` points to SCRATCH_SIZE * NR_CONTEXTS bytes of this
-        // CPU's area; slice `level` is exclusively ours (see above).
-        unsafe { core::slice::from_raw_parts_mut(base.add(level * SCRATCH_SIZE), SCRATCH_SIZE) }
+        // per-CPU area allocated in `new` (NR_CONTEXTS slices; the context
+        // level is at most 3).
+        let p = unsafe { bindings::rfprobe_this_cpu_ctx_ptr(self.0, SCRATCH_SIZE as _) }.cast::<u8>();
+        // SAFETY: `p` is this CPU's slice for the current context level,
+        // exclusively ours (see above).
+        unsafe { core::slice::from_raw_parts_mut(p, SCRATCH_SIZE) }
     }
 }
 
@@ -190,8 +189,17 @@ unsafe fn record(
     regs: *mut bindings::pt_regs,
     head: [u64; 2],
 ) {
+    // trace_trigger_soft_disabled(), with its common case inline.
     // SAFETY: `file` is a live, enabled event file (caller).
-    if unsafe { bindings::rfprobe_trace_trigger_soft_disabled(file) } {
+    let eflags = unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*file).flags)) } as u32;
+    let slow = bindings::EVENT_FILE_FL_TRIGGER_MODE
+        | bindings::EVENT_FILE_FL_SOFT_DISABLED
+        | bindings::EVENT_FILE_FL_PID_FILTER;
+    if eflags & slow != 0
+        && eflags & bindings::EVENT_FILE_FL_TRIGGER_COND == 0
+        // SAFETY: As above.
+        && unsafe { bindings::rfprobe_trace_trigger_soft_disabled(file) }
+    {
         return;
     }
     let prog: &Program = &probe.prog;
