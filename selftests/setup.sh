@@ -4,7 +4,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 
-PKGS=(linux-source-6.12 rustc-web rust-web-src clang-19 llvm-19 lld-19 libclang-19-dev
+PKGS=(linux-source-6.12 rustc-web rust-web-src rust-web-clippy clang-19 llvm-19 lld-19 libclang-19-dev
       dwarves qemu-system-x86 busybox-static bc flex bison libelf-dev libssl-dev cpio
       trace-cmd bpftool make gcc python3 xz-utils rsync)
 

@@ -150,7 +150,7 @@ impl Rfprobe {
         let mut guard = self.inner.lock();
         let inner = &mut *guard;
         let mut it = split_commands(buf);
-        while let Some(r) = it.next() {
+        for r in it.by_ref() {
             let line = match r {
                 Ok(l) => l,
                 Err(e) => {

@@ -103,6 +103,10 @@ fn opened_for_truncate(file: *mut bindings::file) -> bool {
 
 macro_rules! show_fn {
     ($name:ident, $method:ident) => {
+        /// # Safety
+        ///
+        /// Kernel callback: called only by the kernel, with the arguments its
+        /// callback type documents (valid pointers, our own registered objects).
         unsafe extern "C" fn $name(m: *mut bindings::seq_file, _v: *mut c_void) -> c_int {
             if let Some(rf) = state() {
                 rf.$method(&mut SeqSink(m));
@@ -116,6 +120,10 @@ show_fn!(show_dynamic_events, show_events);
 show_fn!(show_error_log, show_errors);
 show_fn!(show_profile, show_profile);
 
+/// # Safety
+///
+/// Kernel callback: called only by the kernel, with the arguments its
+/// callback type documents (valid pointers, our own registered objects).
 unsafe extern "C" fn show_readme(m: *mut bindings::seq_file, _v: *mut c_void) -> c_int {
     let _ = SeqSink(m).put(include_bytes!("README.txt"));
     0
@@ -132,6 +140,10 @@ unsafe fn seq_open_with(
     unsafe { bindings::single_open(file, Some(show), core::ptr::null_mut()) }
 }
 
+/// # Safety
+///
+/// Kernel callback: called only by the kernel, with the arguments its
+/// callback type documents (valid pointers, our own registered objects).
 unsafe extern "C" fn open_dynamic_events(_inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
     if opened_for_truncate(file) {
         if let Some(rf) = state() {
@@ -144,6 +156,10 @@ unsafe extern "C" fn open_dynamic_events(_inode: *mut bindings::inode, file: *mu
     unsafe { seq_open_with(file, show_dynamic_events) }
 }
 
+/// # Safety
+///
+/// Kernel callback: called only by the kernel, with the arguments its
+/// callback type documents (valid pointers, our own registered objects).
 unsafe extern "C" fn open_error_log(_inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
     if opened_for_truncate(file) {
         if let Some(rf) = state() {
@@ -154,11 +170,19 @@ unsafe extern "C" fn open_error_log(_inode: *mut bindings::inode, file: *mut bin
     unsafe { seq_open_with(file, show_error_log) }
 }
 
+/// # Safety
+///
+/// Kernel callback: called only by the kernel, with the arguments its
+/// callback type documents (valid pointers, our own registered objects).
 unsafe extern "C" fn open_profile(_inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
     // SAFETY: VFS open contract.
     unsafe { seq_open_with(file, show_profile) }
 }
 
+/// # Safety
+///
+/// Kernel callback: called only by the kernel, with the arguments its
+/// callback type documents (valid pointers, our own registered objects).
 unsafe extern "C" fn open_readme(_inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
     // SAFETY: VFS open contract.
     unsafe { seq_open_with(file, show_readme) }
@@ -168,6 +192,11 @@ unsafe extern "C" fn open_readme(_inode: *mut bindings::inode, file: *mut bindin
 const MAX_WRITE: usize = 16 << 20;
 
 /// Writes to `dynamic_events`: definitions and removals, one per line.
+///
+/// # Safety
+///
+/// Kernel callback: called only by the kernel, with the arguments its
+/// callback type documents (valid pointers, our own registered objects).
 unsafe extern "C" fn write_dynamic_events(
     _file: *mut bindings::file,
     ubuf: *const c_char,
@@ -199,6 +228,11 @@ unsafe extern "C" fn write_dynamic_events(
 }
 
 /// Writes to `error_log`: only truncation (clearing, done at open) matters.
+///
+/// # Safety
+///
+/// Kernel callback: called only by the kernel, with the arguments its
+/// callback type documents (valid pointers, our own registered objects).
 unsafe extern "C" fn write_ignore(
     _file: *mut bindings::file,
     _ubuf: *const c_char,

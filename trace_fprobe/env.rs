@@ -59,6 +59,10 @@ pub(crate) fn find_kernel_tracepoint(name: &[u8]) -> *mut bindings::tracepoint {
         name: &'a [u8],
         found: *mut bindings::tracepoint,
     }
+    /// # Safety
+    ///
+    /// Kernel callback: called only by the kernel, with the arguments its
+    /// callback type documents (valid pointers, our own registered objects).
     unsafe extern "C" fn visit(tp: *mut bindings::tracepoint, priv_: *mut c_void) {
         // SAFETY: `priv_` is the `Search` passed below, `tp` a live tracepoint.
         let s = unsafe { &mut *priv_.cast::<Search<'_>>() };

@@ -621,6 +621,11 @@ unsafe fn event_of<'a>(call: *mut bindings::trace_event_call) -> &'a mut Event {
 }
 
 /// `class->reg`: enable/disable for a trace instance; perf is refused.
+///
+/// # Safety
+///
+/// Kernel callback: called only by the kernel, with the arguments its
+/// callback type documents (valid pointers, our own registered objects).
 unsafe extern "C" fn event_reg(
     call: *mut bindings::trace_event_call,
     ty: bindings::trace_reg,
@@ -642,6 +647,11 @@ unsafe extern "C" fn event_reg(
 }
 
 /// `fields_array[0].define_fields`: the probe header and argument fields.
+///
+/// # Safety
+///
+/// Kernel callback: called only by the kernel, with the arguments its
+/// callback type documents (valid pointers, our own registered objects).
 unsafe extern "C" fn define_fields(call: *mut bindings::trace_event_call) -> c_int {
     // SAFETY: Called by `trace_add_event_call` for our event.
     let ev = unsafe { event_of(call) };
@@ -713,6 +723,11 @@ impl ByteWrite for SeqSink {
 
 /// `event.funcs->trace`: prints a record like C's print_fentry_event /
 /// print_fexit_event.
+///
+/// # Safety
+///
+/// Kernel callback: called only by the kernel, with the arguments its
+/// callback type documents (valid pointers, our own registered objects).
 unsafe extern "C" fn print_event(
     iter: *mut bindings::trace_iterator,
     flags: c_int,

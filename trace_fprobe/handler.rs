@@ -54,6 +54,8 @@ impl Scratch {
     /// Preemption must be disabled (true in ftrace callbacks) and the buffer
     /// must not be in use by another activation in the same context level
     /// on this CPU (guaranteed by fprobe's recursion protection).
+    // The buffer is per-CPU memory, not owned through `&self`.
+    #[allow(clippy::mut_from_ref)]
     unsafe fn this_cpu(&self) -> &mut [u8] {
         // SAFETY: Caller guarantees preemption is off; the pointer is the
         // per-CPU area allocated in `new` (NR_CONTEXTS slices; the context
@@ -285,6 +287,11 @@ unsafe fn trace_hit(probe: &Probe, regs: *mut bindings::pt_regs, edata: &[u8], h
 }
 
 /// fprobe entry handler of entry probes (and tracepoint probes).
+///
+/// # Safety
+///
+/// Kernel callback: called only by the kernel, with the arguments its
+/// callback type documents (valid pointers, our own registered objects).
 pub(crate) unsafe extern "C" fn fentry_handler(
     fp: *mut bindings::fprobe,
     entry_ip: c_ulong,
@@ -301,6 +308,11 @@ pub(crate) unsafe extern "C" fn fentry_handler(
 }
 
 /// fprobe entry handler of exit probes that use entry arguments: stores them.
+///
+/// # Safety
+///
+/// Kernel callback: called only by the kernel, with the arguments its
+/// callback type documents (valid pointers, our own registered objects).
 pub(crate) unsafe extern "C" fn fexit_entry_handler(
     fp: *mut bindings::fprobe,
     _entry_ip: c_ulong,
@@ -323,6 +335,11 @@ pub(crate) unsafe extern "C" fn fexit_entry_handler(
 }
 
 /// fprobe exit handler of exit probes.
+///
+/// # Safety
+///
+/// Kernel callback: called only by the kernel, with the arguments its
+/// callback type documents (valid pointers, our own registered objects).
 pub(crate) unsafe extern "C" fn fexit_handler(
     fp: *mut bindings::fprobe,
     entry_ip: c_ulong,

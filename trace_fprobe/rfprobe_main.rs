@@ -68,6 +68,11 @@ unsafe impl Send for NotifierBlock {}
 unsafe impl Sync for NotifierBlock {}
 
 /// Tracepoint module notifier callback.
+///
+/// # Safety
+///
+/// Kernel callback: called only by the kernel, with the arguments its
+/// callback type documents (valid pointers, our own registered objects).
 unsafe extern "C" fn tp_module_notify(
     _nb: *mut bindings::notifier_block,
     val: kernel::ffi::c_ulong,

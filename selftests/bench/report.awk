@@ -113,8 +113,8 @@ END {
 	if ("c" in def) {
 		printf "\nDefinition cost: %d BTF definitions (\"f:G/eN FUNC $arg*\") on different functions, one write() each\n", defn
 		printf "%-9s %14s %14s %8s\n", "", "C (ms)", "rfprobe (ms)", "C/rf"
-		printf "%-9s %14.2f %14.2f %8.1f\n", "define", def["c"] / 1e6, def["r"] / 1e6, def["r"] > 0 ? def["c"] / def["r"] : 0
-		printf "%-9s %14.2f %14.2f %8.1f\n", "remove", undef["c"] / 1e6, undef["r"] / 1e6, undef["r"] > 0 ? undef["c"] / undef["r"] : 0
+		printf "%-9s %14.2f %14.2f %8.1f\n", "define", def["c"] / 1e6, def["r"] / 1e6, (def["r"] > 0 ? def["c"] / def["r"] : 0)
+		printf "%-9s %14.2f %14.2f %8.1f\n", "remove", undef["c"] / 1e6, undef["r"] / 1e6, (undef["r"] > 0 ? undef["c"] / undef["r"] : 0)
 		printf "per definition: C %.1f us, rfprobe %.1f us; accepted: C %d, rfprobe %d\n", def["c"] / defn / 1e3, def["r"] / defn / 1e3, defok["c"], defok["r"]
 		sp = def["r"] > 0 ? def["c"] / def["r"] : 0
 		tres[++nt] = sprintf("%-4s %-38s C/rf %.1fx (target >= 10x)", sp >= 10 ? "PASS" : "MISS", "200 definitions 10x faster than C", sp)

@@ -222,7 +222,7 @@ impl DentryOffsets {
                 _ => return None,
             }
         }
-        if !bits.is_multiple_of(8) {
+        if bits % 8 != 0 {
             return None;
         }
         Some(bits / 8)

@@ -107,9 +107,15 @@ fn parse_golden(text: &str) -> Vec<CCase> {
                 assert!(cur.is_none(), "line {}: case inside a case", ln + 1);
                 in_setup = false;
                 let mut it = payload.split(' ');
-                let n = it.next().and_then(|s| s.parse().ok()).unwrap_or_else(|| die(ln, l));
+                let n = it
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or_else(|| die(ln, l));
                 assert_eq!(it.next(), Some("line"));
-                let line = it.next().and_then(|s| s.parse().ok()).unwrap_or_else(|| die(ln, l));
+                let line = it
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or_else(|| die(ln, l));
                 cur = Some(CCase {
                     n,
                     line,
@@ -126,14 +132,10 @@ fn parse_golden(text: &str) -> Vec<CCase> {
                     module = false;
                 }
             }
-            "cmd" => cur
-                .as_mut()
-                .unwrap_or_else(|| die(ln, l))
-                .cmds
-                .push(CCmd {
-                    text: payload.to_string(),
-                    ..Default::default()
-                }),
+            "cmd" => cur.as_mut().unwrap_or_else(|| die(ln, l)).cmds.push(CCmd {
+                text: payload.to_string(),
+                ..Default::default()
+            }),
             "ret" => {
                 if in_setup && cur.is_none() {
                     assert_eq!(payload, "0", "line {}: setup failed", ln + 1);
@@ -144,10 +146,14 @@ fn parse_golden(text: &str) -> Vec<CCase> {
             }
             "log" => {
                 let c = cur.as_mut().unwrap_or_else(|| die(ln, l));
-                c.cmds.last_mut().unwrap_or_else(|| die(ln, l)).logs.push(CLog {
-                    msg: payload.to_string(),
-                    ..Default::default()
-                });
+                c.cmds
+                    .last_mut()
+                    .unwrap_or_else(|| die(ln, l))
+                    .logs
+                    .push(CLog {
+                        msg: payload.to_string(),
+                        ..Default::default()
+                    });
             }
             "logcmd" | "logpos" => {
                 let c = cur.as_mut().unwrap_or_else(|| die(ln, l));
@@ -321,7 +327,8 @@ fn glob_match(pat: &[u8], s: &[u8]) -> bool {
                         first = false;
                         let lo = pat[q];
                         let mut hi = lo;
-                        if pat.get(q + 1) == Some(&b'-') && pat.get(q + 2).is_some_and(|&c| c != b']')
+                        if pat.get(q + 1) == Some(&b'-')
+                            && pat.get(q + 2).is_some_and(|&c| c != b']')
                         {
                             hi = pat[q + 2];
                             q += 2;
@@ -471,15 +478,13 @@ impl Mock {
                     return fail(&def, event_exists_failure(&def, line.as_bytes()), logs);
                 }
                 // __register_trace_fprobe(): @SYM, then attach.
-                let reg = def
-                    .check_symbols(|s| env.symbol_exists(s))
-                    .and_then(|()| {
-                        if def.is_tracepoint() || env.attachable(def.symbol()) {
-                            Ok(())
-                        } else {
-                            Err(-EINVAL)
-                        }
-                    });
+                let reg = def.check_symbols(|s| env.symbol_exists(s)).and_then(|()| {
+                    if def.is_tracepoint() || env.attachable(def.symbol()) {
+                        Ok(())
+                    } else {
+                        Err(-EINVAL)
+                    }
+                });
                 if let Err(errno) = reg {
                     let mut f = Failure::silent(errno);
                     f.entries[0] = registration_failure(&def, line.as_bytes(), errno);
@@ -560,9 +565,10 @@ fn compare_case(c: &CCase, env: &CEnv) -> Vec<String> {
     for (i, cmd) in c.cmds.iter().enumerate() {
         let o = mock.write(env, &cmd.text);
         let same_logs = o.logs.len() == cmd.logs.len()
-            && o.logs.iter().zip(&cmd.logs).all(|(a, b)| {
-                a.msg == b.msg && a.cmd == b.cmd && a.pos == b.pos
-            });
+            && o.logs
+                .iter()
+                .zip(&cmd.logs)
+                .all(|(a, b)| a.msg == b.msg && a.cmd == b.cmd && a.pos == b.pos);
         if o.ret != cmd.ret || !same_logs {
             diffs.push(format!(
                 "  cmd {} {:?}:\n    C:    ret {}{}\n    ours: ret {}{}",
@@ -587,13 +593,31 @@ fn compare_case(c: &CCase, env: &CEnv) -> Vec<String> {
     diffs
 }
 
+/// A line on the real stderr: libtest captures `eprintln!` of passing
+/// tests, but the SKIP line and the counts must be visible.
+fn visible(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
 #[test]
 fn c_goldens_6_12() {
+    if std::env::var_os("RFPROBE_TEST_BTF_VMLINUX").is_none() {
+        visible(
+            "SKIP: c_goldens_6_12: set RFPROBE_TEST_BTF_VMLINUX to the 6.12 test kernel's \
+             vmlinux.btf (make check does)",
+        );
+        return;
+    }
     let Some(vmlinux) = defs_common::test_kernel_btf("c_goldens_6_12") else {
         return;
     };
     let cases = parse_golden(include_str!("golden/c-6.12.txt"));
-    assert!(cases.len() >= 100, "only {} cases in c-6.12.txt", cases.len());
+    assert!(
+        cases.len() >= 100,
+        "only {} cases in c-6.12.txt",
+        cases.len()
+    );
     let dentry = DentryOffsets::from_btf(vmlinux).expect("dentry offsets");
     let base_env = CEnv::new(vmlinux, dentry);
     let module = module_btf(vmlinux);
@@ -637,13 +661,13 @@ fn c_goldens_6_12() {
             ));
         }
     }
-    eprintln!(
-        "c_goldens: {} cases: {compared} compared, {matched} matched, {} skipped",
+    visible(&format!(
+        "c_goldens: {} cases of c-6.12.txt: {compared} compared, {matched} matched, {} skipped",
         cases.len(),
         skipped.len()
-    );
+    ));
     for s in &skipped {
-        eprintln!("  skipped: {s}");
+        visible(&format!("  skipped: {s}"));
     }
     assert!(
         failures.is_empty(),
@@ -679,7 +703,10 @@ fn comparison_detects_differences() {
     let count = |tag: &str| text.lines().filter(|l| l.starts_with(tag)).count();
     let sum = |f: &dyn Fn(&CCase) -> usize| cases.iter().map(f).sum::<usize>();
     assert_eq!(sum(&|c| c.cmds.len()), count("cmd "));
-    assert_eq!(sum(&|c| c.cmds.iter().map(|c| c.logs.len()).sum()), count("log "));
+    assert_eq!(
+        sum(&|c| c.cmds.iter().map(|c| c.logs.len()).sum()),
+        count("log ")
+    );
     assert_eq!(sum(&|c| c.shows.len()), count("show "));
     assert_eq!(sum(&|c| c.events.len()), count("event "));
     assert_eq!(
@@ -694,8 +721,9 @@ fn comparison_detects_differences() {
             .expect("a case to mutate")
             .clone()
     };
+    type Pred = Box<dyn Fn(&CCase) -> bool>;
     type Mutation = Box<dyn Fn(&mut CCase)>;
-    let muts: Vec<(&str, Box<dyn Fn(&CCase) -> bool>, Mutation)> = vec![
+    let muts: Vec<(&str, Pred, Mutation)> = vec![
         (
             "ret",
             Box::new(|c| c.cmds[0].ret == "0"),
@@ -741,8 +769,72 @@ fn comparison_detects_differences() {
     ];
     for (what, pred, m) in muts {
         let mut c = find(&*pred);
-        assert!(compare_case(&c, &env).is_empty(), "{what}: unmutated case differs");
+        assert!(
+            compare_case(&c, &env).is_empty(),
+            "{what}: unmutated case differs"
+        );
         m(&mut c);
-        assert!(!compare_case(&c, &env).is_empty(), "{what}: mutation not detected");
+        assert!(
+            !compare_case(&c, &env).is_empty(),
+            "{what}: mutation not detected"
+        );
     }
+}
+
+/// The hand-written goldens (tests/golden/definitions.txt, derived from
+/// the C source) must agree with what C really does: every block's
+/// definition is a single-command case of c-6.12.txt with the same
+/// `dynamic_events` line and the same `format` body.
+#[test]
+fn hand_written_goldens_agree_with_c() {
+    let cases = parse_golden(include_str!("golden/c-6.12.txt"));
+    let hand = include_str!("golden/definitions.txt");
+    let mut blocks: Vec<(String, String, Vec<String>)> = Vec::new();
+    let mut in_format = false;
+    for l in hand.lines() {
+        if let Some(def) = l.strip_prefix("=== ") {
+            blocks.push((def.to_string(), String::new(), Vec::new()));
+            in_format = false;
+            continue;
+        }
+        let Some(b) = blocks.last_mut() else {
+            continue;
+        };
+        if l == "--- format" {
+            in_format = true;
+        } else if !in_format {
+            if b.1.is_empty() && !l.starts_with('#') {
+                b.1 = l.to_string();
+            }
+        } else if !l.is_empty() && l != "format:" {
+            b.2.push(l.to_string());
+        }
+    }
+    assert!(
+        blocks.len() >= 40,
+        "only {} hand-written goldens",
+        blocks.len()
+    );
+    let mut failures = Vec::new();
+    for (def, show, format) in &blocks {
+        let Some(c) = cases
+            .iter()
+            .find(|c| c.cmds.len() == 1 && c.cmds[0].text == *def)
+        else {
+            failures.push(format!("{def:?}: no single-command case in c-6.12.txt"));
+            continue;
+        };
+        let fmt = c.events.first().map(|e| e.1.clone()).unwrap_or_default();
+        if c.cmds[0].ret != "0" || c.shows != [show.clone()] || fmt != *format {
+            failures.push(format!(
+                "{def:?} (case {}): hand-written golden differs from C\n  C show: {:?}\n  hand:   {show:?}",
+                c.n, c.shows
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    eprintln!(
+        "{} hand-written goldens identical to the C capture",
+        blocks.len()
+    );
 }
