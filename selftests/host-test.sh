@@ -13,8 +13,9 @@ else
 	info "fast test kernel not built: tests needing its BTF will print SKIP"
 fi
 
-info "cargo fmt --check"
+info "cargo fmt --check (and rustfmt of the kernel crate)"
 cargo fmt --all --check
+rustfmt --edition 2021 --check trace_fprobe/rfprobe_main.rs
 info "cargo clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 info "cargo test"

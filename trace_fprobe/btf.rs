@@ -10,9 +10,9 @@
 
 use crate::bindings;
 use crate::btf_query::{required_index_len, Btf};
+use kernel::c_str;
 use kernel::error::{code, Error, Result};
 use kernel::ffi::{c_char, c_void};
-use kernel::c_str;
 use kernel::prelude::*;
 
 /// A buffer allocated by `kernel_read_file_from_path()` (vmalloc), freed on drop.
@@ -64,7 +64,10 @@ fn read_whole_file(path: &CStr) -> Result<VBuf> {
     if buf.is_null() {
         return Err(code::ENOMEM);
     }
-    Ok(VBuf { ptr: buf.cast::<u8>(), len: n as usize })
+    Ok(VBuf {
+        ptr: buf.cast::<u8>(),
+        len: n as usize,
+    })
 }
 
 /// One loaded BTF blob with its index.
@@ -84,7 +87,11 @@ impl BtfData {
             pr_err!("vmlinux BTF rejected: {:?}\n", e);
             code::EINVAL
         })?;
-        Ok(BtfData { blob, index, split: false })
+        Ok(BtfData {
+            blob,
+            index,
+            split: false,
+        })
     }
 
     /// Reads and indexes a module's split BTF on top of `base`.
@@ -94,7 +101,11 @@ impl BtfData {
         let len = required_index_len(blob.as_slice()).map_err(|_| code::EINVAL)?;
         let mut index = KVVec::from_elem(0u32, len, GFP_KERNEL)?;
         Btf::new_split(blob.as_slice(), &base_view, &mut index).map_err(|_| code::EINVAL)?;
-        Ok(BtfData { blob, index, split: true })
+        Ok(BtfData {
+            blob,
+            index,
+            split: true,
+        })
     }
 
     /// A query view of a base (vmlinux) blob.
@@ -112,6 +123,9 @@ impl BtfData {
 
     /// Bytes of the blob and of its index.
     pub(crate) fn sizes(&self) -> (usize, usize) {
-        (self.blob.len, self.index.len() * core::mem::size_of::<u32>())
+        (
+            self.blob.len,
+            self.index.len() * core::mem::size_of::<u32>(),
+        )
     }
 }

@@ -36,7 +36,10 @@ impl ErrorLog {
     fn add(&mut self, def: &ProbeDef, line: &[u8], f: &Failure) {
         for e in f.iter() {
             let mut command = KVec::new();
-            if def.write_log_command(line, &mut VecSink(&mut command)).is_err() {
+            if def
+                .write_log_command(line, &mut VecSink(&mut command))
+                .is_err()
+            {
                 continue;
             }
             if self.0.len() >= ERRLOG_MAX {
@@ -44,7 +47,14 @@ impl ErrorLog {
             }
             // SAFETY: Plain clock read.
             let ts = unsafe { bindings::rfprobe_local_clock() };
-            let _ = self.0.push(LogRec { ts, entry: e, command }, GFP_KERNEL);
+            let _ = self.0.push(
+                LogRec {
+                    ts,
+                    entry: e,
+                    command,
+                },
+                GFP_KERNEL,
+            );
         }
     }
 
@@ -117,7 +127,12 @@ fn ftrace_can_attach(sym: &[u8]) -> Result {
     let mut ops = unsafe { ops.assume_init() };
     // SAFETY: `s` is NUL-terminated, `len` excludes the NUL; `ops` is valid.
     let ret = unsafe {
-        bindings::ftrace_set_filter(&mut *ops, s.as_ptr().cast_mut().cast::<u8>(), (s.len() - 1) as c_int, 1)
+        bindings::ftrace_set_filter(
+            &mut *ops,
+            s.as_ptr().cast_mut().cast::<u8>(),
+            (s.len() - 1) as c_int,
+            1,
+        )
     };
     // SAFETY: Frees the filter hash attached by `ftrace_set_filter`.
     unsafe { bindings::ftrace_free_filter(&mut *ops) };
@@ -175,7 +190,13 @@ impl Rfprobe {
 
     fn define(&self, inner: &mut Inner, line: &[u8]) -> core::result::Result<(), i32> {
         let module = self.module_btf_for(inner, line);
-        let Inner { events, scratch, errlog, module_btf, tp_modules } = inner;
+        let Inner {
+            events,
+            scratch,
+            errlog,
+            module_btf,
+            tp_modules,
+        } = inner;
         let def: &mut ProbeDef = scratch;
         {
             let base = self.vmlinux.view().ok();
@@ -204,7 +225,8 @@ impl Rfprobe {
             .iter()
             .position(|e| e.group() == def.group() && e.name() == def.event());
         if let Some(i) = existing {
-            if let Err(f) = multi::check_append(def, line, events[i].probes.iter().map(|p| &*p.def)) {
+            if let Err(f) = multi::check_append(def, line, events[i].probes.iter().map(|p| &*p.def))
+            {
                 return fail(errlog, f);
             }
         } else if name_taken(def.group(), def.event()) {
@@ -218,7 +240,14 @@ impl Rfprobe {
         } else if let Err(e) = ftrace_can_attach(def.symbol()) {
             let errno = e.to_errno();
             if let Some(entry) = registration_failure(def, line, errno) {
-                errlog.add(def, line, &Failure { errno, entries: [Some(entry), None] });
+                errlog.add(
+                    def,
+                    line,
+                    &Failure {
+                        errno,
+                        entries: [Some(entry), None],
+                    },
+                );
             }
             return Err(errno);
         }
@@ -231,9 +260,20 @@ impl Rfprobe {
         let probe = match probe {
             Ok(p) => p,
             Err(e) => {
-                let errno = if unresolved && uses_symbols(def) { code::ENOENT.to_errno() } else { e.to_errno() };
+                let errno = if unresolved && uses_symbols(def) {
+                    code::ENOENT.to_errno()
+                } else {
+                    e.to_errno()
+                };
                 if let Some(entry) = registration_failure(def, line, errno) {
-                    errlog.add(def, line, &Failure { errno, entries: [Some(entry), None] });
+                    errlog.add(
+                        def,
+                        line,
+                        &Failure {
+                            errno,
+                            entries: [Some(entry), None],
+                        },
+                    );
                 }
                 return Err(errno);
             }
@@ -245,7 +285,9 @@ impl Rfprobe {
             return events[i].append(probe, &g).map_err(|e| e.to_errno());
         }
         let mut ev = Event::new(state, probe).map_err(|e| e.to_errno())?;
-        events.reserve(1, GFP_KERNEL).map_err(|_| code::ENOMEM.to_errno())?;
+        events
+            .reserve(1, GFP_KERNEL)
+            .map_err(|_| code::ENOMEM.to_errno())?;
         {
             let g = EventMutexGuard::lock(state);
             if let Err(e) = ev.add(&g) {
@@ -257,7 +299,9 @@ impl Rfprobe {
                 return Err(errno);
             }
         }
-        events.push(ev, GFP_KERNEL).map_err(|_| code::ENOMEM.to_errno())
+        events
+            .push(ev, GFP_KERNEL)
+            .map_err(|_| code::ENOMEM.to_errno())
     }
 
     /// For an `f` probe on a function vmlinux BTF does not describe, the
@@ -276,11 +320,16 @@ impl Rfprobe {
             return None;
         }
         let module = kallsyms::module_of(sym)?;
-        if let Some(i) = inner.module_btf.iter().position(|(n, _)| n[..] == module[..]) {
+        if let Some(i) = inner
+            .module_btf
+            .iter()
+            .position(|(n, _)| n[..] == module[..])
+        {
             return Some(i);
         }
         let mut path = KVec::new();
-        path.extend_from_slice(b"/sys/kernel/btf/", GFP_KERNEL).ok()?;
+        path.extend_from_slice(b"/sys/kernel/btf/", GFP_KERNEL)
+            .ok()?;
         path.extend_from_slice(&module, GFP_KERNEL).ok()?;
         path.push(0, GFP_KERNEL).ok()?;
         let cpath = kernel::str::CStr::from_bytes_with_nul(&path).ok()?;
@@ -361,9 +410,15 @@ impl Rfprobe {
         for ev in inner.events.iter() {
             let (hits, misses) = ev.stats();
             let mut line = [0u8; 128];
-            let mut cur = Cursor { buf: &mut line, len: 0 };
+            let mut cur = Cursor {
+                buf: &mut line,
+                len: 0,
+            };
             let name = core::str::from_utf8(ev.name()).unwrap_or("?");
-            let _ = core::fmt::write(&mut cur, format_args!("  {:<44} {:>15} {:>15}\n", name, hits, misses));
+            let _ = core::fmt::write(
+                &mut cur,
+                format_args!("  {:<44} {:>15} {:>15}\n", name, hits, misses),
+            );
             let n = cur.len;
             let _ = w.put(&line[..n]);
         }
@@ -382,7 +437,9 @@ pub(crate) fn find_tracepoint(tp_modules: &[usize], name: &[u8]) -> *mut binding
     for &m in tp_modules {
         // SAFETY: `m` is a live `tp_module` (removed from the list when its
         // module goes); the name is NUL-terminated.
-        let tp = unsafe { bindings::rfprobe_tp_module_find(m as *mut bindings::tp_module, cname.as_ptr().cast()) };
+        let tp = unsafe {
+            bindings::rfprobe_tp_module_find(m as *mut bindings::tp_module, cname.as_ptr().cast())
+        };
         if !tp.is_null() {
             return tp;
         }
@@ -409,7 +466,9 @@ impl Rfprobe {
             if !ev.primary().is_tracepoint() {
                 continue;
             }
-            let Ok(name) = cstring(ev.primary().symbol()) else { continue };
+            let Ok(name) = cstring(ev.primary().symbol()) else {
+                continue;
+            };
             // SAFETY: `tpm` is live during the notification.
             let tp = unsafe { bindings::rfprobe_tp_module_find(tpm, name.as_ptr().cast()) };
             if tp.is_null() {

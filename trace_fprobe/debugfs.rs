@@ -41,7 +41,11 @@ fn check_ptr<T>(ptr: *mut T) -> Result<*mut T> {
         // SAFETY: As above.
         let err = unsafe { bindings::rfprobe_ptr_err(ptr.cast::<c_void>()) };
         // NULL (or a non-error value) means "no debugfs": report ENODEV.
-        let err = if err < 0 { err as c_int } else { code::ENODEV.to_errno() };
+        let err = if err < 0 {
+            err as c_int
+        } else {
+            code::ENODEV.to_errno()
+        };
         return Err(Error::from_errno(err));
     }
     Ok(ptr)
@@ -144,7 +148,10 @@ unsafe fn seq_open_with(
 ///
 /// Kernel callback: called only by the kernel, with the arguments its
 /// callback type documents (valid pointers, our own registered objects).
-unsafe extern "C" fn open_dynamic_events(_inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
+unsafe extern "C" fn open_dynamic_events(
+    _inode: *mut bindings::inode,
+    file: *mut bindings::file,
+) -> c_int {
     if opened_for_truncate(file) {
         if let Some(rf) = state() {
             if let Err(e) = rf.release_all() {
@@ -160,7 +167,10 @@ unsafe extern "C" fn open_dynamic_events(_inode: *mut bindings::inode, file: *mu
 ///
 /// Kernel callback: called only by the kernel, with the arguments its
 /// callback type documents (valid pointers, our own registered objects).
-unsafe extern "C" fn open_error_log(_inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
+unsafe extern "C" fn open_error_log(
+    _inode: *mut bindings::inode,
+    file: *mut bindings::file,
+) -> c_int {
     if opened_for_truncate(file) {
         if let Some(rf) = state() {
             rf.clear_errors();
@@ -174,7 +184,10 @@ unsafe extern "C" fn open_error_log(_inode: *mut bindings::inode, file: *mut bin
 ///
 /// Kernel callback: called only by the kernel, with the arguments its
 /// callback type documents (valid pointers, our own registered objects).
-unsafe extern "C" fn open_profile(_inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
+unsafe extern "C" fn open_profile(
+    _inode: *mut bindings::inode,
+    file: *mut bindings::file,
+) -> c_int {
     // SAFETY: VFS open contract.
     unsafe { seq_open_with(file, show_profile) }
 }
@@ -217,7 +230,9 @@ unsafe extern "C" fn write_dynamic_events(
     };
     // SAFETY: `ubuf` is a user pointer to `count` bytes (VFS contract);
     // `copy_from_user` checks the range and returns uncopied bytes.
-    let left = unsafe { bindings::rfprobe_copy_from_user(buf.as_mut_ptr().cast(), ubuf.cast(), count as _) };
+    let left = unsafe {
+        bindings::rfprobe_copy_from_user(buf.as_mut_ptr().cast(), ubuf.cast(), count as _)
+    };
     if left != 0 {
         return code::EFAULT.to_errno() as isize;
     }
@@ -273,7 +288,8 @@ macro_rules! seq_fops {
 }
 
 /// Operations of `dynamic_events`.
-pub(crate) static DYNAMIC_EVENTS_FOPS: FileOps = seq_fops!(open_dynamic_events, Some(write_dynamic_events));
+pub(crate) static DYNAMIC_EVENTS_FOPS: FileOps =
+    seq_fops!(open_dynamic_events, Some(write_dynamic_events));
 /// Operations of `error_log`.
 pub(crate) static ERROR_LOG_FOPS: FileOps = seq_fops!(open_error_log, Some(write_ignore));
 /// Operations of `profile`.

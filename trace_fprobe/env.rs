@@ -70,14 +70,21 @@ pub(crate) fn find_kernel_tracepoint(name: &[u8]) -> *mut bindings::tracepoint {
             return;
         }
         // SAFETY: Tracepoint names are NUL-terminated static strings.
-        let n = unsafe { kernel::str::CStr::from_char_ptr(bindings::rfprobe_tracepoint_name(tp).cast::<c_char>()) };
+        let n = unsafe {
+            kernel::str::CStr::from_char_ptr(bindings::rfprobe_tracepoint_name(tp).cast::<c_char>())
+        };
         if n.as_bytes() == s.name {
             s.found = tp;
         }
     }
-    let mut s = Search { name, found: core::ptr::null_mut() };
+    let mut s = Search {
+        name,
+        found: core::ptr::null_mut(),
+    };
     // SAFETY: `visit` only touches `s`, which outlives the call.
-    unsafe { bindings::for_each_kernel_tracepoint(Some(visit), (&mut s as *mut Search<'_>).cast()) };
+    unsafe {
+        bindings::for_each_kernel_tracepoint(Some(visit), (&mut s as *mut Search<'_>).cast())
+    };
     s.found
 }
 

@@ -76,7 +76,9 @@ pub(crate) struct VecSink<'a>(pub(crate) &'a mut KVec<u8>);
 
 impl ByteWrite for VecSink<'_> {
     fn put(&mut self, bytes: &[u8]) -> core::fmt::Result {
-        self.0.extend_from_slice(bytes, GFP_KERNEL).map_err(|_| core::fmt::Error)
+        self.0
+            .extend_from_slice(bytes, GFP_KERNEL)
+            .map_err(|_| core::fmt::Error)
     }
 }
 
@@ -178,7 +180,13 @@ impl Probe {
     /// Hits and misses (ring-buffer reservations that failed, plus fprobe's
     /// own misses: recursion, exhausted return-probe pool).
     pub(crate) fn stats(&self) -> (u64, u64) {
-        (self.hits.sum(), self.misses.sum().wrapping_add(self.old_nmissed).wrapping_add(self.fp.nmissed as u64))
+        (
+            self.hits.sum(),
+            self.misses
+                .sum()
+                .wrapping_add(self.old_nmissed)
+                .wrapping_add(self.fp.nmissed as u64),
+        )
     }
 
     /// Builds a probe from a parsed definition. `resolve` maps `@SYM` names
@@ -260,7 +268,11 @@ impl Probe {
             // stable heap allocation until after `unregister`; `symbol` is
             // NUL-terminated.
             unsafe {
-                bindings::register_fprobe(&mut self.fp, self.symbol.as_ptr().cast::<c_char>(), core::ptr::null())
+                bindings::register_fprobe(
+                    &mut self.fp,
+                    self.symbol.as_ptr().cast::<c_char>(),
+                    core::ptr::null(),
+                )
             }
         } else {
             // SAFETY: `tracepoint` is a live kernel tracepoint (module
@@ -268,7 +280,12 @@ impl Probe {
             let stub = unsafe { bindings::rfprobe_tracepoint_probestub(self.tracepoint) };
             // SAFETY: As above; the stub is the tracepoint's own probe.
             let r = unsafe {
-                bindings::tracepoint_probe_register_prio_may_exist(self.tracepoint, stub, core::ptr::null_mut(), 0)
+                bindings::tracepoint_probe_register_prio_may_exist(
+                    self.tracepoint,
+                    stub,
+                    core::ptr::null_mut(),
+                    0,
+                )
             };
             if r < 0 {
                 return Err(Error::from_errno(r));
@@ -298,7 +315,10 @@ impl Probe {
         self.tracepoint = tp;
         if enabled {
             if let Err(e) = self.register() {
-                pr_warn!("cannot attach to the tracepoint of a loaded module: {:?}\n", e);
+                pr_warn!(
+                    "cannot attach to the tracepoint of a loaded module: {:?}\n",
+                    e
+                );
             }
         }
     }
@@ -383,7 +403,8 @@ impl Event {
         let mut field_defs = KVec::new();
         for f in layout::fields(def) {
             let t = field_text.len() as u32;
-            f.write_type(&mut VecSink(&mut field_text)).map_err(|_| code::ENOMEM)?;
+            f.write_type(&mut VecSink(&mut field_text))
+                .map_err(|_| code::ENOMEM)?;
             field_text.push(0, GFP_KERNEL)?;
             let n = field_text.len() as u32;
             field_text.extend_from_slice(f.name, GFP_KERNEL)?;
@@ -530,7 +551,11 @@ impl Event {
     }
 
     fn enable(&mut self, file: *mut bindings::trace_event_file) -> Result {
-        let Some(slot) = self.files.iter().position(|s| s.load(Ordering::Relaxed).is_null()) else {
+        let Some(slot) = self
+            .files
+            .iter()
+            .position(|s| s.load(Ordering::Relaxed).is_null())
+        else {
             return Err(code::ENOSPC);
         };
         if !self.is_enabled() {
@@ -556,7 +581,11 @@ impl Event {
     }
 
     fn disable(&mut self, file: *mut bindings::trace_event_file) -> Result {
-        let Some(slot) = self.files.iter().position(|s| s.load(Ordering::Relaxed) == file) else {
+        let Some(slot) = self
+            .files
+            .iter()
+            .position(|s| s.load(Ordering::Relaxed) == file)
+        else {
             return Err(code::ENOENT);
         };
         self.files[slot].store(core::ptr::null_mut(), Ordering::Release);
@@ -579,7 +608,12 @@ impl Event {
 
     /// Tracepoint probes of this event: module `tp` came (`Some`) or went.
     /// Caller holds `event_mutex`.
-    pub(crate) fn tracepoint_event(&mut self, name: &[u8], tp: *mut bindings::tracepoint, coming: bool) {
+    pub(crate) fn tracepoint_event(
+        &mut self,
+        name: &[u8],
+        tp: *mut bindings::tracepoint,
+        coming: bool,
+    ) {
         let enabled = self.is_enabled();
         for p in self.probes.iter_mut() {
             if p.tracepoint_name() != Some(name) {
@@ -637,7 +671,9 @@ unsafe extern "C" fn event_reg(
     let r = match ty {
         bindings::trace_reg_TRACE_REG_REGISTER => ev.enable(data.cast()),
         bindings::trace_reg_TRACE_REG_UNREGISTER => ev.disable(data.cast()),
-        bindings::trace_reg_TRACE_REG_PERF_REGISTER => Err(Error::from_errno(-(bindings::EOPNOTSUPP as i32))),
+        bindings::trace_reg_TRACE_REG_PERF_REGISTER => {
+            Err(Error::from_errno(-(bindings::EOPNOTSUPP as i32)))
+        }
         _ => Ok(()),
     };
     match r {
@@ -679,7 +715,13 @@ unsafe extern "C" fn define_fields(call: *mut bindings::trace_event_call) -> c_i
 pub(crate) fn sprint_symbol(addr: u64, out: &mut [u8]) -> usize {
     // SAFETY: The helper formats into its own KSYM_SYMBOL_LEN buffer and
     // copies at most `out.len()` bytes.
-    let n = unsafe { bindings::rfprobe_sprint_symbol(out.as_mut_ptr().cast::<c_char>(), out.len(), addr as c_ulong) };
+    let n = unsafe {
+        bindings::rfprobe_sprint_symbol(
+            out.as_mut_ptr().cast::<c_char>(),
+            out.len(),
+            addr as c_ulong,
+        )
+    };
     n.min(out.len())
 }
 
@@ -693,7 +735,13 @@ impl Symbolizer for KernelSymbols {
     fn symbol_name(&self, addr: u64, out: &mut [u8]) -> usize {
         let mut buf = [0u8; 600];
         // SAFETY: The helper copies at most `buf.len()` bytes.
-        let n = unsafe { bindings::rfprobe_sprint_symbol_no_offset(buf.as_mut_ptr().cast::<c_char>(), buf.len(), addr as c_ulong) };
+        let n = unsafe {
+            bindings::rfprobe_sprint_symbol_no_offset(
+                buf.as_mut_ptr().cast::<c_char>(),
+                buf.len(),
+                addr as c_ulong,
+            )
+        };
         let s = &buf[..n.min(buf.len())];
         // `kallsyms_lookup` gives the bare name: drop a " [module]" suffix,
         // and report unknown addresses (printed as 0x...) as unknown.
@@ -734,7 +782,8 @@ unsafe extern "C" fn print_event(
     event: *mut bindings::trace_event,
 ) -> bindings::print_line_t {
     // SAFETY: `event` is the `event` field of one of our calls.
-    let call = unsafe { kernel::container_of!(event, bindings::trace_event_call, event) }.cast_mut();
+    let call =
+        unsafe { kernel::container_of!(event, bindings::trace_event_call, event) }.cast_mut();
     // SAFETY: As above.
     let ev = unsafe { event_of(call) };
     // SAFETY: The core passes a valid iterator whose `ent` holds `ent_size` bytes.
@@ -749,7 +798,15 @@ unsafe extern "C" fn print_event(
     let fields = render::def_fields(def);
     // TRACE_ITER_SYM_ADDR (kernel/trace/trace.h TRACE_FLAGS) is bit 2.
     let sym_addr = flags & (1 << 2) != 0;
-    let _ = render::render_event(&mut SeqSink(seq), def.event(), def.kind(), fields, rec, &KernelSymbols, sym_addr);
+    let _ = render::render_event(
+        &mut SeqSink(seq),
+        def.event(),
+        def.kind(),
+        fields,
+        rec,
+        &KernelSymbols,
+        sym_addr,
+    );
     // SAFETY: `seq` is valid.
     unsafe { bindings::trace_handle_return(seq) }
 }

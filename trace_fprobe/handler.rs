@@ -60,7 +60,8 @@ impl Scratch {
         // SAFETY: Caller guarantees preemption is off; the pointer is the
         // per-CPU area allocated in `new` (NR_CONTEXTS slices; the context
         // level is at most 3).
-        let p = unsafe { bindings::rfprobe_this_cpu_ctx_ptr(self.0, SCRATCH_SIZE as _) }.cast::<u8>();
+        let p =
+            unsafe { bindings::rfprobe_this_cpu_ctx_ptr(self.0, SCRATCH_SIZE as _) }.cast::<u8>();
         // SAFETY: `p` is this CPU's slice for the current context level,
         // exclusively ours (see above).
         unsafe { core::slice::from_raw_parts_mut(p, SCRATCH_SIZE) }
@@ -86,8 +87,16 @@ impl<'a> RegsMachine<'a> {
     /// # Safety
     ///
     /// `regs` must be the valid `pt_regs` passed to the fprobe handler.
-    pub(crate) unsafe fn new(regs: *const bindings::pt_regs, edata: &'a [u8], task_size: u64) -> Self {
-        RegsMachine { regs, edata, task_size }
+    pub(crate) unsafe fn new(
+        regs: *const bindings::pt_regs,
+        edata: &'a [u8],
+        task_size: u64,
+    ) -> Self {
+        RegsMachine {
+            regs,
+            edata,
+            task_size,
+        }
     }
 
     fn regs(&self) -> &bindings::pt_regs {
@@ -110,7 +119,8 @@ impl Machine for RegsMachine<'_> {
             // word above the return address.
             // SAFETY: `regs` is valid; the helper bounds-checks the stack.
             _ => unsafe {
-                bindings::rfprobe_regs_get_kernel_stack_nth(self.regs.cast_mut(), u32::from(n) - 5) as u64
+                bindings::rfprobe_regs_get_kernel_stack_nth(self.regs.cast_mut(), u32::from(n) - 5)
+                    as u64
             },
         }
     }
@@ -147,7 +157,11 @@ impl Machine for RegsMachine<'_> {
     fn read_kernel(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
         // SAFETY: nofault copy into a valid buffer of `out.len()` bytes.
         let r = unsafe {
-            bindings::copy_from_kernel_nofault(out.as_mut_ptr().cast(), addr as *const c_void, out.len())
+            bindings::copy_from_kernel_nofault(
+                out.as_mut_ptr().cast(),
+                addr as *const c_void,
+                out.len(),
+            )
         };
         if r == 0 {
             Ok(())
@@ -159,7 +173,11 @@ impl Machine for RegsMachine<'_> {
     fn read_user(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
         // SAFETY: nofault copy into a valid buffer of `out.len()` bytes.
         let r = unsafe {
-            bindings::copy_from_user_nofault(out.as_mut_ptr().cast(), addr as *const c_void, out.len())
+            bindings::copy_from_user_nofault(
+                out.as_mut_ptr().cast(),
+                addr as *const c_void,
+                out.len(),
+            )
         };
         if r == 0 {
             Ok(())
@@ -213,7 +231,8 @@ unsafe fn record(
     if let Some(size) = prog.static_size() {
         // Fixed-size record: run straight into the ring buffer.
         // SAFETY: `fbuffer` is a local, `file` is valid.
-        let p = unsafe { bindings::trace_event_buffer_reserve(&mut fbuffer, file, size as c_ulong) };
+        let p =
+            unsafe { bindings::trace_event_buffer_reserve(&mut fbuffer, file, size as c_ulong) };
         if p.is_null() {
             probe.count_miss();
             return;
@@ -228,18 +247,29 @@ unsafe fn record(
         // SAFETY: Handler context, see `Scratch::this_cpu`.
         let scratch = unsafe { ev.state().scratch.this_cpu() };
         let cap = prog.max_record_size().min(SCRATCH_SIZE);
-        let Some(buf) = scratch.get_mut(..cap) else { return };
-        let Ok(mut res) = interp::run(prog, insns, m, bodies, buf) else { return };
+        let Some(buf) = scratch.get_mut(..cap) else {
+            return;
+        };
+        let Ok(mut res) = interp::run(prog, insns, m, bodies, buf) else {
+            return;
+        };
         // SAFETY: As above.
-        let mut p = unsafe { bindings::trace_event_buffer_reserve(&mut fbuffer, file, res.len as c_ulong) };
+        let mut p =
+            unsafe { bindings::trace_event_buffer_reserve(&mut fbuffer, file, res.len as c_ulong) };
         if p.is_null() && res.len > SAFE_RECORD_SIZE {
             // Too big for the ring buffer's sub-buffer: keep the event with
             // its strings truncated rather than losing it.
-            let Some(small) = scratch.get_mut(..SAFE_RECORD_SIZE.max(prog.fixed_size())) else { return };
-            let Ok(r) = interp::run(prog, insns, m, bodies, small) else { return };
+            let Some(small) = scratch.get_mut(..SAFE_RECORD_SIZE.max(prog.fixed_size())) else {
+                return;
+            };
+            let Ok(r) = interp::run(prog, insns, m, bodies, small) else {
+                return;
+            };
             res = r;
             // SAFETY: As above.
-            p = unsafe { bindings::trace_event_buffer_reserve(&mut fbuffer, file, res.len as c_ulong) };
+            p = unsafe {
+                bindings::trace_event_buffer_reserve(&mut fbuffer, file, res.len as c_ulong)
+            };
         }
         if p.is_null() {
             probe.count_miss();
@@ -275,7 +305,11 @@ fn write_head(rec: &mut [u8], head: [u64; 2], hdr: usize) {
 unsafe fn trace_hit(probe: &Probe, regs: *mut bindings::pt_regs, edata: &[u8], head: [u64; 2]) {
     let ev = probe.event();
     probe.count_hit();
-    let m = RegsMachine { regs, edata, task_size: ev.state().task_size };
+    let m = RegsMachine {
+        regs,
+        edata,
+        task_size: ev.state().task_size,
+    };
     for slot in ev.files.iter() {
         let file = slot.load(Ordering::Acquire);
         if !file.is_null() {

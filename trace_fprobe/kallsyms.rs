@@ -15,9 +15,9 @@
 
 use crate::bindings;
 use crate::event::cstring;
+use kernel::c_str;
 use kernel::error::{code, Result};
 use kernel::ffi::c_char;
-use kernel::c_str;
 use kernel::prelude::*;
 
 /// Where a symbol is.
@@ -46,7 +46,10 @@ pub(crate) fn lookup(name: &[u8]) -> Option<SymInfo> {
         // kprobes moves function-entry probes past `endbr64`: recover the
         // symbol start from the offset `sprint_symbol` reports.
         let off = symbol_offset(addr).unwrap_or(0);
-        return Some(SymInfo { addr: addr.wrapping_sub(off), text: true });
+        return Some(SymInfo {
+            addr: addr.wrapping_sub(off),
+            text: true,
+        });
     }
     (addr != 0).then_some(SymInfo { addr, text: false })
 }
@@ -60,7 +63,9 @@ fn symbol_offset(addr: u64) -> Option<u64> {
     let rest = s.get(plus + 1..)?.strip_prefix(b"0x")?;
     let mut v = 0u64;
     for &c in rest.iter().take_while(|&&c| c != b'/') {
-        v = v.checked_mul(16)?.checked_add((c as char).to_digit(16)? as u64)?;
+        v = v
+            .checked_mul(16)?
+            .checked_add((c as char).to_digit(16)? as u64)?;
     }
     Some(v)
 }
@@ -105,7 +110,8 @@ pub(crate) fn find_event_mutex() -> Result<*mut bindings::mutex> {
     };
     let p = m.addr as usize as *mut bindings::mutex;
     // SAFETY: The helper only reads the candidate with nofault copies.
-    if !unsafe { bindings::rfprobe_mutex_plausible(p, c_str!("event_mutex").as_char_ptr().cast()) } {
+    if !unsafe { bindings::rfprobe_mutex_plausible(p, c_str!("event_mutex").as_char_ptr().cast()) }
+    {
         pr_err!("event_mutex at {:#x} does not look like a mutex\n", m.addr);
         return Err(code::ENOENT);
     }

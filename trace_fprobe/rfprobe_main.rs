@@ -16,7 +16,12 @@ use kernel::prelude::*;
 
 // Generated code: all rustc lints off (it trips several, e.g. unnecessary
 // transmutes in bitfield accessors), clippy too.
-#[allow(warnings, unsafe_op_in_unsafe_fn, clippy::all, clippy::undocumented_unsafe_blocks)]
+#[allow(
+    warnings,
+    unsafe_op_in_unsafe_fn,
+    clippy::all,
+    clippy::undocumented_unsafe_blocks
+)]
 mod bindings {
     include!("../rust/bindings_generated.rs");
 }
@@ -130,7 +135,11 @@ impl kernel::Module for RfProbeModule {
             GFP_KERNEL,
         )?;
         debugfs::STATE.store((&*rf as *const Rfprobe).cast_mut(), Ordering::Release);
-        let mut me = RfProbeModule { rf, dir: None, tp_nb: None };
+        let mut me = RfProbeModule {
+            rf,
+            dir: None,
+            tp_nb: None,
+        };
         // SAFETY: All-zero is a valid, unregistered notifier block.
         let mut nb = KBox::new(NotifierBlock(unsafe { core::mem::zeroed() }), GFP_KERNEL)?;
         nb.0.notifier_call = Some(tp_module_notify);
@@ -143,7 +152,11 @@ impl kernel::Module for RfProbeModule {
         }
         me.tp_nb = Some(nb);
         let dir = debugfs::Dir::create(c_str!("rfprobe"))?;
-        dir.create_file(c_str!("dynamic_events"), 0o600, &debugfs::DYNAMIC_EVENTS_FOPS)?;
+        dir.create_file(
+            c_str!("dynamic_events"),
+            0o600,
+            &debugfs::DYNAMIC_EVENTS_FOPS,
+        )?;
         dir.create_file(c_str!("error_log"), 0o600, &debugfs::ERROR_LOG_FOPS)?;
         dir.create_file(c_str!("profile"), 0o400, &debugfs::PROFILE_FOPS)?;
         dir.create_file(c_str!("README"), 0o400, &debugfs::README_FOPS)?;

@@ -12,13 +12,10 @@
  *                         O_WRONLY|O_APPEND); prints "ns=T ok=N fail=N"
  *   bench insmod KO       finit_module(KO); prints "ns=T"
  *   bench rmmod NAME      delete_module(NAME); prints "ns=T"
- *   bench profile PERIOD CMD...
- *                         runs CMD (one of the above) while sampling this
- *                         process's instruction pointer every PERIOD ns of
- *                         cpu-clock (perf_event_open, kernel and user); prints
- *                         the symbols (/proc/kallsyms) with their share, in ns
- *                         per loop iteration for loops, else in ns in total.
- *                         With -icount shift=0 this is an instruction profile.
+ *
+ * The measured parts run between calls of prof_marker_start() and
+ * prof_marker_stop(), which the QEMU plugin insnprof.c (profile.sh) uses to
+ * count instructions per code block of exactly those parts.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,9 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/perf_event.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -51,22 +45,15 @@ static void die(const char *what)
 /* Warm-up iterations before each timed loop (first-hit effects). */
 #define WARMUP 1000
 
-/* Profiling (bench profile): the loops enable the sampler around the timed part. */
-static int prof_fd = -1;
-static long prof_ops = 1;
-
-static void prof_on(long n)
+/* Markers for insnprof.c: distinct, never inlined, never merged. */
+__attribute__((noinline, noipa)) void prof_marker_start(void)
 {
-	if (prof_fd >= 0) {
-		prof_ops = n;
-		ioctl(prof_fd, PERF_EVENT_IOC_ENABLE, 0);
-	}
+	asm volatile("nop" ::: "memory");
 }
 
-static void prof_off(void)
+__attribute__((noinline, noipa)) void prof_marker_stop(void)
 {
-	if (prof_fd >= 0)
-		ioctl(prof_fd, PERF_EVENT_IOC_DISABLE, 0);
+	asm volatile("nop; nop" ::: "memory");
 }
 
 static int loop_read(long n)
@@ -81,13 +68,13 @@ static int loop_read(long n)
 	for (i = 0; i < WARMUP; i++)
 		if (read(fd, buf, 1) != 1)
 			die("read");
-	prof_on(n);
+	prof_marker_start();
 	t0 = now_ns();
 	for (i = 0; i < n; i++)
 		if (read(fd, buf, 1) != 1)
 			die("read");
 	t1 = now_ns();
-	prof_off();
+	prof_marker_stop();
 	close(fd);
 	printf("ns_per_op=%.2f\n", (double)(t1 - t0) / n);
 	return 0;
@@ -101,13 +88,13 @@ static int loop_prctl(long n)
 	for (i = 0; i < WARMUP; i++)
 		if (prctl(PR_SET_NAME, "bench", 0, 0, 0))
 			die("prctl");
-	prof_on(n);
+	prof_marker_start();
 	t0 = now_ns();
 	for (i = 0; i < n; i++)
 		if (prctl(PR_SET_NAME, "bench", 0, 0, 0))
 			die("prctl");
 	t1 = now_ns();
-	prof_off();
+	prof_marker_stop();
 	printf("ns_per_op=%.2f\n", (double)(t1 - t0) / n);
 	return 0;
 }
@@ -127,7 +114,7 @@ static int write_lines(const char *file, const char *list)
 	fd = open(file, O_WRONLY | O_APPEND);
 	if (fd < 0)
 		die(file);
-	prof_on(1);
+	prof_marker_start();
 	while ((len = getline(&line, &cap, in)) > 0) {
 		t0 = now_ns();
 		if (write(fd, line, len) == len)
@@ -136,7 +123,7 @@ static int write_lines(const char *file, const char *list)
 			fail++;
 		total += now_ns() - t0;
 	}
-	prof_off();
+	prof_marker_stop();
 	close(fd);
 	fclose(in);
 	free(line);
@@ -172,132 +159,7 @@ static int rmmod(const char *name)
 	return 0;
 }
 
-struct ksym {
-	unsigned long addr;
-	char name[200];
-	long hits;
-};
-
-static int ksym_cmp(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static int hits_cmp(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	return y->hits > x->hits ? 1 : y->hits < x->hits ? -1 : 0;
-}
-
-#define PROF_PAGES 1024 /* 4 MiB of samples: ~170k (24 bytes each) */
-
-static int dispatch(int argc, char **argv);
-
-static int profile(long period, int argc, char **argv)
-{
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = period,
-		.sample_type = PERF_SAMPLE_IP,
-		.disabled = 1,
-	};
-	long page = sysconf(_SC_PAGESIZE), nsyms = 0, cap = 1 << 16, total = 0, user = 0, unknown = 0, lost = 0;
-	struct perf_event_mmap_page *meta;
-	struct ksym *syms = malloc(cap * sizeof(*syms));
-	unsigned long head, pos;
-	char line[256], name[128], type;
-	unsigned long addr;
-	unsigned char *data;
-	FILE *f;
-	int ret, i;
-
-	prof_fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-	if (prof_fd < 0)
-		die("perf_event_open");
-	meta = mmap(NULL, (PROF_PAGES + 1) * page, PROT_READ | PROT_WRITE, MAP_SHARED, prof_fd, 0);
-	if (meta == MAP_FAILED)
-		die("mmap perf buffer");
-	ret = dispatch(argc, argv);
-	prof_off();
-
-	f = fopen("/proc/kallsyms", "r");
-	if (!f || !syms)
-		die("/proc/kallsyms");
-	while (fgets(line, sizeof(line), f)) {
-		char mod[64] = "";
-
-		if (sscanf(line, "%lx %c %127s %63s", &addr, &type, name, mod) < 3)
-			continue;
-		if (type != 't' && type != 'T')
-			continue;
-		if (nsyms == cap) {
-			cap *= 2;
-			syms = realloc(syms, cap * sizeof(*syms));
-			if (!syms)
-				die("realloc");
-		}
-		syms[nsyms].addr = addr;
-		snprintf(syms[nsyms].name, sizeof(syms[nsyms].name), "%s%s%s", name, *mod ? " " : "", mod);
-		syms[nsyms].hits = 0;
-		nsyms++;
-	}
-	fclose(f);
-	qsort(syms, nsyms, sizeof(*syms), ksym_cmp);
-
-	data = (unsigned char *)meta + page;
-	head = meta->data_head;
-	__sync_synchronize();
-	for (pos = meta->data_tail; pos < head;) {
-		struct perf_event_header *h = (void *)(data + pos % (PROF_PAGES * page));
-
-		if (h->type == PERF_RECORD_SAMPLE) {
-			unsigned long ip = *(unsigned long *)(h + 1);
-			long lo = 0, hi = nsyms - 1, mid;
-
-			total++;
-			if (ip < 0x8000000000000000UL) {
-				user++;
-			} else if (!nsyms || ip < syms[0].addr) {
-				unknown++;
-			} else {
-				while (lo < hi) {
-					mid = (lo + hi + 1) / 2;
-					if (syms[mid].addr <= ip)
-						lo = mid;
-					else
-						hi = mid - 1;
-				}
-				syms[lo].hits++;
-			}
-		} else if (h->type == PERF_RECORD_LOST) {
-			lost += ((unsigned long *)(h + 1))[1];
-		}
-		pos += h->size;
-	}
-	qsort(syms, nsyms, sizeof(*syms), hits_cmp);
-	printf("profile: period=%ld samples=%ld lost=%ld ops=%ld (figures: ns per op)\n", period, total, lost, prof_ops);
-	printf("profile: %10.1f  (total)\n", (double)total * period / prof_ops);
-	printf("profile: %10.1f  [user]\n", (double)user * period / prof_ops);
-	if (unknown)
-		printf("profile: %10.1f  [unknown]\n", (double)unknown * period / prof_ops);
-	for (i = 0; i < nsyms && syms[i].hits; i++)
-		printf("profile: %10.1f  %s\n", (double)syms[i].hits * period / prof_ops, syms[i].name);
-	return ret;
-}
-
 int main(int argc, char **argv)
-{
-	if (argc > 3 && !strcmp(argv[1], "profile"))
-		return profile(atol(argv[2]), argc - 2, argv + 2);
-	return dispatch(argc, argv);
-}
-
-static int dispatch(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "loop")) {
 		long n = atol(argv[3]);

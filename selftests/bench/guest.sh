@@ -19,9 +19,19 @@ fail() { echo "BENCH-ERROR $*"; }
 # The loop's output goes to a file, not a pipe: a reader blocked in
 # vfs_read() (sed, the shell) would hold one of the few rethook nodes a
 # vfs_read%return fprobe has (2 per CPU by default) for the whole loop.
+# Sets $ns (ns per call) and $epoch (the count of marked regions run so far:
+# profile.sh's instruction counts are per epoch).
+epoch=0
 loopns() { # read|prctl [n]
 	$B loop "$1" "${2:-$N}" >/tmp/loop.out
-	sed -n 's/^ns_per_op=//p' /tmp/loop.out
+	epoch=$((epoch + 1))
+	ns=$(sed -n 's/^ns_per_op=//p' /tmp/loop.out)
+}
+# bench write: one marked region; sets $out.
+write_lines() { # file list
+	$B write "$1" "$2" >/tmp/write.out
+	epoch=$((epoch + 1))
+	out="$(cat /tmp/write.out) epoch=$epoch"
 }
 
 # Records written to CPU 0's buffer since the last reset (kept + overwritten).
@@ -87,12 +97,12 @@ run_shape() { # shape loop impl kind func args...
 		return
 	fi
 	echo > $T/trace
-	ns=$(loopns "$loop")
+	loopns "$loop"
 	recs=$(records)
 	echo 0 > $T/events/$grp/$shape/enable
 	sample=$(grep ' bench-' $T/trace | tail -1 | sed 's/^.*: //')
 	echo "-:$grp/$shape" >> "$file" || fail "remove $grp/$shape"
-	echo "BENCH shape=$shape impl=$impl ns=$ns records=$recs"
+	echo "BENCH shape=$shape impl=$impl ns=$ns records=$recs epoch=$epoch"
 	echo "BENCH-SAMPLE $impl $shape: $sample"
 }
 
@@ -134,12 +144,13 @@ fi
 
 # --- per-hit cost of enabled events --------------------------------------
 for l in read prctl; do
-	echo "BENCH base=$l ns=$(loopns $l)"
+	loopns $l
+	echo "BENCH base=$l ns=$ns epoch=$epoch"
 done
 if [ "$mode" = smoke ]; then
 	SHAPES='count|read|cr|f vfs_read count'
 fi
-echo "$SHAPES" | while IFS='|' read -r shape loop impls def; do
+while IFS='|' read -r shape loop impls def; do
 	case ",${ONLY:-$shape}," in *",$shape,"*) ;; *) continue ;; esac
 	for impl in c r k; do
 		case $impls in
@@ -150,7 +161,9 @@ echo "$SHAPES" | while IFS='|' read -r shape loop impls def; do
 		*) echo "BENCH shape=$shape impl=$impl status=skipped" ;;
 		esac
 	done
-done
+done <<EOF
+$SHAPES
+EOF
 
 if [ "$mode" = full ]; then
 	# --- defined but disabled events on the probed function -----------------
@@ -162,7 +175,8 @@ if [ "$mode" = full ]; then
 				echo "$line" >> "$file" || fail "define $line"
 				i=$((i + 1))
 			done
-			echo "BENCH disabled=$k impl=$impl ns=$(loopns read)"
+			loopns read
+			echo "BENCH disabled=$k impl=$impl ns=$ns epoch=$epoch"
 			i=1
 			while [ $i -le $k ]; do
 				echo "-:bd$impl/d$i" >> "$file"
@@ -178,17 +192,18 @@ if [ "$mode" = full ]; then
 		echo 1 > $T/events/bo$impl/off/enable
 		echo 0 > $T/tracing_on
 		echo > $T/trace
-		ns=$(loopns read)
+		loopns read
 		recs=$(records)
 		echo 1 > $T/tracing_on
 		echo 0 > $T/events/bo$impl/off/enable
 		echo "-:bo$impl/off" >> "$file"
-		echo "BENCH tracing_off impl=$impl ns=$ns records=$recs"
+		echo "BENCH tracing_off impl=$impl ns=$ns records=$recs epoch=$epoch"
 	done
 
 	# --- base again (drift check) -------------------------------------------
 	for l in read prctl; do
-		echo "BENCH base_end=$l ns=$(loopns $l)"
+		loopns $l
+		echo "BENCH base_end=$l ns=$ns epoch=$epoch"
 	done
 
 	# --- definition cost: 200 BTF definitions on different functions --------
@@ -217,13 +232,11 @@ if [ "$mode" = full ]; then
 		awk -v g=bf$impl '{ printf "f:%s/e%d %s $arg*\n", g, NR, $1 }' /tmp/funcs >/tmp/defs_$impl
 		awk -v g=bf$impl '{ printf "-:%s/e%d\n", g, NR }' /tmp/funcs >/tmp/undefs_$impl
 		mem_snapshot d0
-		$B write "$file" /tmp/defs_$impl >/tmp/write.out
-		out=$(cat /tmp/write.out)
+		write_lines "$file" /tmp/defs_$impl
 		mem_snapshot d1
 		echo "BENCH define impl=$impl count=$got $out"
 		mem_report "events_$impl" d0 d1 "$got"
-		$B write "$file" /tmp/undefs_$impl >/tmp/write.out
-		out=$(cat /tmp/write.out)
+		write_lines "$file" /tmp/undefs_$impl
 		echo "BENCH undefine impl=$impl count=$got $out"
 	done
 fi
