@@ -240,4 +240,8 @@ if [ "$mode" = full ]; then
 		echo "BENCH undefine impl=$impl count=$got $out"
 	done
 fi
+# Symbols that System.map lacks (modules), for profile.sh.
+if [ -n "${BENCH_KSYMS:-}" ]; then
+	grep '\[' /proc/kallsyms | sed 's/^/BENCH-KSYM /'
+fi
 echo "BENCH-END"
