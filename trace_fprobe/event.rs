@@ -95,14 +95,20 @@ impl Counter {
         Ok(Counter(p))
     }
 
-    /// Increments this CPU's counter of the current context level.
+    /// Increments this CPU's counter: `this_cpu_inc()`, one `incq %gs:`
+    /// instruction, which is atomic with respect to interrupts and NMIs on
+    /// the local CPU (no lost updates, no lock prefix needed).
+    #[inline(always)]
     fn inc(&self) {
-        // SAFETY: Called with preemption disabled (fprobe handler); the
-        // area has NR_CONTEXTS counters per CPU, the level is at most 3.
-        let p = unsafe { bindings::rfprobe_this_cpu_ctx_ptr(self.0, 8) }.cast::<u64>();
-        // SAFETY: This CPU's counter of the current context level is only
-        // touched by this context.
-        unsafe { *p += 1 };
+        // SAFETY: `self.0` is a per-CPU pointer (a %gs-relative offset on
+        // x86_64) to at least 8 bytes allocated in `new`.
+        unsafe {
+            core::arch::asm!(
+                "incq %gs:({0})",
+                in(reg) self.0,
+                options(att_syntax, nostack)
+            )
+        };
     }
 
     fn sum(&self) -> u64 {
@@ -456,6 +462,13 @@ impl Event {
     /// The primary (first) probe's definition.
     pub(crate) fn primary(&self) -> &ProbeDef {
         &self.probes[0].def
+    }
+
+    /// Number of trace instances the event is enabled in (hot path hint:
+    /// may be stale by one while an instance is being enabled/disabled).
+    #[inline(always)]
+    pub(crate) fn nr_enabled_files(&self) -> usize {
+        self.nr_files.load(Ordering::Acquire).min(MAX_FILES)
     }
 
     pub(crate) fn is_enabled(&self) -> bool {

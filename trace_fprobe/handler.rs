@@ -310,9 +310,15 @@ unsafe fn trace_hit(probe: &Probe, regs: *mut bindings::pt_regs, edata: &[u8], h
         edata,
         task_size: ev.state().task_size,
     };
+    // Usually one instance: stop after the number of enabled files.
+    let mut left = ev.nr_enabled_files();
     for slot in ev.files.iter() {
+        if left == 0 {
+            break;
+        }
         let file = slot.load(Ordering::Acquire);
         if !file.is_null() {
+            left -= 1;
             // SAFETY: Enabled files stay valid until they are cleared and an
             // RCU grace period has passed (see `Event::disable`).
             unsafe { record(ev, probe, file, &m, regs, head) };
