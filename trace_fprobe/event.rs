@@ -139,6 +139,79 @@ impl Drop for Counter {
     }
 }
 
+/// Tracepoint probe stubs in use by rfprobe probes: (tracepoint, users,
+/// whether rfprobe attached the stub). The stub (`__probestub_<tp>`) is a
+/// no-op function the fprobe sits on; it is shared with the in-kernel `t`
+/// probes, which attach it too (`-EEXIST` then means "already attached").
+/// Only accessed with `event_mutex` held.
+struct StubRefs(core::cell::UnsafeCell<KVec<(usize, u32, bool)>>);
+
+// SAFETY: Every access happens with the tracing core's `event_mutex` held
+// (the `reg` callback and our create/remove paths), which serialises them.
+unsafe impl Sync for StubRefs {}
+
+static STUB_REFS: StubRefs = StubRefs(core::cell::UnsafeCell::new(KVec::new()));
+
+/// Takes a reference on `tp`'s probe stub, attaching it if nobody has.
+///
+/// # Safety
+///
+/// `event_mutex` held; `tp` a live tracepoint.
+unsafe fn stub_get(tp: *mut bindings::tracepoint) -> Result {
+    // SAFETY: `event_mutex` serialises access (caller).
+    let refs = unsafe { &mut *STUB_REFS.0.get() };
+    if let Some(e) = refs.iter_mut().find(|e| e.0 == tp as usize) {
+        e.1 += 1;
+        return Ok(());
+    }
+    // SAFETY: `tp` is live (caller); its stub is its own no-op probe.
+    let r = unsafe {
+        let stub = bindings::rfprobe_tracepoint_probestub(tp);
+        bindings::tracepoint_probe_register_prio_may_exist(tp, stub, core::ptr::null_mut(), 0)
+    };
+    if r < 0 && r != code::EEXIST.to_errno() {
+        return Err(Error::from_errno(r));
+    }
+    let owned = r >= 0;
+    if let Err(e) = refs.push((tp as usize, 1, owned), GFP_KERNEL) {
+        if owned {
+            // SAFETY: Attached just above.
+            unsafe {
+                let stub = bindings::rfprobe_tracepoint_probestub(tp);
+                bindings::tracepoint_probe_unregister(tp, stub, core::ptr::null_mut());
+            }
+        }
+        return Err(e.into());
+    }
+    Ok(())
+}
+
+/// Drops a reference taken by `stub_get`; the last one detaches the stub if
+/// rfprobe attached it (an idle tracepoint then costs nothing again).
+///
+/// # Safety
+///
+/// `event_mutex` held; `tp` live and referenced by `stub_get`.
+unsafe fn stub_put(tp: *mut bindings::tracepoint) {
+    // SAFETY: `event_mutex` serialises access (caller).
+    let refs = unsafe { &mut *STUB_REFS.0.get() };
+    let Some(i) = refs.iter().position(|e| e.0 == tp as usize) else {
+        return;
+    };
+    refs[i].1 -= 1;
+    if refs[i].1 == 0 {
+        if let Some((_, _, owned)) = crate::kvec::remove(refs, i) {
+            if owned {
+                // SAFETY: We attached it in `stub_get`.
+                unsafe {
+                    let stub = bindings::rfprobe_tracepoint_probestub(tp);
+                    bindings::tracepoint_probe_unregister(tp, stub, core::ptr::null_mut());
+                }
+            }
+        }
+    }
+}
+
 /// One probe (one definition line) of an event.
 #[repr(C)]
 pub(crate) struct Probe {
@@ -281,24 +354,20 @@ impl Probe {
                 )
             }
         } else {
-            // SAFETY: `tracepoint` is a live kernel tracepoint (module
-            // tracepoints are pinned while probes use them).
+            // SAFETY: `event_mutex` is held (callers of `register`);
+            // `tracepoint` is live (module tracepoints are dropped in
+            // `tracepoint_going` before their module goes).
+            unsafe { stub_get(self.tracepoint)? };
+            // SAFETY: As above.
             let stub = unsafe { bindings::rfprobe_tracepoint_probestub(self.tracepoint) };
-            // SAFETY: As above; the stub is the tracepoint's own probe.
-            let r = unsafe {
-                bindings::tracepoint_probe_register_prio_may_exist(
-                    self.tracepoint,
-                    stub,
-                    core::ptr::null_mut(),
-                    0,
-                )
-            };
-            if r < 0 {
-                return Err(Error::from_errno(r));
-            }
             let mut ip = stub as c_ulong;
             // SAFETY: One address, copied by fprobe.
-            unsafe { bindings::register_fprobe_ips(&mut self.fp, &mut ip, 1) }
+            let r = unsafe { bindings::register_fprobe_ips(&mut self.fp, &mut ip, 1) };
+            if r < 0 {
+                // SAFETY: Taken above.
+                unsafe { stub_put(self.tracepoint) };
+            }
+            r
         };
         if ret < 0 {
             return Err(Error::from_errno(ret));
@@ -335,13 +404,9 @@ impl Probe {
         if self.tracepoint != tp || tp.is_null() {
             return;
         }
+        // Detaches the fprobe and drops the stub reference (the module is
+        // still live during MODULE_STATE_GOING).
         self.unregister();
-        // SAFETY: The module is still live during MODULE_STATE_GOING; the
-        // stub was attached by `register`.
-        unsafe {
-            let stub = bindings::rfprobe_tracepoint_probestub(tp);
-            bindings::tracepoint_probe_unregister(tp, stub, core::ptr::null_mut());
-        }
         self.tracepoint = core::ptr::null_mut();
     }
 
@@ -355,8 +420,11 @@ impl Probe {
         unsafe { bindings::unregister_fprobe(&mut self.fp) };
         self.old_nmissed = self.old_nmissed.wrapping_add(self.fp.nmissed as u64);
         self.fp.nmissed = 0;
-        // The tracepoint keeps its probe stub attached (like C, it is a no-op
-        // function; `_may_exist` tolerates re-registration).
+        if self.def.is_tracepoint() && !self.tracepoint.is_null() {
+            // SAFETY: Callers hold `event_mutex`; the stub reference was
+            // taken by `register`.
+            unsafe { stub_put(self.tracepoint) };
+        }
         self.registered = false;
     }
 }
