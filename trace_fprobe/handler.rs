@@ -24,9 +24,12 @@ use kernel::ffi::{c_int, c_ulong};
 pub(crate) const SCRATCH_SIZE: usize = 8192;
 /// Context levels: task, softirq, hardirq, NMI.
 pub(crate) const NR_CONTEXTS: usize = 4;
-/// Records larger than this may not fit a default 4 KiB ring-buffer
-/// sub-buffer; if the reservation fails they are re-run truncated to it.
-const SAFE_RECORD_SIZE: usize = 4000;
+/// The largest record a default 4 KiB ring-buffer sub-buffer takes
+/// (`BUF_MAX_DATA_SIZE` = 4096 - 16 page header - 8 = 4072, minus the 8-byte
+/// event header of large events). Bigger records are tried as they are (a
+/// larger `buffer_subbuf_size_kb` takes them); if the reservation fails they
+/// are re-run with strings truncated to fit, so the event is never lost.
+const SAFE_RECORD_SIZE: usize = 4064;
 
 /// Per-CPU scratch area (allocated with `__alloc_percpu`).
 pub(crate) struct Scratch(*mut c_void);
