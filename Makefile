@@ -8,6 +8,8 @@
 #   make vmtest       run .tc tests in the VM: KVARIANT=fast|debug T="path ..."
 #   make host-test    cargo fmt --check, clippy, cargo test for the host crates
 #   make kernel       build (or reuse) the KVARIANT test kernel
+#   make bench        benchmark vs the C fprobe events (fast kernel, QEMU -icount):
+#                     BENCH="--smoke" or "--shapes count,string" (selftests/bench/run.sh)
 #
 # Kbuild (in-tree or M= builds) reads the file "Kbuild", not this Makefile.
 
@@ -24,7 +26,7 @@ MODDIR := $(TOP)/build/kdir-$(shell echo $(abspath $(KDIR)) | sha1sum | cut -c1-
 KDIR_CMD := echo $(abspath $(KDIR))
 endif
 
-.PHONY: all module setup kernel demo check vmtest host-test clean
+.PHONY: all module setup kernel demo check vmtest host-test bench clean
 
 all: module
 
@@ -49,6 +51,9 @@ demo:
 
 check:
 	@$(SELFTESTS)/check.sh
+
+bench: setup
+	@$(MAKE) --no-print-directory KVARIANT=fast KDIR= module && $(SELFTESTS)/bench/run.sh $(BENCH)
 
 clean:
 	rm -rf $(TOP)/build $(TOP)/target

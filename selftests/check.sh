@@ -57,6 +57,14 @@ selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko -p selftest_warn=1 selftest
 	>build/check/runner-warn.log 2>&1
 expect_fail "WARN at module load" build/check/runner-warn.log $? 'WARNING:.*rfprobe'
 
+stage "benchmark smoke run (the machinery works; ratios are not judged here)"
+selftests/bench/run.sh --smoke 2>&1 | tee build/check/bench-smoke.log
+if [ "${PIPESTATUS[0]}" = 0 ]; then
+	echo "[ok] benchmark smoke run"; total_pass=$((total_pass + 1))
+else
+	echo "[FAIL] benchmark smoke run"; total_fail=$((total_fail + 1)); failures+=("benchmark smoke run")
+fi
+
 stage "module + VM suite on debug (KASAN, lockdep, kmemleak)"
 wait $kdebug || { cat build/check/kernel-debug.out; die "debug kernel build failed"; }
 cat build/check/kernel-debug.out

@@ -78,3 +78,91 @@ rfprobe_errlog_check() {
 	test $((13 + _ec_pos)) -eq "$_ec_n"
 	test "$(tail -n 1 $RFPROBE_DIR/error_log | tr -d ' ')" = "^"
 }
+
+# Side by side with the C implementation:
+#   rfprobe_sidebyside WORKLOAD_FUNCTION < definitions
+# Each definition line is "<f|t>[MAXACTIVE] PLACE [ARGS...]" (blank lines and
+# lines starting with '#' are skipped). Definition N becomes cref/sbscN in the
+# kernel's dynamic_events and rf/sbsrN in rfprobe's; both are enabled, the
+# workload runs (tracing_on only around it, so both see exactly the same calls,
+# pinned to CPU 0 and traced on CPU 0 only), then for every N the format files
+# (minus name:/ID:) and the argument text of every record (everything after
+# "sbscN: "/"sbsrN: ", in order) must be identical and non-empty.
+rfprobe_sidebyside() {
+	_sb_defs=$TMPDIR/sbs.defs
+	grep -v -e '^#' -e '^[[:space:]]*$' > $_sb_defs
+	_sb_n=0
+	while IFS= read -r _sb_d; do
+		_sb_n=$((_sb_n + 1))
+		_sb_k=${_sb_d%% *}
+		_sb_rest=${_sb_d#* }
+		echo > error_log
+		if ! echo "$_sb_k:cref/sbsc$_sb_n $_sb_rest" >> dynamic_events; then
+			cat error_log dynamic_events
+			return 1
+		fi
+		echo > $RFPROBE_DIR/error_log
+		if ! echo "$_sb_k:rf/sbsr$_sb_n $_sb_rest" >> $RFPROBE_DIR/dynamic_events; then
+			cat $RFPROBE_DIR/error_log $RFPROBE_DIR/dynamic_events
+			return 1
+		fi
+	done < $_sb_defs
+	cat dynamic_events
+	cat $RFPROBE_DIR/dynamic_events
+	_sb_i=1
+	while [ $_sb_i -le $_sb_n ]; do
+		grep -v -e '^name: ' -e '^ID: ' events/cref/sbsc$_sb_i/format > $TMPDIR/sbs.cf
+		grep -v -e '^name: ' -e '^ID: ' events/rf/sbsr$_sb_i/format > $TMPDIR/sbs.rf
+		if ! cmp -s $TMPDIR/sbs.cf $TMPDIR/sbs.rf; then
+			echo "format of definition $_sb_i differs: $(sed -n ${_sb_i}p $_sb_defs)"
+			diff $TMPDIR/sbs.cf $TMPDIR/sbs.rf || :
+			return 1
+		fi
+		_sb_i=$((_sb_i + 1))
+	done
+
+	echo 0 > tracing_on
+	echo > trace
+	_sb_mask=$(cat tracing_cpumask)
+	echo 1 > tracing_cpumask
+	taskset -p 1 ${PID:-$$} > /dev/null
+	echo 1 > events/cref/enable
+	echo 1 > events/rf/enable
+	echo 1 > tracing_on
+	"$1"
+	echo 0 > tracing_on
+	echo 0 > events/cref/enable
+	echo 0 > events/rf/enable
+	echo $_sb_mask > tracing_cpumask
+	_sb_fail=0
+	_sb_i=1
+	while [ $_sb_i -le $_sb_n ]; do
+		sed -n "s/^.* sbsc$_sb_i: //p" trace > $TMPDIR/sbs.ct
+		sed -n "s/^.* sbsr$_sb_i: //p" trace > $TMPDIR/sbs.rt
+		echo "definition $_sb_i: $(wc -l < $TMPDIR/sbs.ct) C records, $(wc -l < $TMPDIR/sbs.rt) rfprobe records: $(sed -n ${_sb_i}p $_sb_defs)"
+		if [ ! -s $TMPDIR/sbs.ct ]; then
+			echo "  no records"; _sb_fail=1
+		elif ! cmp -s $TMPDIR/sbs.ct $TMPDIR/sbs.rt; then
+			echo "  records differ (C <, rfprobe >):"
+			diff $TMPDIR/sbs.ct $TMPDIR/sbs.rt | head -n 20 || :
+			_sb_fail=1
+		else
+			head -n 2 $TMPDIR/sbs.ct | sed 's/^/  /'
+		fi
+		_sb_i=$((_sb_i + 1))
+	done
+	echo > $RFPROBE_DIR/dynamic_events
+	echo > dynamic_events
+	return $_sb_fail
+}
+
+# The default side-by-side workload: reads, writes, opens, a fork and an exec.
+rfprobe_sbs_workload() {
+	dd if=/proc/version of=/dev/null bs=64 count=1 2>/dev/null
+	dd if=/dev/zero of=/dev/null bs=3 count=4 2>/dev/null
+	echo hello > $TMPDIR/sbs.out
+	dd if=$TMPDIR/sbs.out of=/dev/null bs=4 2>/dev/null
+	printf 'ABCDEFG' > $TMPDIR/sbs.pat
+	ls / > /dev/null
+	sh -c 'exit 0'
+}

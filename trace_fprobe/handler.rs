@@ -204,6 +204,7 @@ impl Machine for RegsMachine<'_> {
 ///
 /// Called from an fprobe handler (preemption off) with a `file` that is
 /// enabled for `probe`'s event and the handler's `regs`.
+#[inline(always)]
 unsafe fn record(
     ev: &Event,
     probe: &Probe,
@@ -226,68 +227,94 @@ unsafe fn record(
         return;
     }
     let prog: &Program = &probe.prog;
-    let insns: &[Insn] = &probe.insns;
-    let bodies: &ProbeDef = &probe.def;
-    let hdr = prog.header_size() as usize;
-
-    let mut fbuffer = bindings::trace_event_buffer::default();
+    // `trace_event_buffer_reserve()` sets every field on success.
+    let mut fb = core::mem::MaybeUninit::<bindings::trace_event_buffer>::uninit();
+    let fbuffer = fb.as_mut_ptr();
     if let Some(size) = prog.static_size() {
         // Fixed-size record: run straight into the ring buffer.
-        // SAFETY: `fbuffer` is a local, `file` is valid.
-        let p =
-            unsafe { bindings::trace_event_buffer_reserve(&mut fbuffer, file, size as c_ulong) };
+        // SAFETY: `fbuffer` is local storage, `file` is valid.
+        let p = unsafe { bindings::trace_event_buffer_reserve(fbuffer, file, size as c_ulong) };
         if p.is_null() {
             probe.count_miss();
             return;
         }
         // SAFETY: The reservation holds `size` bytes starting at `p`.
         let rec = unsafe { core::slice::from_raw_parts_mut(p.cast::<u8>(), size) };
-        write_head(rec, head, hdr);
-        let _ = interp::run(prog, insns, m, bodies, rec);
+        write_head(rec, head, prog.header_size() as usize);
+        if !prog.is_empty() {
+            let bodies: &ProbeDef = &probe.def;
+            let _ = interp::run(prog, &probe.insns, m, bodies, rec);
+        }
     } else {
-        // Strings: read once into this context's scratch, then copy the
-        // exact-size record.
-        // SAFETY: Handler context, see `Scratch::this_cpu`.
-        let scratch = unsafe { ev.state().scratch.this_cpu() };
-        let cap = prog.max_record_size().min(SCRATCH_SIZE);
-        let Some(buf) = scratch.get_mut(..cap) else {
-            return;
-        };
-        let Ok(mut res) = interp::run(prog, insns, m, bodies, buf) else {
-            return;
-        };
-        // SAFETY: As above.
-        let mut p =
-            unsafe { bindings::trace_event_buffer_reserve(&mut fbuffer, file, res.len as c_ulong) };
-        if p.is_null() && res.len > SAFE_RECORD_SIZE {
-            // Too big for the ring buffer's sub-buffer: keep the event with
-            // its strings truncated rather than losing it.
-            let Some(small) = scratch.get_mut(..SAFE_RECORD_SIZE.max(prog.fixed_size())) else {
-                return;
-            };
-            let Ok(r) = interp::run(prog, insns, m, bodies, small) else {
-                return;
-            };
-            res = r;
-            // SAFETY: As above.
-            p = unsafe {
-                bindings::trace_event_buffer_reserve(&mut fbuffer, file, res.len as c_ulong)
-            };
-        }
-        if p.is_null() {
-            probe.count_miss();
+        // SAFETY: Same contract as this function.
+        if !unsafe { record_dynamic(ev, probe, file, m, head, fbuffer) } {
             return;
         }
-        // SAFETY: The reservation holds `res.len` bytes.
-        let rec = unsafe { core::slice::from_raw_parts_mut(p.cast::<u8>(), res.len) };
-        if let (Some(dst), Some(src)) = (rec.get_mut(hdr..), scratch.get(hdr..res.len)) {
-            dst.copy_from_slice(src);
-        }
-        write_head(rec, head, hdr);
     }
-    fbuffer.regs = regs;
     // SAFETY: `fbuffer` was filled by a successful reserve.
-    unsafe { bindings::trace_event_buffer_commit(&mut fbuffer) };
+    unsafe {
+        (*fbuffer).regs = regs;
+        bindings::trace_event_buffer_commit(fbuffer)
+    };
+}
+
+/// The variable-size (string) part of `record`, out of line so that its
+/// set-up does not weigh on fixed-size records. Returns whether `fbuffer`
+/// holds a reservation to commit.
+///
+/// # Safety
+///
+/// As `record`.
+#[inline(never)]
+unsafe fn record_dynamic(
+    ev: &Event,
+    probe: &Probe,
+    file: *mut bindings::trace_event_file,
+    m: &RegsMachine<'_>,
+    head: [u64; 2],
+    fbuffer: *mut bindings::trace_event_buffer,
+) -> bool {
+    let prog: &Program = &probe.prog;
+    let insns: &[Insn] = &probe.insns;
+    let bodies: &ProbeDef = &probe.def;
+    let hdr = prog.header_size() as usize;
+    // Strings: read once into this context's scratch, then copy the
+    // exact-size record.
+    // SAFETY: Handler context, see `Scratch::this_cpu`.
+    let scratch = unsafe { ev.state().scratch.this_cpu() };
+    let cap = prog.max_record_size().min(SCRATCH_SIZE);
+    let Some(buf) = scratch.get_mut(..cap) else {
+        return false;
+    };
+    let Ok(mut res) = interp::run(prog, insns, m, bodies, buf) else {
+        return false;
+    };
+    // SAFETY: `fbuffer` is the caller's local storage, `file` is valid.
+    let mut p = unsafe { bindings::trace_event_buffer_reserve(fbuffer, file, res.len as c_ulong) };
+    if p.is_null() && res.len > SAFE_RECORD_SIZE {
+        // Too big for the ring buffer's sub-buffer: keep the event with
+        // its strings truncated rather than losing it.
+        let Some(small) = scratch.get_mut(..SAFE_RECORD_SIZE.max(prog.fixed_size())) else {
+            return false;
+        };
+        let Ok(r) = interp::run(prog, insns, m, bodies, small) else {
+            return false;
+        };
+        res = r;
+        // SAFETY: As above.
+        p = unsafe { bindings::trace_event_buffer_reserve(fbuffer, file, res.len as c_ulong) };
+    }
+    if p.is_null() {
+        probe.count_miss();
+        return false;
+    }
+    // SAFETY: The reservation holds `res.len` bytes.
+    let rec = unsafe { core::slice::from_raw_parts_mut(p.cast::<u8>(), res.len) };
+    if let (Some(dst), Some(src)) = (rec.get_mut(hdr..), scratch.get(hdr..res.len)) {
+        dst.copy_from_slice(src);
+    }
+    write_head(rec, head, hdr);
+    true
 }
 
 /// `__probe_ip` (entry) or `__probe_func`, `__probe_ret_ip` (exit).
@@ -313,8 +340,17 @@ unsafe fn trace_hit(probe: &Probe, regs: *mut bindings::pt_regs, edata: &[u8], h
         edata,
         task_size: ev.state().task_size,
     };
-    // Usually one instance: stop after the number of enabled files.
+    // Usually one instance, in the first slot: no loop.
     let mut left = ev.nr_enabled_files();
+    if left == 1 {
+        let file = ev.files[0].load(Ordering::Acquire);
+        if !file.is_null() {
+            // SAFETY: Enabled files stay valid until they are cleared and an
+            // RCU grace period has passed (see `Event::disable`).
+            unsafe { record(ev, probe, file, &m, regs, head) };
+            return;
+        }
+    }
     for slot in ev.files.iter() {
         if left == 0 {
             break;

@@ -138,10 +138,12 @@ static int insmod(const char *ko)
 
 	if (fd < 0)
 		die(ko);
+	prof_marker_start();
 	t0 = now_ns();
 	if (syscall(SYS_finit_module, fd, "", 0))
 		die("finit_module");
 	t1 = now_ns();
+	prof_marker_stop();
 	close(fd);
 	printf("ns=%lld\n", t1 - t0);
 	return 0;
@@ -151,10 +153,12 @@ static int rmmod(const char *name)
 {
 	long long t0, t1;
 
+	prof_marker_start();
 	t0 = now_ns();
 	if (syscall(SYS_delete_module, name, O_NONBLOCK))
 		die("delete_module");
 	t1 = now_ns();
+	prof_marker_stop();
 	printf("ns=%lld\n", t1 - t0);
 	return 0;
 }

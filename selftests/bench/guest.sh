@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of the rfprobe benchmark (run by run.sh through run-vm.sh -c):
-#   guest.sh full|smoke|shapes N [SHAPE,SHAPE...]
-# ("shapes" runs only the per-hit table, for the listed shapes or all.)
+#   guest.sh full|smoke|shapes|defs|module N [SHAPE,SHAPE...]
+# ("shapes": only the per-hit table, for the listed shapes or all; "defs":
+# only the definition cost; "module": only rmmod + insmod.)
 # Prints machine-readable "BENCH key=value ..." lines; run.sh builds the table.
 # Guest time counts instructions (QEMU -icount shift=0), so every figure is
 # deterministic; C, rfprobe and kprobe figures come from this same boot.
@@ -127,46 +128,50 @@ echo "BENCH-BEGIN mode=$mode n=$N"
 echo 1408 > $T/buffer_size_kb
 echo "BENCH kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)"
 
-if [ "$mode" = full ]; then
-	# --- module load/unload time and memory ---------------------------------
+# --- module load/unload time and memory -------------------------------------
+section_module() {
 	$B rmmod rfprobe >/tmp/rmmod.out
+	epoch=$((epoch + 1))
 	ns=$(sed -n 's/^ns=//p' /tmp/rmmod.out)
-	echo "BENCH rmmod_ns=$ns"
+	echo "BENCH rmmod_ns=$ns epoch=$epoch"
 	mem_snapshot m0
 	$B insmod $KO >/tmp/insmod.out
+	epoch=$((epoch + 1))
 	ns=$(sed -n 's/^ns=//p' /tmp/insmod.out)
 	mem_snapshot m1
-	echo "BENCH insmod_ns=$ns"
+	echo "BENCH insmod_ns=$ns epoch=$epoch"
 	mem_report module m0 m1 1
 	dmesg | grep 'rfprobe: loaded' | tail -1 | sed 's/^[^]]*] /BENCH-INFO /'
 	[ -d $R ] || { fail "rfprobe not loaded again"; exit 1; }
-fi
+}
 
-# --- per-hit cost of enabled events --------------------------------------
-for l in read prctl; do
-	loopns $l
-	echo "BENCH base=$l ns=$ns epoch=$epoch"
-done
-if [ "$mode" = smoke ]; then
-	SHAPES='count|read|cr|f vfs_read count'
-fi
-while IFS='|' read -r shape loop impls def; do
-	case ",${ONLY:-$shape}," in *",$shape,"*) ;; *) continue ;; esac
-	for impl in c r k; do
-		case $impls in
-		*$impl*)
-			# shellcheck disable=SC2086 # $def is the definition's words
-			run_shape "$shape" "$loop" $impl $def
-			;;
-		*) echo "BENCH shape=$shape impl=$impl status=skipped" ;;
-		esac
+section_base() { # label
+	for l in read prctl; do
+		loopns $l
+		echo "BENCH $1=$l ns=$ns epoch=$epoch"
 	done
-done <<EOF
+}
+
+# --- per-hit cost of enabled events -----------------------------------------
+section_shapes() {
+	while IFS='|' read -r shape loop impls def; do
+		case ",${ONLY:-$shape}," in *",$shape,"*) ;; *) continue ;; esac
+		for impl in c r k; do
+			case $impls in
+			*$impl*)
+				# shellcheck disable=SC2086 # $def is the definition's words
+				run_shape "$shape" "$loop" $impl $def
+				;;
+			*) echo "BENCH shape=$shape impl=$impl status=skipped" ;;
+			esac
+		done
+	done <<EOF
 $SHAPES
 EOF
+}
 
-if [ "$mode" = full ]; then
-	# --- defined but disabled events on the probed function -----------------
+# --- defined but disabled events on the probed function ---------------------
+section_disabled() {
 	for impl in c r; do
 		for k in 1 4; do
 			i=1
@@ -184,8 +189,10 @@ if [ "$mode" = full ]; then
 			done
 		done
 	done
+}
 
-	# --- event enabled, ring buffer off (tracing_on = 0) --------------------
+# --- event enabled, ring buffer off (tracing_on = 0) ------------------------
+section_tracing_off() {
 	for impl in c r; do
 		def_for $impl "bo$impl/off" f vfs_read count
 		echo "$line" >> "$file" || fail "define $line"
@@ -199,16 +206,12 @@ if [ "$mode" = full ]; then
 		echo "-:bo$impl/off" >> "$file"
 		echo "BENCH tracing_off impl=$impl ns=$ns records=$recs epoch=$epoch"
 	done
+}
 
-	# --- base again (drift check) -------------------------------------------
-	for l in read prctl; do
-		loopns $l
-		echo "BENCH base_end=$l ns=$ns epoch=$epoch"
-	done
-
-	# --- definition cost: 200 BTF definitions on different functions --------
-	# Candidates: unique, non-module traceable functions, spread over the
-	# list; kept if both C and rfprobe accept "FUNC $arg*" (untimed trial).
+# --- definition cost: 200 BTF definitions on different functions ------------
+# Candidates: unique, non-module traceable functions, spread over the list;
+# kept if both C and rfprobe accept "FUNC $arg*" (untimed trial).
+section_defs() {
 	grep -v '\[' $T/available_filter_functions | sort | uniq -u >/tmp/cand
 	total=$(wc -l </tmp/cand)
 	step=$((total / 1000 + 1))
@@ -239,7 +242,31 @@ if [ "$mode" = full ]; then
 		write_lines "$file" /tmp/undefs_$impl
 		echo "BENCH undefine impl=$impl count=$got $out"
 	done
-fi
+}
+
+case $mode in
+full)
+	section_module
+	section_base base
+	section_shapes
+	section_disabled
+	section_tracing_off
+	section_base base_end
+	section_defs
+	;;
+smoke)
+	section_base base
+	SHAPES='count|read|cr|f vfs_read count'
+	section_shapes
+	;;
+shapes)
+	section_base base
+	section_shapes
+	;;
+defs) section_defs ;;
+module) section_module ;;
+*) fail "unknown mode $mode" ;;
+esac
 # Symbols that System.map lacks (modules), for profile.sh.
 if [ -n "${BENCH_KSYMS:-}" ]; then
 	grep '\[' /proc/kallsyms | sed 's/^/BENCH-KSYM /'

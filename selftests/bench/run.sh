@@ -36,8 +36,10 @@ done
 mkdir -p "$logdir" "$RFPROBE_TOP/build/bench"
 
 bin=$RFPROBE_TOP/build/bench/bench
-gcc -static -O2 -Wall -Werror -o "$bin" "$RFPROBE_TOP/selftests/bench/bench.c" ||
+# Built to a private name, then renamed: concurrent runs share build/bench.
+gcc -static -O2 -Wall -Werror -o "$bin.$$" "$RFPROBE_TOP/selftests/bench/bench.c" ||
 	die "cannot build the benchmark program (gcc -static: is libc6-dev installed?)"
+mv -f "$bin.$$" "$bin"
 
 timeout=3000
 [ $mode != smoke ] || timeout=300
