@@ -251,6 +251,13 @@ impl Rfprobe {
             }
             return Err(errno);
         }
+        // `@SYM` step (C `traceprobe_update_arg()`): bad offsets, unknown symbols.
+        if let Err(errno) = def.check_symbols(|name| resolve_symbol(name).is_some()) {
+            if let Some(entry) = registration_failure(def, line, errno) {
+                errlog.add(def, line, &Failure { errno, entries: [Some(entry), None] });
+            }
+            return Err(errno);
+        }
         let mut unresolved = false;
         let probe = Probe::new(def, tracepoint, |name| {
             let r = resolve_symbol(name);

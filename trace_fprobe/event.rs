@@ -152,6 +152,14 @@ unsafe impl Sync for StubRefs {}
 
 static STUB_REFS: StubRefs = StubRefs(core::cell::UnsafeCell::new(KVec::new()));
 
+/// Frees the stub table at module exit (every probe is unregistered by then,
+/// so it holds no references).
+pub(crate) fn release_stub_refs(_g: &EventMutexGuard) {
+    // SAFETY: `event_mutex` is held (the guard), which serialises access.
+    let refs = unsafe { &mut *STUB_REFS.0.get() };
+    drop(core::mem::replace(refs, KVec::new()));
+}
+
 /// Takes a reference on `tp`'s probe stub, attaching it if nobody has.
 ///
 /// # Safety

@@ -184,6 +184,7 @@ impl Drop for RfProbeModule {
         if let Err(e) = self.rf.inner.lock().release_all(self.rf.state()) {
             pr_err!("unload: removing events failed: {:?}\n", e);
         }
+        event::release_stub_refs(&event::EventMutexGuard::lock(self.rf.state()));
         pr_info!("unloaded\n");
     }
 }
