@@ -227,6 +227,11 @@ void rfprobe_mutex_unlock(struct mutex *m)
 	mutex_unlock(m);
 }
 
+const char *rfprobe_tp_module_name(struct tp_module *tpm)
+{
+	return module_name(tpm->mod);
+}
+
 void rfprobe_synchronize_rcu(void)
 {
 	synchronize_rcu();

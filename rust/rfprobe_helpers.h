@@ -65,6 +65,8 @@ void rfprobe_mutex_unlock(struct mutex *m);
 /* Tracepoint @name of a module being tracked by the tracepoint module notifier. */
 struct tp_module;
 struct tracepoint *rfprobe_tp_module_find(struct tp_module *tpm, const char *name);
+/* The name of a tracked module (module_name()). */
+const char *rfprobe_tp_module_name(struct tp_module *tpm);
 
 /* RCU */
 void rfprobe_synchronize_rcu(void);

@@ -317,16 +317,34 @@ impl Rfprobe {
     fn module_btf_for(&self, inner: &mut Inner, line: &[u8]) -> Option<usize> {
         let mut toks = crate::trace_probe::tokens(line);
         let head = toks.next()?;
-        if head.first() != Some(&b'f') {
-            return None;
-        }
         let sym = toks.next()?;
-        let sym = sym.split(|&c| c == b'%').next()?;
-        let base = self.vmlinux.view().ok()?;
-        if base.find_func_for_symbol(sym).is_some() {
-            return None;
-        }
-        let module = kallsyms::module_of(sym)?;
+        let module = match head.first() {
+            Some(b'f') => {
+                let sym = sym.split(|&c| c == b'%').next()?;
+                let base = self.vmlinux.view().ok()?;
+                if base.find_func_for_symbol(sym).is_some() {
+                    return None;
+                }
+                kallsyms::module_of(sym)?
+            }
+            // A tracepoint of a loaded module: its probe stub's BTF is in
+            // the module's split BTF.
+            Some(b't') if find_kernel_tracepoint(sym).is_null() => {
+                let cname = cstring(sym).ok()?;
+                let tpm = inner.tp_modules.iter().copied().find(|&m| {
+                    // SAFETY: Tracked modules are live (removed when they go).
+                    !unsafe { bindings::rfprobe_tp_module_find(m as *mut _, cname.as_ptr().cast()) }.is_null()
+                })?;
+                // SAFETY: As above; module names are NUL-terminated.
+                let name = unsafe {
+                    kernel::str::CStr::from_char_ptr(bindings::rfprobe_tp_module_name(tpm as *mut _).cast())
+                };
+                let mut v = KVec::new();
+                v.extend_from_slice(name.as_bytes(), GFP_KERNEL).ok()?;
+                v
+            }
+            _ => return None,
+        };
         if let Some(i) = inner
             .module_btf
             .iter()
