@@ -8,7 +8,10 @@
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/kallsyms.h>
+#include <linux/ftrace.h>
 #include <linux/kprobes.h>
+#include <linux/slab.h>
+#include <linux/trace_recursion.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -230,6 +233,93 @@ void rfprobe_mutex_unlock(struct mutex *m)
 const char *rfprobe_tp_module_name(struct tp_module *tpm)
 {
 	return module_name(tpm->mod);
+}
+
+struct rfprobe_ops {
+	struct ftrace_ops ops;
+	void *data;
+	unsigned long nmissed;
+};
+
+static void notrace rfprobe_ops_func(unsigned long ip, unsigned long parent_ip,
+				     struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	struct rfprobe_ops *ro = container_of(op, struct rfprobe_ops, ops);
+	int bit;
+
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0) {
+		ro->nmissed++;
+		return;
+	}
+	rfprobe_ops_entry(ro->data, ip, &arch_ftrace_regs(fregs)->regs);
+	ftrace_test_recursion_unlock(bit);
+}
+NOKPROBE_SYMBOL(rfprobe_ops_func);
+
+/*
+ * A fresh ftrace_ops for every registration: unregistering leaves ftrace
+ * state (trampoline, hashes, flags) behind that must not be reused.
+ */
+static void rfprobe_ops_reset(struct rfprobe_ops *ro)
+{
+	memset(&ro->ops, 0, sizeof(ro->ops));
+	ro->ops.func = rfprobe_ops_func;
+}
+
+struct rfprobe_ops *rfprobe_ops_new(void *data)
+{
+	struct rfprobe_ops *ro = kzalloc(sizeof(*ro), GFP_KERNEL);
+
+	if (!ro)
+		return NULL;
+	rfprobe_ops_reset(ro);
+	ro->data = data;
+	return ro;
+}
+
+int rfprobe_ops_register_sym(struct rfprobe_ops *ro, const char *sym)
+{
+	int ret;
+
+	rfprobe_ops_reset(ro);
+	ret = ftrace_set_filter(&ro->ops, (unsigned char *)sym, strlen(sym), 1);
+
+	if (!ret)
+		ret = register_ftrace_function(&ro->ops);
+	if (ret)
+		ftrace_free_filter(&ro->ops);
+	return ret;
+}
+
+int rfprobe_ops_register_ip(struct rfprobe_ops *ro, unsigned long ip)
+{
+	int ret;
+
+	rfprobe_ops_reset(ro);
+	ret = ftrace_set_filter_ip(&ro->ops, ip, 0, 1);
+
+	if (!ret)
+		ret = register_ftrace_function(&ro->ops);
+	if (ret)
+		ftrace_free_filter(&ro->ops);
+	return ret;
+}
+
+void rfprobe_ops_unregister(struct rfprobe_ops *ro)
+{
+	unregister_ftrace_function(&ro->ops);
+	ftrace_free_filter(&ro->ops);
+}
+
+void rfprobe_ops_free(struct rfprobe_ops *ro)
+{
+	kfree(ro);
+}
+
+unsigned long rfprobe_ops_nmissed(struct rfprobe_ops *ro)
+{
+	return ro->nmissed;
 }
 
 void rfprobe_synchronize_rcu(void)

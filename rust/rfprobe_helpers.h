@@ -68,6 +68,22 @@ struct tracepoint *rfprobe_tp_module_find(struct tp_module *tpm, const char *nam
 /* The name of a tracked module (module_name()). */
 const char *rfprobe_tp_module_name(struct tp_module *tpm);
 
+/*
+ * Entry probes without full pt_regs: a private ftrace_ops whose callback
+ * takes ftrace's recursion lock and calls rfprobe_ops_entry() (Rust) with
+ * the argument registers and stack pointer ftrace saved (a partial pt_regs:
+ * fprobe always asks ftrace for all registers, FTRACE_OPS_FL_SAVE_REGS).
+ */
+struct rfprobe_ops;
+struct rfprobe_ops *rfprobe_ops_new(void *data);
+int rfprobe_ops_register_sym(struct rfprobe_ops *ro, const char *sym);
+int rfprobe_ops_register_ip(struct rfprobe_ops *ro, unsigned long ip);
+void rfprobe_ops_unregister(struct rfprobe_ops *ro);
+void rfprobe_ops_free(struct rfprobe_ops *ro);
+unsigned long rfprobe_ops_nmissed(struct rfprobe_ops *ro);
+/* Implemented in Rust (trace_fprobe/handler.rs). */
+void rfprobe_ops_entry(void *data, unsigned long ip, struct pt_regs *regs);
+
 /* RCU */
 void rfprobe_synchronize_rcu(void);
 

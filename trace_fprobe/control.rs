@@ -254,7 +254,14 @@ impl Rfprobe {
         // `@SYM` step (C `traceprobe_update_arg()`): bad offsets, unknown symbols.
         if let Err(errno) = def.check_symbols(|name| resolve_symbol(name).is_some()) {
             if let Some(entry) = registration_failure(def, line, errno) {
-                errlog.add(def, line, &Failure { errno, entries: [Some(entry), None] });
+                errlog.add(
+                    def,
+                    line,
+                    &Failure {
+                        errno,
+                        entries: [Some(entry), None],
+                    },
+                );
             }
             return Err(errno);
         }
@@ -333,11 +340,14 @@ impl Rfprobe {
                 let cname = cstring(sym).ok()?;
                 let tpm = inner.tp_modules.iter().copied().find(|&m| {
                     // SAFETY: Tracked modules are live (removed when they go).
-                    !unsafe { bindings::rfprobe_tp_module_find(m as *mut _, cname.as_ptr().cast()) }.is_null()
+                    !unsafe { bindings::rfprobe_tp_module_find(m as *mut _, cname.as_ptr().cast()) }
+                        .is_null()
                 })?;
                 // SAFETY: As above; module names are NUL-terminated.
                 let name = unsafe {
-                    kernel::str::CStr::from_char_ptr(bindings::rfprobe_tp_module_name(tpm as *mut _).cast())
+                    kernel::str::CStr::from_char_ptr(
+                        bindings::rfprobe_tp_module_name(tpm as *mut _).cast(),
+                    )
                 };
                 let mut v = KVec::new();
                 v.extend_from_slice(name.as_bytes(), GFP_KERNEL).ok()?;

@@ -236,6 +236,9 @@ pub(crate) struct Probe {
     /// loaded: the probe is pending, as in C).
     tracepoint: *mut bindings::tracepoint,
     registered: bool,
+    /// Entry probes: the private `ftrace_ops` they are attached with while
+    /// registered (no full pt_regs needed), else NULL.
+    ops: *mut bindings::rfprobe_ops,
     /// fprobe misses of earlier registrations.
     old_nmissed: u64,
     hits: Counter,
@@ -267,12 +270,18 @@ impl Probe {
     /// Hits and misses (ring-buffer reservations that failed, plus fprobe's
     /// own misses: recursion, exhausted return-probe pool).
     pub(crate) fn stats(&self) -> (u64, u64) {
+        let live = if self.ops.is_null() {
+            self.fp.nmissed as u64
+        } else {
+            // SAFETY: `ops` is live while non-NULL.
+            unsafe { bindings::rfprobe_ops_nmissed(self.ops) as u64 }
+        };
         (
             self.hits.sum(),
             self.misses
                 .sum()
                 .wrapping_add(self.old_nmissed)
-                .wrapping_add(self.fp.nmissed as u64),
+                .wrapping_add(live),
         )
     }
 
@@ -304,7 +313,7 @@ impl Probe {
         }
         let entry_prog = fetch::compile_entry(entry, &mut entry_insns).map_err(|_| code::EINVAL)?;
 
-        Ok(KBox::new(
+        let mut probe = KBox::new(
             Probe {
                 // SAFETY: All-zero is a valid, unregistered `struct fprobe`;
                 // `register` sets it up before each registration.
@@ -318,18 +327,33 @@ impl Probe {
                 entry_insns,
                 tracepoint,
                 registered: false,
+                ops: core::ptr::null_mut(),
                 old_nmissed: 0,
                 hits: Counter::new()?,
                 misses: Counter::new()?,
             },
             GFP_KERNEL,
-        )?)
+        )?;
+        if !def.is_return() {
+            // Entry and tracepoint probes attach with a private ftrace_ops,
+            // allocated once and kept until the probe is dropped.
+            // SAFETY: Plain allocation; the box address is stable and
+            // outlives every registration.
+            probe.ops = unsafe { bindings::rfprobe_ops_new((&mut *probe as *mut Probe).cast()) };
+            if probe.ops.is_null() {
+                return Err(code::ENOMEM);
+            }
+        }
+        Ok(probe)
     }
 
     /// Attaches the fprobe (event being enabled). Caller holds `event_mutex`.
     fn register(&mut self) -> Result {
         if self.registered {
             return Ok(());
+        }
+        if !self.def.is_return() {
+            return self.register_ops();
         }
         // A fresh `struct fprobe` for every registration: unregistering
         // leaves ftrace/rethook state behind that must not be reused.
@@ -418,9 +442,60 @@ impl Probe {
         self.tracepoint = core::ptr::null_mut();
     }
 
-    /// Detaches the fprobe; on return no handler of this probe runs.
+    /// Entry and tracepoint probes: attach a private `ftrace_ops` without
+    /// `FTRACE_OPS_FL_SAVE_REGS` (ftrace saves only the argument registers,
+    /// the stack pointer and the return address, which is all an entry
+    /// probe reads; `fprobe` would ask for every register). Caller holds
+    /// `event_mutex`.
+    fn register_ops(&mut self) -> Result {
+        if self.def.is_tracepoint() && self.tracepoint.is_null() {
+            return Ok(()); // pending module tracepoint, see `register`
+        }
+        let ops = self.ops;
+        if ops.is_null() {
+            return Err(code::EINVAL);
+        }
+        let ret = if self.def.is_tracepoint() {
+            // SAFETY: `event_mutex` held, `tracepoint` live.
+            unsafe { stub_get(self.tracepoint)? };
+            // SAFETY: As above.
+            let stub = unsafe { bindings::rfprobe_tracepoint_probestub(self.tracepoint) };
+            // SAFETY: `ops` is allocated and not registered; one address.
+            let r = unsafe { bindings::rfprobe_ops_register_ip(ops, stub as c_ulong) };
+            if r < 0 {
+                // SAFETY: Taken above.
+                unsafe { stub_put(self.tracepoint) };
+            }
+            r
+        } else {
+            // SAFETY: `ops` is allocated and not registered; `symbol` is
+            // NUL-terminated.
+            unsafe {
+                bindings::rfprobe_ops_register_sym(ops, self.symbol.as_ptr().cast::<c_char>())
+            }
+        };
+        if ret < 0 {
+            return Err(Error::from_errno(ret));
+        }
+        self.registered = true;
+        Ok(())
+    }
+
+    /// Detaches the probe; on return no handler of this probe runs.
     fn unregister(&mut self) {
         if !self.registered {
+            return;
+        }
+        if !self.ops.is_null() {
+            // SAFETY: Registered in `register_ops`; unregistering waits for
+            // running callbacks (ftrace shutdown synchronisation). The ops
+            // stays allocated (its miss counter with it) until drop.
+            unsafe { bindings::rfprobe_ops_unregister(self.ops) };
+            if self.def.is_tracepoint() && !self.tracepoint.is_null() {
+                // SAFETY: Callers hold `event_mutex`; taken in `register_ops`.
+                unsafe { stub_put(self.tracepoint) };
+            }
+            self.registered = false;
             return;
         }
         // SAFETY: Registered in `register`; unregister_fprobe waits for
@@ -440,6 +515,11 @@ impl Probe {
 impl Drop for Probe {
     fn drop(&mut self) {
         self.unregister();
+        if !self.ops.is_null() {
+            // SAFETY: Unregistered above; nothing references it any more.
+            unsafe { bindings::rfprobe_ops_free(self.ops) };
+            self.ops = core::ptr::null_mut();
+        }
     }
 }
 

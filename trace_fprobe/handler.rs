@@ -332,8 +332,21 @@ fn write_head(rec: &mut [u8], head: [u64; 2], hdr: usize) {
 /// # Safety
 ///
 /// fprobe handler context; `regs` valid.
-unsafe fn trace_hit(probe: &Probe, regs: *mut bindings::pt_regs, edata: &[u8], head: [u64; 2]) {
+unsafe fn trace_hit(
+    probe: &Probe,
+    regs: *mut bindings::pt_regs,
+    edata: &[u8],
+    head: [u64; 2],
+    full_regs: bool,
+) {
     let ev = probe.event();
+    // The ring buffer only uses `regs` for stack traces; partial registers
+    // (entry probes on a plain ftrace_ops) must not be handed out.
+    let commit_regs = if full_regs {
+        regs
+    } else {
+        core::ptr::null_mut()
+    };
     probe.count_hit();
     let m = RegsMachine {
         regs,
@@ -347,7 +360,7 @@ unsafe fn trace_hit(probe: &Probe, regs: *mut bindings::pt_regs, edata: &[u8], h
         if !file.is_null() {
             // SAFETY: Enabled files stay valid until they are cleared and an
             // RCU grace period has passed (see `Event::disable`).
-            unsafe { record(ev, probe, file, &m, regs, head) };
+            unsafe { record(ev, probe, file, &m, commit_regs, head) };
             return;
         }
     }
@@ -360,7 +373,7 @@ unsafe fn trace_hit(probe: &Probe, regs: *mut bindings::pt_regs, edata: &[u8], h
             left -= 1;
             // SAFETY: Enabled files stay valid until they are cleared and an
             // RCU grace period has passed (see `Event::disable`).
-            unsafe { record(ev, probe, file, &m, regs, head) };
+            unsafe { record(ev, probe, file, &m, commit_regs, head) };
         }
     }
 }
@@ -382,7 +395,7 @@ pub(crate) unsafe extern "C" fn fentry_handler(
     // only calls registered probes, and probes are freed after unregistering.
     let probe = unsafe { Probe::from_fprobe(fp) };
     // SAFETY: Handler context.
-    unsafe { trace_hit(probe, regs, &[], [entry_ip as u64, 0]) };
+    unsafe { trace_hit(probe, regs, &[], [entry_ip as u64, 0], true) };
     0
 }
 
@@ -436,5 +449,26 @@ pub(crate) unsafe extern "C" fn fexit_handler(
         unsafe { core::slice::from_raw_parts(entry_data.cast::<u8>(), size) }
     };
     // SAFETY: Handler context.
-    unsafe { trace_hit(probe, regs, edata, [entry_ip as u64, ret_ip as u64]) };
+    unsafe { trace_hit(probe, regs, edata, [entry_ip as u64, ret_ip as u64], true) };
+}
+
+/// Callback of entry probes attached with a private `ftrace_ops`
+/// (`rfprobe_ops_func` in rust/rfprobe_helpers.c calls it with ftrace's
+/// recursion lock held, preemption disabled).
+///
+/// # Safety
+///
+/// `data` is the registered `Probe`; `regs` is ftrace's partial register
+/// set (argument registers, stack and instruction pointers valid).
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rfprobe_ops_entry(
+    data: *mut c_void,
+    ip: c_ulong,
+    regs: *mut bindings::pt_regs,
+) {
+    // SAFETY: `data` is the `Probe` passed to `rfprobe_ops_new`, alive until
+    // its ops is unregistered (which waits for running callbacks).
+    let probe = unsafe { &*data.cast::<Probe>() };
+    // SAFETY: Handler context (caller).
+    unsafe { trace_hit(probe, regs, &[], [ip as u64, 0], false) };
 }
