@@ -469,6 +469,7 @@ fn read_str<M: Machine + ?Sized>(
 ///
 /// `rec` must be at least [`Program::fixed_size`] bytes; at most
 /// [`MAX_RECORD_SIZE`] bytes of it are used.
+#[inline(always)]
 pub fn run<M, B>(
     prog: &Program,
     insns: &[Insn],
