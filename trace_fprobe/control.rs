@@ -58,6 +58,19 @@ impl ErrorLog {
         }
     }
 
+    /// Logs what C logs when registering `def` failed with `errno` (see
+    /// `registration_failure`) and returns `errno`.
+    fn registration_failed(&mut self, def: &ProbeDef, line: &[u8], errno: i32) -> i32 {
+        if let Some(entry) = registration_failure(def, line, errno) {
+            let f = Failure {
+                errno,
+                entries: [Some(entry), None],
+            };
+            self.add(def, line, &f);
+        }
+        errno
+    }
+
     fn clear(&mut self) {
         crate::kvec::clear(&mut self.0);
     }
@@ -239,31 +252,11 @@ impl Rfprobe {
             tracepoint = find_tracepoint(tp_modules, def.symbol());
         } else if let Err(e) = ftrace_can_attach(def.symbol()) {
             let errno = e.to_errno();
-            if let Some(entry) = registration_failure(def, line, errno) {
-                errlog.add(
-                    def,
-                    line,
-                    &Failure {
-                        errno,
-                        entries: [Some(entry), None],
-                    },
-                );
-            }
-            return Err(errno);
+            return Err(errlog.registration_failed(def, line, errno));
         }
         // `@SYM` step (C `traceprobe_update_arg()`): bad offsets, unknown symbols.
         if let Err(errno) = def.check_symbols(|name| resolve_symbol(name).is_some()) {
-            if let Some(entry) = registration_failure(def, line, errno) {
-                errlog.add(
-                    def,
-                    line,
-                    &Failure {
-                        errno,
-                        entries: [Some(entry), None],
-                    },
-                );
-            }
-            return Err(errno);
+            return Err(errlog.registration_failed(def, line, errno));
         }
         let mut unresolved = false;
         let probe = Probe::new(def, tracepoint, |name| {
@@ -279,17 +272,7 @@ impl Rfprobe {
                 } else {
                     e.to_errno()
                 };
-                if let Some(entry) = registration_failure(def, line, errno) {
-                    errlog.add(
-                        def,
-                        line,
-                        &Failure {
-                            errno,
-                            entries: [Some(entry), None],
-                        },
-                    );
-                }
-                return Err(errno);
+                return Err(errlog.registration_failed(def, line, errno));
             }
         };
 

@@ -79,6 +79,16 @@ impl Drop for Scratch {
     }
 }
 
+/// Result of a `copy_from_*_nofault()` call.
+#[inline(always)]
+fn nofault(ret: kernel::ffi::c_long) -> Result<(), Fault> {
+    if ret == 0 {
+        Ok(())
+    } else {
+        Err(Fault)
+    }
+}
+
 /// The interpreter's view of a probe hit.
 pub(crate) struct RegsMachine<'a> {
     regs: *const bindings::pt_regs,
@@ -159,34 +169,24 @@ impl Machine for RegsMachine<'_> {
 
     fn read_kernel(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
         // SAFETY: nofault copy into a valid buffer of `out.len()` bytes.
-        let r = unsafe {
+        nofault(unsafe {
             bindings::copy_from_kernel_nofault(
                 out.as_mut_ptr().cast(),
                 addr as *const c_void,
                 out.len(),
             )
-        };
-        if r == 0 {
-            Ok(())
-        } else {
-            Err(Fault)
-        }
+        })
     }
 
     fn read_user(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
         // SAFETY: nofault copy into a valid buffer of `out.len()` bytes.
-        let r = unsafe {
+        nofault(unsafe {
             bindings::copy_from_user_nofault(
                 out.as_mut_ptr().cast(),
                 addr as *const c_void,
                 out.len(),
             )
-        };
-        if r == 0 {
-            Ok(())
-        } else {
-            Err(Fault)
-        }
+        })
     }
 
     fn is_user_addr(&self, addr: u64) -> bool {
