@@ -15,7 +15,7 @@ use crate::trace_probe::{
     DentryOffsets, Failure, LogEntry, ProbeDef, RemoveSpec,
 };
 use kernel::error::{code, Error, Result};
-use kernel::ffi::{c_char, c_int};
+use kernel::ffi::{c_char, c_int, c_ulong};
 use kernel::prelude::*;
 use kernel::sync::Mutex;
 
@@ -130,9 +130,34 @@ pub(crate) struct Rfprobe {
 }
 
 /// Can ftrace attach to `sym` (a function name or glob, as `register_fprobe`
-/// takes it)? Runs the filter match `register_fprobe()` runs, on a private
-/// `ftrace_ops` that is never registered, so no code is patched.
+/// takes it)? Checked on a private `ftrace_ops` that is never registered, so
+/// no code is patched. A plain name is first resolved and looked up with
+/// `ftrace_set_filter_ip()` (a binary search over ftrace's records); globs,
+/// and names that fail that way (e.g. a static function whose first
+/// same-named symbol is not traceable), take the full filter match that
+/// `register_fprobe()` runs (`kallsyms_lookup` on every ftrace record, which
+/// dominates C's definition cost).
 fn ftrace_can_attach(sym: &[u8]) -> Result {
+    let plain = !sym.is_empty()
+        && !sym[0].is_ascii_digit()
+        && !sym
+            .iter()
+            .any(|c| matches!(c, b'*' | b'?' | b'[' | b'!' | b':'));
+    if plain {
+        if let Some(s) = kallsyms::lookup(sym).filter(|s| s.text) {
+            let ops = KBox::<bindings::ftrace_ops>::new_uninit(GFP_KERNEL | __GFP_ZERO)?;
+            // SAFETY: A zeroed `ftrace_ops` is a fresh, unregistered ops.
+            let mut ops = unsafe { ops.assume_init() };
+            // SAFETY: `ops` is valid; `ftrace_set_filter_ip` maps a function
+            // start to its ftrace location or fails.
+            let ret = unsafe { bindings::ftrace_set_filter_ip(&mut *ops, s.addr as c_ulong, 0, 1) };
+            // SAFETY: Frees the filter hash (if any).
+            unsafe { bindings::ftrace_free_filter(&mut *ops) };
+            if ret == 0 {
+                return Ok(());
+            }
+        }
+    }
     let s = cstring(sym)?;
     let ops = KBox::<bindings::ftrace_ops>::new_uninit(GFP_KERNEL | __GFP_ZERO)?;
     // SAFETY: A zeroed `ftrace_ops` is a fresh, unregistered ops;

@@ -8,10 +8,10 @@
 //! from the kernel (its proc file has no `read_iter`), so lookups use the
 //! exported kprobe API: `register_kprobe()` resolves `symbol_name` with
 //! `kallsyms_lookup_name()` and stores the address in `kp.addr` *before* it
-//! validates the probe point. For a data symbol registration then fails
-//! (not text) and nothing was armed; for a text symbol the kprobe is
-//! registered *disabled* (never armed) and unregistered at once. No
-//! non-exported function is called, and nothing is ever patched.
+//! validates the probe point, and the lookups are arranged so that the
+//! validation fails (see `lookup`): nothing is registered or armed, no RCU
+//! grace period is waited for. No non-exported function is called, and
+//! nothing is ever patched.
 
 use crate::bindings;
 use crate::event::cstring;
@@ -28,30 +28,63 @@ pub(crate) struct SymInfo {
     pub(crate) text: bool,
 }
 
-/// Resolves `name` like `kallsyms_lookup_name()`.
-pub(crate) fn lookup(name: &[u8]) -> Option<SymInfo> {
-    let cname = cstring(name).ok()?;
+/// One `register_kprobe()` resolution of `name` + `offset`: the errno and
+/// the resolved address (`kp.addr`, 0 if the name is unknown). A kprobe
+/// that did register (disabled, never armed) is unregistered again.
+fn kprobe_resolve(cname: &[u8], offset: u32) -> Option<(i32, u64)> {
     let kp = KBox::<bindings::kprobe>::new_uninit(GFP_KERNEL | __GFP_ZERO).ok()?;
     // SAFETY: A zeroed `struct kprobe` is a fresh, unregistered kprobe.
     let mut kp = unsafe { kp.assume_init() };
     kp.symbol_name = cname.as_ptr().cast::<c_char>();
+    kp.offset = offset;
     kp.flags = bindings::KPROBE_FLAG_DISABLED;
     // SAFETY: `kp` is valid and stays alive until unregistered below;
-    // `symbol_name` outlives the call.
+    // `symbol_name` (NUL-terminated) outlives the call.
     let ret = unsafe { bindings::register_kprobe(&mut *kp) };
-    let addr = kp.addr as usize as u64;
     if ret == 0 {
         // SAFETY: Registered just above (disabled, never armed).
         unsafe { bindings::unregister_kprobe(&mut *kp) };
-        // kprobes moves function-entry probes past `endbr64`: recover the
-        // symbol start from the offset `sprint_symbol` reports.
+    }
+    Some((ret, kp.addr as usize as u64))
+}
+
+/// Resolves `name` like `kallsyms_lookup_name()`.
+///
+/// A text symbol is asked for at `name+1`: that is inside its first
+/// instruction (`endbr64` or the 4-byte NOP objtool seals it to), so
+/// `register_kprobe()` resolves the address and then fails with `-EILSEQ`
+/// without registering anything (registering and unregistering would cost an
+/// RCU grace period per lookup). `-EINVAL` at `name+1` means "not text": the
+/// symbol is resolved again at offset 0 (exact even for 1-byte objects),
+/// which also fails before registration.
+pub(crate) fn lookup(name: &[u8]) -> Option<SymInfo> {
+    let cname = cstring(name).ok()?;
+    let (ret, addr) = kprobe_resolve(&cname, 1)?;
+    if addr == 0 {
+        return None;
+    }
+    if ret != code::EINVAL.to_errno() {
+        // -EILSEQ (or 0 for a function starting with a 1-byte instruction):
+        // text, at `addr - 1`.
+        return Some(SymInfo {
+            addr: addr - 1,
+            text: true,
+        });
+    }
+    let (ret, addr) = kprobe_resolve(&cname, 0)?;
+    if addr == 0 {
+        return None;
+    }
+    if ret == 0 {
+        // A kprobe-able text address after all: kprobes moved it past
+        // `endbr64`; recover the start from sprint_symbol's offset.
         let off = symbol_offset(addr).unwrap_or(0);
         return Some(SymInfo {
             addr: addr.wrapping_sub(off),
             text: true,
         });
     }
-    (addr != 0).then_some(SymInfo { addr, text: false })
+    Some(SymInfo { addr, text: false })
 }
 
 /// `+0xOFF` of `sprint_symbol(addr)` (`name+0xoff/0xsize [mod]`).
