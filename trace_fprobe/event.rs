@@ -226,7 +226,9 @@ pub(crate) struct Probe {
     /// Must stay the first field: handlers get `&fp` and cast back.
     fp: bindings::fprobe,
     event: *const Event,
-    pub(crate) def: KVBox<ProbeDef>,
+    /// The parsed definition (about 44 KiB), in vmalloc memory: page
+    /// granular, where kmalloc would round it up to a 64 KiB slab.
+    pub(crate) def: VBox<ProbeDef>,
     pub(crate) prog: Program,
     pub(crate) insns: KVec<Insn>,
     pub(crate) entry_prog: EntryProgram,
@@ -292,7 +294,7 @@ impl Probe {
         tracepoint: *mut bindings::tracepoint,
         resolve: impl FnMut(&[u8]) -> Option<u64>,
     ) -> Result<KBox<Probe>> {
-        let mut boxed = KVBox::<ProbeDef>::new_uninit(GFP_KERNEL)?;
+        let mut boxed = VBox::<ProbeDef>::new_uninit(GFP_KERNEL)?;
         // SAFETY: `ProbeDef` is plain data (no drop glue, no owned or
         // self-referencing pointers), so a bitwise copy is a valid value;
         // copying in place avoids a 44 KiB temporary on the kernel stack.

@@ -26,9 +26,11 @@ pub(crate) const SCRATCH_SIZE: usize = 8192;
 pub(crate) const NR_CONTEXTS: usize = 4;
 /// The largest record a default 4 KiB ring-buffer sub-buffer takes
 /// (`BUF_MAX_DATA_SIZE` = 4096 - 16 page header - 8 = 4072, minus the 8-byte
-/// event header of large events). Bigger records are tried as they are (a
-/// larger `buffer_subbuf_size_kb` takes them); if the reservation fails they
-/// are re-run with strings truncated to fit, so the event is never lost.
+/// event header of large events). Bigger records are tried as they are (in
+/// case the ring buffer takes them); when the reservation fails they are
+/// re-run with strings truncated to fit, so the event is never lost. (In
+/// 6.12.117 a larger `buffer_subbuf_size_kb` does not raise the limit:
+/// `max_data_size` is not updated.)
 const SAFE_RECORD_SIZE: usize = 4064;
 
 /// Per-CPU scratch area (allocated with `__alloc_percpu`).
