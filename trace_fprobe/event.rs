@@ -34,7 +34,6 @@ pub(crate) const MAX_FILES: usize = 8;
 /// Module-wide state the events and handlers need.
 pub(crate) struct State {
     pub(crate) scratch: Scratch,
-    pub(crate) task_size: u64,
     pub(crate) event_mutex: *mut bindings::mutex,
     pub(crate) module: *mut bindings::module,
 }

@@ -11,12 +11,12 @@
 //! so an interrupting probe never shares a buffer with the one it interrupted.
 
 use crate::bindings;
-use crate::event::{Event, Probe};
+use crate::event::Probe;
 use crate::trace_probe::fetch::{Insn, Program, TASK_COMM_LEN};
 use crate::trace_probe::interp::{self, Fault, Machine};
 use crate::trace_probe::ProbeDef;
 use core::ffi::c_void;
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicU64, Ordering};
 use kernel::ffi::{c_int, c_ulong};
 
 /// Bytes of scratch per context level per CPU: the largest record rfprobe
@@ -91,29 +91,44 @@ fn nofault(ret: kernel::ffi::c_long) -> Result<(), Fault> {
     }
 }
 
-/// The interpreter's view of a probe hit.
+/// `TASK_SIZE_MAX`: addresses below it are user addresses (read with
+/// `copy_from_user_nofault`). Set once at module load, before any probe is
+/// registered (a runtime value with 5-level paging).
+static TASK_SIZE: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// Records `TASK_SIZE_MAX` for the handlers (module init).
+pub(crate) fn init_task_size() {
+    // SAFETY: Reads a constant.
+    let ts = unsafe { bindings::rfprobe_task_size_max() } as u64;
+    TASK_SIZE.store(ts, Ordering::Relaxed);
+}
+
+/// The interpreter's view of a probe hit. Three words, built for free on
+/// the hot path: the entry data of exit probes is only sized when a fetch
+/// reads it.
 pub(crate) struct RegsMachine<'a> {
     regs: *const bindings::pt_regs,
-    edata: &'a [u8],
-    task_size: u64,
+    probe: &'a Probe,
+    /// fprobe entry data (`probe.entry_prog.data_size()` bytes), or NULL.
+    edata: *const u8,
 }
 
 impl<'a> RegsMachine<'a> {
     /// # Safety
     ///
-    /// `regs` must be the valid `pt_regs` passed to the fprobe handler.
+    /// `regs` must be the valid `pt_regs` passed to the handler; `edata`
+    /// NULL or the probe's fprobe entry data (`entry_prog.data_size()`
+    /// bytes), valid for the handler's duration.
+    #[inline(always)]
     pub(crate) unsafe fn new(
         regs: *const bindings::pt_regs,
-        edata: &'a [u8],
-        task_size: u64,
+        probe: &'a Probe,
+        edata: *const u8,
     ) -> Self {
-        RegsMachine {
-            regs,
-            edata,
-            task_size,
-        }
+        RegsMachine { regs, probe, edata }
     }
 
+    #[inline(always)]
     fn regs(&self) -> &bindings::pt_regs {
         // SAFETY: `new`'s contract: valid for the handler's duration.
         unsafe { &*self.regs }
@@ -121,6 +136,7 @@ impl<'a> RegsMachine<'a> {
 }
 
 impl Machine for RegsMachine<'_> {
+    #[inline(always)]
     fn arg(&self, n: u16) -> u64 {
         let r = self.regs();
         match n {
@@ -140,10 +156,12 @@ impl Machine for RegsMachine<'_> {
         }
     }
 
+    #[inline(always)]
     fn retval(&self) -> u64 {
         self.regs().ax as u64
     }
 
+    #[inline(always)]
     fn stack_pointer(&self) -> u64 {
         self.regs().sp as u64
     }
@@ -165,10 +183,18 @@ impl Machine for RegsMachine<'_> {
         out
     }
 
+    #[inline(always)]
     fn entry_word(&self, slot: u16) -> Option<u64> {
-        interp::entry_word(self.edata, slot)
+        let size = self.probe.entry_prog.data_size();
+        if self.edata.is_null() || size == 0 {
+            return None;
+        }
+        // SAFETY: `new`'s contract: `size` bytes of entry data.
+        let edata = unsafe { core::slice::from_raw_parts(self.edata, size) };
+        interp::entry_word(edata, slot)
     }
 
+    #[inline(always)]
     fn read_kernel(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
         // SAFETY: nofault copy into a valid buffer of `out.len()` bytes.
         nofault(unsafe {
@@ -180,6 +206,7 @@ impl Machine for RegsMachine<'_> {
         })
     }
 
+    #[inline(always)]
     fn read_user(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
         // SAFETY: nofault copy into a valid buffer of `out.len()` bytes.
         nofault(unsafe {
@@ -191,8 +218,9 @@ impl Machine for RegsMachine<'_> {
         })
     }
 
+    #[inline(always)]
     fn is_user_addr(&self, addr: u64) -> bool {
-        addr < self.task_size
+        addr < TASK_SIZE.load(Ordering::Relaxed)
     }
 
     fn symbolize(&self, addr: u64, out: &mut [u8]) -> usize {
@@ -200,107 +228,160 @@ impl Machine for RegsMachine<'_> {
     }
 }
 
-/// Writes one record for `probe` into `file`'s ring buffer.
+/// `trace_trigger_soft_disabled()`, with its common case (no trigger, soft
+/// disable or PID filter flag) inline.
 ///
 /// # Safety
 ///
-/// Called from an fprobe handler (preemption off) with a `file` that is
-/// enabled for `probe`'s event and the handler's `regs`.
+/// `file` is a live, enabled event file.
 #[inline(always)]
-unsafe fn record(
-    ev: &Event,
-    probe: &Probe,
-    file: *mut bindings::trace_event_file,
-    m: &RegsMachine<'_>,
-    regs: *mut bindings::pt_regs,
-    head: [u64; 2],
-) {
-    // trace_trigger_soft_disabled(), with its common case inline.
-    // SAFETY: `file` is a live, enabled event file (caller).
+unsafe fn soft_disabled(file: *mut bindings::trace_event_file) -> bool {
+    // SAFETY: Caller.
     let eflags = unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*file).flags)) } as u32;
     let slow = bindings::EVENT_FILE_FL_TRIGGER_MODE
         | bindings::EVENT_FILE_FL_SOFT_DISABLED
         | bindings::EVENT_FILE_FL_PID_FILTER;
-    if eflags & slow != 0
+    eflags & slow != 0
         && eflags & bindings::EVENT_FILE_FL_TRIGGER_COND == 0
-        // SAFETY: As above.
+        // SAFETY: Caller.
         && unsafe { bindings::rfprobe_trace_trigger_soft_disabled(file) }
-    {
+}
+
+/// One probe hit as a handler sees it. `EXIT` (an exit probe: the record
+/// header holds `__probe_func` and `__probe_ret_ip`) and `FULL_REGS`
+/// (`regs` is a full `pt_regs`, which the ring buffer may use for stack
+/// traces; entry probes on a plain `ftrace_ops` only have the argument
+/// registers) are compile-time constants of each handler.
+#[derive(Clone, Copy)]
+struct Hit<'a, const EXIT: bool, const FULL_REGS: bool> {
+    probe: &'a Probe,
+    regs: *mut bindings::pt_regs,
+    /// fprobe entry data or NULL (see [`RegsMachine::new`]).
+    edata: *const u8,
+    ip: u64,
+    ret_ip: u64,
+}
+
+impl<'a, const EXIT: bool, const FULL_REGS: bool> Hit<'a, EXIT, FULL_REGS> {
+    #[inline(always)]
+    fn machine(&self) -> RegsMachine<'a> {
+        // SAFETY: `Hit`s are built by the handlers from their arguments.
+        unsafe { RegsMachine::new(self.regs, self.probe, self.edata) }
+    }
+
+    /// Registers for `trace_event_buffer_commit()` (stack traces).
+    #[inline(always)]
+    fn commit_regs(&self) -> *mut bindings::pt_regs {
+        if FULL_REGS {
+            self.regs
+        } else {
+            core::ptr::null_mut()
+        }
+    }
+
+    /// Writes `__probe_ip` (entry) or `__probe_func`, `__probe_ret_ip`
+    /// (exit) after the `trace_entry`.
+    #[inline(always)]
+    fn write_head(&self, rec: &mut [u8]) {
+        if let Some(d) = rec.get_mut(8..16) {
+            d.copy_from_slice(&self.ip.to_ne_bytes());
+        }
+        if EXIT {
+            if let Some(d) = rec.get_mut(16..24) {
+                d.copy_from_slice(&self.ret_ip.to_ne_bytes());
+            }
+        }
+    }
+}
+
+/// The common case of a hit, kept free of everything else so that it
+/// compiles to a short straight line: a fixed-size record (no strings) for
+/// one enabled trace instance. Reserves the record, runs the program
+/// straight into it ([`interp::run_static`]) and commits it.
+///
+/// # Safety
+///
+/// fprobe/ftrace handler context (preemption off); `file` is an enabled
+/// event file of the probe's event.
+#[inline(always)]
+unsafe fn record_static<const EXIT: bool, const FULL_REGS: bool>(
+    hit: &Hit<'_, EXIT, FULL_REGS>,
+    file: *mut bindings::trace_event_file,
+    size: usize,
+) {
+    // SAFETY: Caller.
+    if unsafe { soft_disabled(file) } {
         return;
     }
-    let prog: &Program = &probe.prog;
+    let probe = hit.probe;
     // `trace_event_buffer_reserve()` sets every field on success.
     let mut fb = core::mem::MaybeUninit::<bindings::trace_event_buffer>::uninit();
     let fbuffer = fb.as_mut_ptr();
-    if let Some(size) = prog.static_size() {
-        // Fixed-size record: run straight into the ring buffer.
-        // SAFETY: `fbuffer` is local storage, `file` is valid.
-        let p = unsafe { bindings::trace_event_buffer_reserve(fbuffer, file, size as c_ulong) };
-        if p.is_null() {
-            probe.count_miss();
-            return;
-        }
-        // SAFETY: The reservation holds `size` bytes starting at `p`.
-        let rec = unsafe { core::slice::from_raw_parts_mut(p.cast::<u8>(), size) };
-        write_head(rec, head, prog.header_size() as usize);
-        if !prog.is_empty() {
-            let bodies: &ProbeDef = &probe.def;
-            let _ = interp::run(prog, &probe.insns, m, bodies, rec);
-        }
-    } else {
-        // SAFETY: Same contract as this function.
-        if !unsafe { record_dynamic(ev, probe, file, m, head, fbuffer) } {
-            return;
-        }
+    // SAFETY: `fbuffer` is local storage, `file` is valid.
+    let p = unsafe { bindings::trace_event_buffer_reserve(fbuffer, file, size as c_ulong) };
+    if p.is_null() {
+        probe.count_miss();
+        return;
     }
+    // SAFETY: The reservation holds `size` bytes starting at `p`.
+    let rec = unsafe { core::slice::from_raw_parts_mut(p.cast::<u8>(), size) };
+    hit.write_head(rec);
+    let _ = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
     // SAFETY: `fbuffer` was filled by a successful reserve.
     unsafe {
-        (*fbuffer).regs = regs;
+        (*fbuffer).regs = hit.commit_regs();
         bindings::trace_event_buffer_commit(fbuffer)
     };
 }
 
-/// The variable-size (string) part of `record`, out of line so that its
-/// set-up does not weigh on fixed-size records. Returns whether `fbuffer`
-/// holds a reservation to commit.
+/// Writes one record of any program into `file`'s ring buffer.
 ///
 /// # Safety
 ///
-/// As `record`.
-#[inline(never)]
-unsafe fn record_dynamic(
-    ev: &Event,
-    probe: &Probe,
+/// As [`record_static`].
+#[inline(always)]
+unsafe fn record<const EXIT: bool, const FULL_REGS: bool>(
+    hit: &Hit<'_, EXIT, FULL_REGS>,
     file: *mut bindings::trace_event_file,
-    m: &RegsMachine<'_>,
-    head: [u64; 2],
-    fbuffer: *mut bindings::trace_event_buffer,
-) -> bool {
+) {
+    let probe = hit.probe;
+    if let Some(size) = probe.prog.static_size() {
+        // SAFETY: Caller.
+        unsafe { record_static(hit, file, size) };
+        return;
+    }
+    // SAFETY: `file` is a live, enabled event file (caller).
+    if unsafe { soft_disabled(file) } {
+        return;
+    }
     let prog: &Program = &probe.prog;
     let insns: &[Insn] = &probe.insns;
     let bodies: &ProbeDef = &probe.def;
+    let m = hit.machine();
     let hdr = prog.header_size() as usize;
     // Strings: read once into this context's scratch, then copy the
     // exact-size record.
     // SAFETY: Handler context, see `Scratch::this_cpu`.
-    let scratch = unsafe { ev.state().scratch.this_cpu() };
+    let scratch = unsafe { probe.event().state().scratch.this_cpu() };
     let cap = prog.max_record_size().min(SCRATCH_SIZE);
     let Some(buf) = scratch.get_mut(..cap) else {
-        return false;
+        return;
     };
-    let Ok(mut res) = interp::run(prog, insns, m, bodies, buf) else {
-        return false;
+    let Ok(mut res) = interp::run(prog, insns, &m, bodies, buf) else {
+        return;
     };
-    // SAFETY: `fbuffer` is the caller's local storage, `file` is valid.
+    let mut fb = core::mem::MaybeUninit::<bindings::trace_event_buffer>::uninit();
+    let fbuffer = fb.as_mut_ptr();
+    // SAFETY: `fbuffer` is local storage, `file` is valid.
     let mut p = unsafe { bindings::trace_event_buffer_reserve(fbuffer, file, res.len as c_ulong) };
     if p.is_null() && res.len > SAFE_RECORD_SIZE {
         // Too big for the ring buffer's sub-buffer: keep the event with
         // its strings truncated rather than losing it.
         let Some(small) = scratch.get_mut(..SAFE_RECORD_SIZE.max(prog.fixed_size())) else {
-            return false;
+            return;
         };
-        let Ok(r) = interp::run(prog, insns, m, bodies, small) else {
-            return false;
+        let Ok(r) = interp::run(prog, insns, &m, bodies, small) else {
+            return;
         };
         res = r;
         // SAFETY: As above.
@@ -308,64 +389,59 @@ unsafe fn record_dynamic(
     }
     if p.is_null() {
         probe.count_miss();
-        return false;
+        return;
     }
     // SAFETY: The reservation holds `res.len` bytes.
     let rec = unsafe { core::slice::from_raw_parts_mut(p.cast::<u8>(), res.len) };
     if let (Some(dst), Some(src)) = (rec.get_mut(hdr..), scratch.get(hdr..res.len)) {
         dst.copy_from_slice(src);
     }
-    write_head(rec, head, hdr);
-    true
+    hit.write_head(rec);
+    // SAFETY: `fbuffer` was filled by a successful reserve.
+    unsafe {
+        (*fbuffer).regs = hit.commit_regs();
+        bindings::trace_event_buffer_commit(fbuffer)
+    };
 }
 
-/// `__probe_ip` (entry) or `__probe_func`, `__probe_ret_ip` (exit).
-fn write_head(rec: &mut [u8], head: [u64; 2], hdr: usize) {
-    let words = if hdr >= 24 { 2 } else { 1 };
-    for (i, w) in head.iter().take(words).enumerate() {
-        if let Some(d) = rec.get_mut(8 + i * 8..16 + i * 8) {
-            d.copy_from_slice(&w.to_ne_bytes());
-        }
-    }
-}
-
-/// Runs `probe` for every trace instance its event is enabled in.
+/// Runs the probe for every trace instance its event is enabled in.
 ///
 /// # Safety
 ///
-/// fprobe handler context; `regs` valid.
-unsafe fn trace_hit(
-    probe: &Probe,
-    regs: *mut bindings::pt_regs,
-    edata: &[u8],
-    head: [u64; 2],
-    full_regs: bool,
-) {
-    let ev = probe.event();
-    // The ring buffer only uses `regs` for stack traces; partial registers
-    // (entry probes on a plain ftrace_ops) must not be handed out.
-    let commit_regs = if full_regs {
-        regs
-    } else {
-        core::ptr::null_mut()
-    };
+/// fprobe/ftrace handler context; the `Hit` is built from the handler's
+/// arguments.
+#[inline(always)]
+unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, FULL_REGS>) {
+    let probe = hit.probe;
     probe.count_hit();
-    let m = RegsMachine {
-        regs,
-        edata,
-        task_size: ev.state().task_size,
-    };
-    // Usually one instance, in the first slot: no loop.
-    let mut left = ev.nr_enabled_files();
-    if left == 1 {
-        let file = ev.files[0].load(Ordering::Acquire);
-        if !file.is_null() {
-            // SAFETY: Enabled files stay valid until they are cleared and an
-            // RCU grace period has passed (see `Event::disable`).
-            unsafe { record(ev, probe, file, &m, commit_regs, head) };
-            return;
+    let ev = probe.event();
+    // Usually: a fixed-size record for one instance, in the first slot.
+    if let Some(size) = probe.prog.static_size() {
+        if ev.nr_enabled_files() == 1 {
+            let file = ev.files[0].load(Ordering::Acquire);
+            if !file.is_null() {
+                // SAFETY: Enabled files stay valid until they are cleared
+                // and an RCU grace period has passed (see `Event::disable`).
+                unsafe { record_static(&hit, file, size) };
+                return;
+            }
         }
     }
+    // SAFETY: Caller.
+    unsafe { trace_hit_slow(&hit) };
+}
+
+/// [`trace_hit`] for strings and for several trace instances, out of line.
+///
+/// # Safety
+///
+/// As [`trace_hit`].
+#[inline(never)]
+unsafe fn trace_hit_slow<const EXIT: bool, const FULL_REGS: bool>(
+    hit: &Hit<'_, EXIT, FULL_REGS>,
+) {
+    let ev = hit.probe.event();
+    let mut left = ev.nr_enabled_files();
     for slot in ev.files.iter() {
         if left == 0 {
             break;
@@ -375,7 +451,7 @@ unsafe fn trace_hit(
             left -= 1;
             // SAFETY: Enabled files stay valid until they are cleared and an
             // RCU grace period has passed (see `Event::disable`).
-            unsafe { record(ev, probe, file, &m, commit_regs, head) };
+            unsafe { record(hit, file) };
         }
     }
 }
@@ -396,8 +472,15 @@ pub(crate) unsafe extern "C" fn fentry_handler(
     // SAFETY: `fp` is the first field of a live `Probe` (repr(C)); fprobe
     // only calls registered probes, and probes are freed after unregistering.
     let probe = unsafe { Probe::from_fprobe(fp) };
+    let hit = Hit::<false, true> {
+        probe,
+        regs,
+        edata: core::ptr::null(),
+        ip: entry_ip as u64,
+        ret_ip: 0,
+    };
     // SAFETY: Handler context.
-    unsafe { trace_hit(probe, regs, &[], [entry_ip as u64, 0], true) };
+    unsafe { trace_hit(hit) };
     0
 }
 
@@ -422,8 +505,9 @@ pub(crate) unsafe extern "C" fn fexit_entry_handler(
     }
     // SAFETY: fprobe allocated `entry_data_size` (= `size`) bytes for us.
     let edata = unsafe { core::slice::from_raw_parts_mut(entry_data.cast::<u8>(), size) };
-    // SAFETY: `regs` valid in handler context.
-    let m = unsafe { RegsMachine::new(regs, &[], probe.event().state().task_size) };
+    // SAFETY: `regs` valid in handler context; the entry program only reads
+    // arguments (no entry data).
+    let m = unsafe { RegsMachine::new(regs, probe, core::ptr::null()) };
     let _ = interp::run_entry(&probe.entry_prog, &probe.entry_insns, &m, edata);
     0
 }
@@ -443,15 +527,16 @@ pub(crate) unsafe extern "C" fn fexit_handler(
 ) {
     // SAFETY: See `fentry_handler`.
     let probe = unsafe { Probe::from_fprobe(fp) };
-    let size = probe.entry_prog.data_size();
-    let edata: &[u8] = if entry_data.is_null() || size == 0 {
-        &[]
-    } else {
-        // SAFETY: The entry data written at entry, `size` bytes.
-        unsafe { core::slice::from_raw_parts(entry_data.cast::<u8>(), size) }
+    let hit = Hit::<true, true> {
+        probe,
+        regs,
+        // fprobe passes the `entry_data_size` bytes its entry handler filled.
+        edata: entry_data.cast_const().cast(),
+        ip: entry_ip as u64,
+        ret_ip: ret_ip as u64,
     };
     // SAFETY: Handler context.
-    unsafe { trace_hit(probe, regs, edata, [entry_ip as u64, ret_ip as u64], true) };
+    unsafe { trace_hit(hit) };
 }
 
 /// Callback of entry probes attached with a private `ftrace_ops`
@@ -471,6 +556,13 @@ pub(crate) unsafe extern "C" fn rfprobe_ops_entry(
     // SAFETY: `data` is the `Probe` passed to `rfprobe_ops_new`, alive until
     // its ops is unregistered (which waits for running callbacks).
     let probe = unsafe { &*data.cast::<Probe>() };
+    let hit = Hit::<false, false> {
+        probe,
+        regs,
+        edata: core::ptr::null(),
+        ip: ip as u64,
+        ret_ip: 0,
+    };
     // SAFETY: Handler context (caller).
-    unsafe { trace_hit(probe, regs, &[], [ip as u64, 0], false) };
+    unsafe { trace_hit(hit) };
 }

@@ -114,11 +114,10 @@ impl kernel::Module for RfProbeModule {
             .ok()
             .and_then(|b| DentryOffsets::from_btf(&env::KernelBtf(b)))
             .unwrap_or(DentryOffsets::X86_64_6_12);
+        handler::init_task_size();
         let state = KBox::new(
             State {
                 scratch: handler::Scratch::new()?,
-                // SAFETY: Reads a constant.
-                task_size: unsafe { bindings::rfprobe_task_size_max() } as u64,
                 event_mutex,
                 module: module.as_ptr().cast(),
             },

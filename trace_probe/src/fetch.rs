@@ -126,6 +126,35 @@ pub enum Insn {
         signed: bool,
     },
 
+    // ---- fused arguments: a whole argument in one instruction ----
+    /// `load; StRaw { dst, size }` of an argument register, the return value
+    /// or an entry-data word (the most common argument: `count`, `$arg2`,
+    /// `$retval`, an entry argument read at exit). A missing entry-data slot
+    /// is a fault (the field reads 0).
+    StVal {
+        /// The value.
+        src: Src,
+        /// Record offset of the field.
+        dst: u32,
+        /// 1, 2, 4 or 8.
+        size: u8,
+    },
+    /// `Arg(arg); StMem { dst, off, size, count: 0, user }`: a scalar one
+    /// hop away from an argument (`file->f_pos`, `+8($arg1)`), for offsets
+    /// that fit 32 bits.
+    StArgMem {
+        /// 0-based function argument.
+        arg: u16,
+        /// Record offset of the field.
+        dst: u32,
+        /// Offset of the access.
+        off: i32,
+        /// 1, 2, 4 or 8.
+        size: u8,
+        /// Force user memory.
+        user: bool,
+    },
+
     // ---- stores: end an argument ----
     /// Store the low `size` bytes of the value (no final memory access).
     StRaw {
@@ -198,6 +227,43 @@ pub enum Insn {
 }
 
 const _: () = assert!(core::mem::size_of::<Insn>() == 16);
+
+/// Source of a fused [`Insn::StVal`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Src {
+    /// Function argument n (0-based).
+    Arg(u16),
+    /// Entry-data word `slot` (exit probes).
+    Entry(u16),
+    /// Return value.
+    Retval,
+}
+
+/// How an argument compiles when it fits a fused instruction.
+#[derive(Clone, Copy)]
+enum Fused {
+    Val(Src),
+    ArgMem { arg: u16, off: i32 },
+}
+
+/// Whether `desc` compiles to a single fused instruction (and which).
+fn fused(desc: &ArgDesc) -> Option<Fused> {
+    let ty = desc.ty;
+    if ty.is_string() || ty == FetchType::SymStr || desc.array != 0 || bits_for(desc).is_some() {
+        return None;
+    }
+    let hops = desc.hops.get(..usize::from(desc.nr_hops))?;
+    match (desc.base, hops) {
+        (Base::Arg(a), []) => Some(Fused::Val(Src::Arg(a))),
+        (Base::EntryData(s), []) => Some(Fused::Val(Src::Entry(s))),
+        (Base::Retval, []) => Some(Fused::Val(Src::Retval)),
+        (Base::Arg(arg), [h]) => Some(Fused::ArgMem {
+            arg,
+            off: i32::try_from(h.offset).ok()?,
+        }),
+        _ => None,
+    }
+}
 
 /// Why an argument (or entry program) could not be compiled. The parser
 /// normally rejects these earlier; they are re-checked here so that any
@@ -329,6 +395,9 @@ pub fn insn_count(desc: &ArgDesc) -> usize {
     match desc.base {
         Base::Comm | Base::ImmStr { .. } => return 1,
         _ => {}
+    }
+    if fused(desc).is_some() {
+        return 1;
     }
     let derefs = if desc.ty == FetchType::SymStr {
         hops
@@ -570,6 +639,30 @@ where
             });
         }
         _ => {}
+    }
+
+    // The common shapes in one instruction.
+    if let Some(f) = fused(desc) {
+        let size = elem_size(ty);
+        push(match f {
+            Fused::Val(src) => Insn::StVal {
+                src,
+                dst: offset,
+                size,
+            },
+            Fused::ArgMem { arg, off } => Insn::StArgMem {
+                arg,
+                dst: offset,
+                off,
+                size,
+                user: hops.first().is_some_and(|h| h.user),
+            },
+        })?;
+        return Ok(Compiled {
+            n,
+            field_end,
+            max_dyn: 0,
+        });
     }
 
     // Load.

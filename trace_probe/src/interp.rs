@@ -55,7 +55,8 @@
 //! before the first unreadable byte ends the string successfully).
 
 use super::fetch::{
-    EntryProgram, Insn, Program, KSYM_SYMBOL_LEN, MAX_RECORD_SIZE, MAX_STRING_SIZE, TASK_COMM_LEN,
+    EntryProgram, Insn, Program, Src, KSYM_SYMBOL_LEN, MAX_RECORD_SIZE, MAX_STRING_SIZE,
+    TASK_COMM_LEN,
 };
 
 /// A failed memory access.
@@ -210,7 +211,7 @@ const PAGE_SIZE: u64 = 4096;
 const FIRST_CHUNK: usize = 64;
 const MAX_CHUNK: usize = 1024;
 
-#[inline]
+#[inline(always)]
 fn read_mem<M: Machine + ?Sized>(
     m: &M,
     addr: u64,
@@ -224,7 +225,7 @@ fn read_mem<M: Machine + ?Sized>(
     }
 }
 
-#[inline]
+#[inline(always)]
 fn read_word<M: Machine + ?Sized>(m: &M, addr: u64, user: bool) -> Result<u64, Fault> {
     let mut w = [0u8; 8];
     read_mem(m, addr, user, &mut w)?;
@@ -276,7 +277,7 @@ fn le64(b: &[u8]) -> u64 {
 
 /// Store the low `size` bytes of `v` at `rec[dst..]` (fixed-size copies
 /// for the common sizes: no `memcpy` call on the hot path).
-#[inline]
+#[inline(always)]
 fn write_le(rec: &mut [u8], dst: usize, size: usize, v: u64) {
     let Some(d) = rec.get_mut(dst..) else {
         return;
@@ -311,7 +312,7 @@ fn write_le(rec: &mut [u8], dst: usize, size: usize, v: u64) {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn zero(rec: &mut [u8], dst: usize, size: usize) {
     if let Some(d) = rec.get_mut(dst..dst.saturating_add(size)) {
         d.fill(0);
@@ -463,6 +464,176 @@ fn read_str<M: Machine + ?Sized>(
     Ok((max, true))
 }
 
+/// Per-argument working state of the interpreter: the value being fetched,
+/// whether the fetch is still good (no fault so far), and a pending bitfield
+/// modifier. Every load resets it; every store consumes it.
+#[derive(Clone, Copy)]
+struct ArgState {
+    val: u64,
+    ok: bool,
+    bits: Option<Bits>,
+}
+
+impl ArgState {
+    #[inline(always)]
+    const fn new() -> Self {
+        ArgState {
+            val: 0,
+            ok: true,
+            bits: None,
+        }
+    }
+
+    #[inline(always)]
+    fn load(&mut self, val: u64, ok: bool) {
+        *self = ArgState {
+            val,
+            ok,
+            bits: None,
+        };
+    }
+
+    /// Executes one instruction of the fixed-size class (loads, `Deref`,
+    /// `Bits`, `StRaw`, `StMem` and the fused `StVal`, `StArgMem`, which
+    /// leave the state alone); every other instruction only resets the
+    /// state. Returns the number of faulting elements stored. This is the
+    /// single definition of those instructions, shared by [`run`] and
+    /// [`run_static`].
+    #[inline(always)]
+    fn step_fixed<M: Machine + ?Sized>(&mut self, insn: &Insn, m: &M, rec: &mut [u8]) -> u32 {
+        match *insn {
+            Insn::Arg(n) => self.load(m.arg(n), true),
+            Insn::Entry(slot) => match m.entry_word(slot) {
+                Some(v) => self.load(v, true),
+                None => self.load(0, false),
+            },
+            Insn::Retval => self.load(m.retval(), true),
+            Insn::StackPtr => self.load(m.stack_pointer(), true),
+            Insn::Stack(k) => self.load(m.stack_word(k), true),
+            Insn::Imm(v) => self.load(v, true),
+            Insn::Deref { off, user } => {
+                if self.ok {
+                    match read_word(m, self.val.wrapping_add(off as u64), user) {
+                        Ok(v) => self.val = v,
+                        Err(Fault) => self.ok = false,
+                    }
+                }
+            }
+            Insn::Bits {
+                shift,
+                width,
+                read,
+                signed,
+            } => {
+                self.bits = Some(Bits {
+                    shift,
+                    width,
+                    read,
+                    signed,
+                });
+            }
+            Insn::StRaw { dst, size } => {
+                let size = usize::from(size.min(8));
+                let faults = if self.ok {
+                    let v = match self.bits {
+                        Some(b) => b.extract(self.val, 0),
+                        None => self.val,
+                    };
+                    write_le(rec, dst as usize, size, v);
+                    0
+                } else {
+                    zero(rec, dst as usize, size);
+                    1
+                };
+                *self = ArgState::new();
+                return faults;
+            }
+            Insn::StVal { src, dst, size } => {
+                let size = usize::from(size.min(8));
+                let v = match src {
+                    Src::Arg(n) => Some(m.arg(n)),
+                    Src::Retval => Some(m.retval()),
+                    Src::Entry(slot) => m.entry_word(slot),
+                };
+                return match v {
+                    Some(v) => {
+                        write_le(rec, dst as usize, size, v);
+                        0
+                    }
+                    None => {
+                        zero(rec, dst as usize, size);
+                        1
+                    }
+                };
+            }
+            Insn::StArgMem {
+                arg,
+                dst,
+                off,
+                size,
+                user,
+            } => {
+                let addr = m.arg(arg).wrapping_add(off as i64 as u64);
+                return store_scalar(m, rec, dst as usize, addr, size, user, None);
+            }
+            Insn::StMem {
+                dst,
+                off,
+                size,
+                count,
+                user,
+            } => {
+                let addr = self.val.wrapping_add(off as u64);
+                let faults = if count == 0 && self.ok {
+                    store_scalar(m, rec, dst as usize, addr, size, user, self.bits)
+                } else {
+                    store_mem(
+                        m,
+                        rec,
+                        dst as usize,
+                        addr,
+                        size,
+                        count,
+                        user,
+                        self.ok,
+                        self.bits,
+                    )
+                };
+                *self = ArgState::new();
+                return faults;
+            }
+            _ => *self = ArgState::new(),
+        }
+        0
+    }
+}
+
+/// Runs a **static** program ([`Program::static_size`] is `Some`: no string
+/// or other dynamic field) straight into its ring-buffer record `rec`.
+///
+/// Same instructions, same semantics and the same record bytes as [`run`]
+/// (the host tests check this for every static program they run), without
+/// the dynamic-data machinery: the probe hot path of fixed-size records.
+/// Instructions that store dynamic data, which a static program never
+/// holds, are skipped. Returns the number of faulting elements.
+#[inline(always)]
+pub fn run_static<M: Machine + ?Sized>(
+    prog: &Program,
+    insns: &[Insn],
+    m: &M,
+    rec: &mut [u8],
+) -> u32 {
+    let Some(insns) = insns.get(..prog.len()) else {
+        return 0;
+    };
+    let mut a = ArgState::new();
+    let mut faults = 0u32;
+    for insn in insns {
+        faults = faults.saturating_add(a.step_fixed(insn, m, rec));
+    }
+    faults
+}
+
 /// Run `prog` (instructions `insns[..prog.len()]`) for one probe hit and
 /// write the record into `rec`. See the module documentation for the
 /// sizing design; returns the exact record length.
@@ -493,99 +664,24 @@ where
         truncated: false,
     };
     // Per-argument state, reset by every load and after every store.
-    let mut val: u64 = 0;
-    let mut ok = true;
-    let mut bits: Option<Bits> = None;
+    let mut a = ArgState::new();
 
     for insn in insns {
         match *insn {
-            Insn::Arg(n) => {
-                val = m.arg(n);
-                ok = true;
-                bits = None;
-            }
-            Insn::Entry(slot) => {
-                (val, ok) = match m.entry_word(slot) {
-                    Some(v) => (v, true),
-                    None => (0, false),
-                };
-                bits = None;
-            }
-            Insn::Retval => {
-                val = m.retval();
-                ok = true;
-                bits = None;
-            }
-            Insn::StackPtr => {
-                val = m.stack_pointer();
-                ok = true;
-                bits = None;
-            }
-            Insn::Stack(k) => {
-                val = m.stack_word(k);
-                ok = true;
-                bits = None;
-            }
-            Insn::Imm(v) => {
-                val = v;
-                ok = true;
-                bits = None;
-            }
-            Insn::Deref { off, user } => {
-                if ok {
-                    match read_word(m, val.wrapping_add(off as u64), user) {
-                        Ok(v) => val = v,
-                        Err(Fault) => ok = false,
-                    }
-                }
-            }
-            Insn::Bits {
-                shift,
-                width,
-                read,
-                signed,
-            } => {
-                bits = Some(Bits {
-                    shift,
-                    width,
-                    read,
-                    signed,
-                });
-            }
-            Insn::StRaw { dst, size } => {
-                let size = usize::from(size.min(8));
-                if ok {
-                    let v = match bits {
-                        Some(b) => b.extract(val, 0),
-                        None => val,
-                    };
-                    write_le(rec, dst as usize, size, v);
-                } else {
-                    d.faults = d.faults.saturating_add(1);
-                    zero(rec, dst as usize, size);
-                }
-                (val, ok, bits) = (0, true, None);
-            }
-            Insn::StMem {
-                dst,
-                off,
-                size,
-                count,
-                user,
-            } => {
-                let faults = store_mem(
-                    m,
-                    rec,
-                    dst as usize,
-                    val.wrapping_add(off as u64),
-                    size,
-                    count,
-                    user,
-                    ok,
-                    bits,
-                );
+            Insn::Arg(_)
+            | Insn::Entry(_)
+            | Insn::Retval
+            | Insn::StackPtr
+            | Insn::Stack(_)
+            | Insn::Imm(_)
+            | Insn::Deref { .. }
+            | Insn::Bits { .. }
+            | Insn::StRaw { .. }
+            | Insn::StVal { .. }
+            | Insn::StArgMem { .. }
+            | Insn::StMem { .. } => {
+                let faults = a.step_fixed(insn, m, rec);
                 d.faults = d.faults.saturating_add(faults);
-                (val, ok, bits) = (0, true, None);
             }
             Insn::StStr {
                 dst,
@@ -595,9 +691,9 @@ where
                 ptr_user,
             } => {
                 let dst = dst as usize;
-                let addr = val.wrapping_add(off as u64);
+                let addr = a.val.wrapping_add(off as u64);
                 if count == 0 {
-                    if ok {
+                    if a.ok {
                         d.put_string(m, rec, dst, addr, user);
                     } else {
                         d.fault(rec, dst);
@@ -605,7 +701,7 @@ where
                 } else {
                     for i in 0..usize::from(count) {
                         let dl = dst + 4 * i;
-                        if !ok {
+                        if !a.ok {
                             d.fault(rec, dl);
                             continue;
                         }
@@ -615,7 +711,7 @@ where
                         }
                     }
                 }
-                (val, ok, bits) = (0, true, None);
+                a = ArgState::new();
             }
             Insn::StComm { dst } => {
                 let comm = m.comm();
@@ -624,7 +720,7 @@ where
                     .position(|&b| b == 0)
                     .unwrap_or(TASK_COMM_LEN - 1);
                 d.put_bytes(rec, dst as usize, comm.get(..n).unwrap_or(&[]));
-                (val, ok, bits) = (0, true, None);
+                a = ArgState::new();
             }
             Insn::StImmStr {
                 dst,
@@ -638,12 +734,12 @@ where
                     Some(t) => d.put_bytes(rec, dst as usize, t),
                     None => d.fault(rec, dst as usize),
                 }
-                (val, ok, bits) = (0, true, None);
+                a = ArgState::new();
             }
             Insn::StSymStr { dst } => {
                 let dst = dst as usize;
                 let room = d.room(KSYM_SYMBOL_LEN);
-                if !ok {
+                if !a.ok {
                     d.fault(rec, dst);
                 } else if room == 0 {
                     d.truncated = true;
@@ -651,7 +747,7 @@ where
                 } else {
                     let pos = d.pos;
                     if let Some(out) = rec.get_mut(pos..pos + room - 1) {
-                        let n = m.symbolize(val, out).min(room - 1);
+                        let n = m.symbolize(a.val, out).min(room - 1);
                         if let Some(z) = rec.get_mut(pos + n) {
                             *z = 0;
                         }
@@ -660,7 +756,7 @@ where
                         d.fault(rec, dst);
                     }
                 }
-                (val, ok, bits) = (0, true, None);
+                a = ArgState::new();
             }
             Insn::EntryStore { .. } => {}
         }
@@ -672,10 +768,55 @@ where
     })
 }
 
+/// Final memory access of a scalar fixed-size field whose fetch has not
+/// faulted (the common case, kept small enough to inline): one read straight
+/// into the record, or, for a bitfield whose container fits in 8 bytes, one
+/// read and an extract. Returns 1 on a fault (the field reads as 0).
+#[inline(always)]
+fn store_scalar<M: Machine + ?Sized>(
+    m: &M,
+    rec: &mut [u8],
+    dst: usize,
+    addr: u64,
+    size: u8,
+    user: bool,
+    bits: Option<Bits>,
+) -> u32 {
+    let size = usize::from(size.min(8));
+    match bits {
+        None => {
+            let Some(field) = rec.get_mut(dst..dst + size) else {
+                return 0;
+            };
+            if read_mem(m, addr, user, field).is_ok() {
+                0
+            } else {
+                field.fill(0);
+                1
+            }
+        }
+        Some(b) if b.read >= 1 && b.read <= 8 => {
+            let mut w = [0u8; 8];
+            let faulted = match w.get_mut(..usize::from(b.read)) {
+                Some(t) => read_mem(m, addr, user, t).is_err(),
+                None => true,
+            };
+            if faulted {
+                zero(rec, dst, size);
+                1
+            } else {
+                write_le(rec, dst, size, b.extract(u64::from_le_bytes(w), 0));
+                0
+            }
+        }
+        Some(_) => store_mem(m, rec, dst, addr, size as u8, 0, user, true, bits),
+    }
+}
+
 /// Final memory access of a fixed-size field (scalar or array), returns the
 /// number of faulting elements.
 #[allow(clippy::too_many_arguments)]
-#[inline]
+#[inline(never)]
 fn store_mem<M: Machine + ?Sized>(
     m: &M,
     rec: &mut [u8],

@@ -5,7 +5,7 @@ mod interp_mock;
 
 use interp_mock::*;
 use trace_probe::fetch::{
-    compile_entry, insn_count, CompileError as E, Compiler, Insn, ENTRY_HEADER_SIZE,
+    compile_entry, insn_count, CompileError as E, Compiler, Insn, Src, ENTRY_HEADER_SIZE,
     KSYM_SYMBOL_LEN, MAX_INSNS_PER_ARG, MAX_STRING_SIZE,
 };
 use trace_probe::{ArgDesc, Base, BtfBitfield, EntryArgs, FetchType as T, MAX_HOPS};
@@ -24,10 +24,90 @@ fn compile1(d: &ArgDesc, body: &str) -> Result<(Vec<Insn>, trace_probe::fetch::P
 
 #[test]
 fn instruction_shapes() {
+    // Fused: a register value, a scalar one hop from an argument.
     let (i, p) = compile1(&desc(Base::Arg(1), &[], T::U32), "").unwrap();
-    assert_eq!(i, vec![Insn::Arg(1), Insn::StRaw { dst: 16, size: 4 }]);
+    assert_eq!(
+        i,
+        vec![Insn::StVal {
+            src: Src::Arg(1),
+            dst: 16,
+            size: 4
+        }]
+    );
     assert_eq!(p.fixed_size(), 20);
+    let (i, _) = compile1(&desc(Base::Retval, &[], T::S64), "").unwrap();
+    assert_eq!(
+        i,
+        vec![Insn::StVal {
+            src: Src::Retval,
+            dst: 16,
+            size: 8
+        }]
+    );
+    let (i, p) = compile1(&desc(Base::EntryData(3), &[], T::U16), "").unwrap();
+    assert_eq!(
+        i,
+        vec![Insn::StVal {
+            src: Src::Entry(3),
+            dst: 16,
+            size: 2
+        }]
+    );
+    assert_eq!(p.entry_slots_used(), 4);
     let (i, _) = compile1(&desc(Base::Arg(0), &[(8, false)], T::U32), "").unwrap();
+    assert_eq!(
+        i,
+        vec![Insn::StArgMem {
+            arg: 0,
+            dst: 16,
+            off: 8,
+            size: 4,
+            user: false
+        }]
+    );
+    let (i, _) = compile1(&desc(Base::Arg(2), &[(-16, true)], T::U8), "").unwrap();
+    assert_eq!(
+        i,
+        vec![Insn::StArgMem {
+            arg: 2,
+            dst: 16,
+            off: -16,
+            size: 1,
+            user: true
+        }]
+    );
+    // Not fused: an offset beyond 32 bits, another base, an array.
+    let (i, _) = compile1(&desc(Base::Arg(0), &[(1 << 40, false)], T::U32), "").unwrap();
+    assert_eq!(
+        i,
+        vec![
+            Insn::Arg(0),
+            Insn::StMem {
+                dst: 16,
+                off: 1 << 40,
+                size: 4,
+                count: 0,
+                user: false
+            }
+        ]
+    );
+    let (i, _) = compile1(&desc(Base::Retval, &[(8, false)], T::U32), "").unwrap();
+    assert_eq!(
+        i,
+        vec![
+            Insn::Retval,
+            Insn::StMem {
+                dst: 16,
+                off: 8,
+                size: 4,
+                count: 0,
+                user: false
+            }
+        ]
+    );
+    let mut arr = desc(Base::Arg(0), &[(8, false)], T::U32);
+    arr.array = 2;
+    let (i, _) = compile1(&arr, "").unwrap();
     assert_eq!(
         i,
         vec![
@@ -36,7 +116,7 @@ fn instruction_shapes() {
                 dst: 16,
                 off: 8,
                 size: 4,
-                count: 0,
+                count: 2,
                 user: false
             }
         ]
@@ -283,7 +363,7 @@ fn rejected_descriptions() {
     // Instruction buffer full: the failed add leaves the program unchanged.
     assert_eq!(
         c.add_arg(
-            &desc(Base::Arg(0), &[(0, false), (0, false)], T::U64),
+            &desc(Base::Arg(0), &[(0, false), (0, false), (0, false)], T::U64),
             16,
             b"",
             |_| None
@@ -291,7 +371,7 @@ fn rejected_descriptions() {
         Err(E::NoSpace)
     );
     assert_eq!(c.program().nr_args(), 1);
-    assert_eq!(c.program().len(), 2);
+    assert_eq!(c.program().len(), 1);
 }
 
 #[test]
@@ -332,7 +412,7 @@ fn arbitrary_instruction_streams_never_panic() {
             .map(|_| {
                 let r = next();
                 let dst = (next() % 0x12000) as u32;
-                match r % 12 {
+                match r % 14 {
                     0 => Insn::Arg((r >> 8) as u16 % 8),
                     1 => Insn::Entry((r >> 8) as u16 % 4),
                     2 => Insn::Imm(next()),
@@ -372,6 +452,22 @@ fn arbitrary_instruction_streams_never_panic() {
                         len: (r >> 24) as u16,
                     },
                     10 => Insn::StSymStr { dst },
+                    11 => Insn::StVal {
+                        src: match (r >> 8) % 3 {
+                            0 => Src::Arg((r >> 10) as u16 % 8),
+                            1 => Src::Entry((r >> 10) as u16 % 4),
+                            _ => Src::Retval,
+                        },
+                        dst,
+                        size: (r >> 16) as u8,
+                    },
+                    12 => Insn::StArgMem {
+                        arg: (r >> 8) as u16 % 8,
+                        dst,
+                        off: next() as i32 % 8192,
+                        size: (r >> 16) as u8,
+                        user: r & 0x100 != 0,
+                    },
                     _ => Insn::EntryStore {
                         arg: 0,
                         slot: (r >> 8) as u16,
@@ -379,9 +475,9 @@ fn arbitrary_instruction_streams_never_panic() {
                 }
             })
             .collect();
-        // A program header claiming 2n instructions (n raw u8 args), run
-        // over the random stream padded to that length.
-        let mut scratch = vec![Insn::Retval; 2 * n];
+        // A program header claiming n instructions (n raw u8 args, one
+        // fused instruction each), run over the random stream.
+        let mut scratch = vec![Insn::Retval; n];
         let mut c = Compiler::new(&mut scratch, 8);
         for _ in 0..n {
             c.add_arg(&desc(Base::Arg(0), &[], T::U8), 8, b"", |_| None)
@@ -394,5 +490,6 @@ fn arbitrary_instruction_streams_never_panic() {
         let mut rec = vec![0u8; cap.max(prog.fixed_size())];
         let bodies: [&[u8]; 1] = [b"\\\"abc\""];
         let _ = trace_probe::interp::run(&prog, &padded, &m, &bodies[..], &mut rec);
+        let _ = trace_probe::interp::run_static(&prog, &padded, &m, &mut rec);
     }
 }

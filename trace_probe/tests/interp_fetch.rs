@@ -200,7 +200,8 @@ fn one_hop_file_f_pos() {
         &[a("f_pos", desc(Base::Arg(0), &[(0x68, false)], T::U64))],
         &m,
     );
-    assert_eq!(p.insns.len(), 2);
+    // One fused instruction (Insn::StArgMem).
+    assert_eq!(p.insns.len(), 1);
     let (rec, r) = p.run(&m, (0, 0));
     assert_eq!(r.faults, 0);
     assert_eq!(u64_at(&rec, 16), 4096);
@@ -547,7 +548,14 @@ fn entry_data_program_and_exit_reads() {
 fn run_rejects_short_buffers_and_programs() {
     let mut m = Mock::new();
     m.args = vec![1];
-    let p = Probe::new(Entry, &[a("x", desc(Base::Arg(0), &[], T::U64))], &m);
+    let p = Probe::new(
+        Entry,
+        &[a(
+            "x",
+            desc(Base::Arg(0), &[(0, false), (8, false)], T::U64),
+        )],
+        &m,
+    );
     let mut rec = vec![0u8; 23];
     assert_eq!(
         trace_probe::interp::run(&p.prog, &p.insns, &m, &p.bodies[..], &mut rec),

@@ -22,7 +22,7 @@ use interp_mock::TASK_SIZE;
 use trace_probe::fetch::{
     insn_count, Compiler, Insn, ENTRY_HEADER_SIZE, EXIT_HEADER_SIZE, MAX_INSNS_PER_ARG,
 };
-use trace_probe::interp::run;
+use trace_probe::interp::{run, run_static};
 use trace_probe::render::{render_event, Field, ProbeKind};
 use trace_probe::{ArgDesc, Base, BtfBitfield, FetchType, Hop, MAX_HOPS};
 
@@ -164,8 +164,16 @@ fn desc_mode(r: &mut R) {
         _ => prog.max_record_size(),
     };
     let mut rec = vec![0xAAu8; cap.max(fixed)];
+    let before = rec.clone();
     let bodies: Vec<&[u8]> = vec![&body[..]; descs.len()];
     let res = run(&prog, &insns, &m, &bodies[..], &mut rec).expect("run");
+    if let Some(size) = prog.static_size() {
+        // The hot path's runner for fixed-size records writes the same bytes.
+        let mut fast = before[..size].to_vec();
+        let faults = run_static(&prog, &insns, &m, &mut fast);
+        assert_eq!(fast[..], rec[..size]);
+        assert_eq!(faults, res.faults);
+    }
     assert!(res.len >= fixed && res.len <= rec.len() && res.len <= prog.max_record_size());
     // Overlapping random offsets make data_loc checks meaningless.
     let packed = fields
@@ -190,7 +198,7 @@ fn desc_mode(r: &mut R) {
 fn insn(r: &mut R) -> Insn {
     let dst = u32::from(r.u16()) % 0x300;
     let off = i64::from(r.u8() as i8);
-    match r.u8() % 15 {
+    match r.u8() % 17 {
         0 => Insn::Arg(u16::from(r.u8() % 8)),
         1 => Insn::Entry(u16::from(r.u8() % 8)),
         2 => Insn::Retval,
@@ -230,6 +238,22 @@ fn insn(r: &mut R) -> Insn {
             len: u16::from(r.u8()),
         },
         13 => Insn::StSymStr { dst },
+        14 => Insn::StVal {
+            src: match r.u8() % 3 {
+                0 => Src::Arg(u16::from(r.u8() % 8)),
+                1 => Src::Entry(u16::from(r.u8() % 8)),
+                _ => Src::Retval,
+            },
+            dst,
+            size: r.u8(),
+        },
+        15 => Insn::StArgMem {
+            arg: u16::from(r.u8() % 8),
+            dst,
+            off: i32::from(r.u16() as i16),
+            size: r.u8() % 10,
+            user: r.u8() & 1 == 0,
+        },
         _ => Insn::EntryStore {
             arg: r.u16(),
             slot: r.u16(),
@@ -241,8 +265,9 @@ fn insn_mode(r: &mut R) {
     let m = machine(r);
     let n = usize::from(r.u8() % 48);
     let mut insns: Vec<Insn> = (0..n).map(|_| insn(r)).collect();
-    // A header claiming 2n instructions (n raw u8 args at offset 8).
-    let mut scratch = vec![Insn::Retval; 2 * n];
+    // A header claiming n instructions (n raw u8 args at offset 8, one
+    // fused instruction each).
+    let mut scratch = vec![Insn::Retval; n];
     let mut c = Compiler::new(&mut scratch, 8);
     for _ in 0..n {
         c.add_arg(
@@ -267,6 +292,7 @@ fn insn_mode(r: &mut R) {
     let bodies: [&[u8]; 2] = [b"abc", b"\\\"quoted\""];
     let res = run(&prog, &insns, &m, &bodies[..], &mut rec).expect("run");
     assert!(res.len <= rec.len());
+    let _ = run_static(&prog, &insns, &m, &mut rec);
     let _ = TASK_SIZE;
 }
 

@@ -331,9 +331,31 @@ impl<'a> Probe<'a> {
         if self.kind == ProbeKind::Exit {
             rec[16..24].copy_from_slice(&head.1.to_le_bytes());
         }
+        let before = rec.clone();
+        let before_counters = (m.kernel_reads.get(), m.user_reads.get());
         let r = trace_probe::interp::run(&self.prog, &self.insns, m, &self.bodies[..], &mut rec)
             .expect("run");
         rec.truncate(r.len);
+        if let Some(size) = self.prog.static_size() {
+            // The hot path's static runner must write the same bytes.
+            let mut fast = before[..size.min(before.len())].to_vec();
+            let counters = (m.kernel_reads.get(), m.user_reads.get(), m.bytes_read.get());
+            let faults = trace_probe::interp::run_static(&self.prog, &self.insns, m, &mut fast);
+            let reads = (m.kernel_reads.get(), m.user_reads.get());
+            assert_eq!(
+                (reads.0 - counters.0, reads.1 - counters.1),
+                (
+                    counters.0 - before_counters.0,
+                    counters.1 - before_counters.1
+                ),
+                "run_static reads memory differently from run"
+            );
+            m.kernel_reads.set(counters.0);
+            m.user_reads.set(counters.1);
+            m.bytes_read.set(counters.2);
+            assert_eq!(fast, rec, "run_static differs from run");
+            assert_eq!(faults, r.faults, "run_static fault count differs");
+        }
         (rec, r)
     }
 
