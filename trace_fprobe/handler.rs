@@ -283,13 +283,15 @@ impl<'a, const EXIT: bool, const FULL_REGS: bool> Hit<'a, EXIT, FULL_REGS> {
     /// (exit) after the `trace_entry`.
     #[inline(always)]
     fn write_head(&self, rec: &mut [u8]) {
-        if let Some(d) = rec.get_mut(8..16) {
-            d.copy_from_slice(&self.ip.to_ne_bytes());
-        }
         if EXIT {
-            if let Some(d) = rec.get_mut(16..24) {
-                d.copy_from_slice(&self.ret_ip.to_ne_bytes());
+            if let Some(d) = rec.first_chunk_mut::<24>() {
+                let (_, head) = d.split_at_mut(8);
+                let (ip, ret_ip) = head.split_at_mut(8);
+                ip.copy_from_slice(&self.ip.to_ne_bytes());
+                ret_ip.copy_from_slice(&self.ret_ip.to_ne_bytes());
             }
+        } else if let Some(d) = rec.get_mut(8..16) {
+            d.copy_from_slice(&self.ip.to_ne_bytes());
         }
     }
 }
@@ -428,7 +430,7 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
         }
     }
     // SAFETY: Caller.
-    unsafe { trace_hit_slow(&hit) };
+    unsafe { trace_hit_slow::<EXIT, FULL_REGS>(probe, hit.regs, hit.edata, hit.ip, hit.ret_ip) };
 }
 
 /// [`trace_hit`] for strings and for several trace instances, out of line.
@@ -438,9 +440,22 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
 /// As [`trace_hit`].
 #[inline(never)]
 unsafe fn trace_hit_slow<const EXIT: bool, const FULL_REGS: bool>(
-    hit: &Hit<'_, EXIT, FULL_REGS>,
+    probe: &Probe,
+    regs: *mut bindings::pt_regs,
+    edata: *const u8,
+    ip: u64,
+    ret_ip: u64,
 ) {
-    let ev = hit.probe.event();
+    // The fields travel in registers: a `Hit` built by the caller would be
+    // stored to its stack on the fast path too.
+    let hit = &Hit::<EXIT, FULL_REGS> {
+        probe,
+        regs,
+        edata,
+        ip,
+        ret_ip,
+    };
+    let ev = probe.event();
     let mut left = ev.nr_enabled_files();
     for slot in ev.files.iter() {
         if left == 0 {

@@ -307,6 +307,8 @@ pub struct Program {
     nr_insns: u32,
     nr_args: u16,
     nr_dynamic: u16,
+    /// Arguments compiled to one fused instruction each.
+    nr_fused: u16,
     header_size: u16,
     fixed_size: u32,
     max_dynamic: u32,
@@ -380,6 +382,13 @@ impl Program {
         }
     }
 
+    /// True when every argument compiled to a single fused instruction
+    /// ([`Insn::StVal`], [`Insn::StArgMem`]; also true for no arguments):
+    /// [`super::interp::run_static`] then uses a two-way dispatch.
+    pub const fn is_fused(&self) -> bool {
+        self.nr_fused == self.nr_args
+    }
+
     /// One more than the highest entry-data slot read (`Base::EntryData`),
     /// 0 if none; must not exceed the entry program's slot count.
     pub const fn entry_slots_used(&self) -> u16 {
@@ -427,6 +436,7 @@ impl<'a> Compiler<'a> {
                 nr_insns: 0,
                 nr_args: 0,
                 nr_dynamic: 0,
+                nr_fused: 0,
                 header_size,
                 fixed_size: header_size as u32,
                 max_dynamic: 0,
@@ -491,6 +501,9 @@ impl<'a> Compiler<'a> {
             self.prog.nr_dynamic = self.prog.nr_dynamic.saturating_add(1);
         }
         self.prog.max_dynamic = self.prog.max_dynamic.saturating_add(c.max_dyn);
+        if c.n == 1 && fused(desc).is_some() {
+            self.prog.nr_fused = self.prog.nr_fused.saturating_add(1);
+        }
         if let Base::EntryData(slot) = desc.base {
             self.prog.entry_slots = self.prog.entry_slots.max(slot.saturating_add(1));
         }

@@ -35,6 +35,7 @@ fn instruction_shapes() {
         }]
     );
     assert_eq!(p.fixed_size(), 20);
+    assert!(p.is_fused());
     let (i, _) = compile1(&desc(Base::Retval, &[], T::S64), "").unwrap();
     assert_eq!(
         i,
@@ -77,7 +78,8 @@ fn instruction_shapes() {
         }]
     );
     // Not fused: an offset beyond 32 bits, another base, an array.
-    let (i, _) = compile1(&desc(Base::Arg(0), &[(1 << 40, false)], T::U32), "").unwrap();
+    let (i, p) = compile1(&desc(Base::Arg(0), &[(1 << 40, false)], T::U32), "").unwrap();
+    assert!(!p.is_fused());
     assert_eq!(
         i,
         vec![

@@ -20,7 +20,7 @@ mod common;
 use common::{check_record, machine, R};
 use interp_mock::TASK_SIZE;
 use trace_probe::fetch::{
-    insn_count, Compiler, Insn, ENTRY_HEADER_SIZE, EXIT_HEADER_SIZE, MAX_INSNS_PER_ARG,
+    insn_count, Compiler, Insn, Src, ENTRY_HEADER_SIZE, EXIT_HEADER_SIZE, MAX_INSNS_PER_ARG,
 };
 use trace_probe::interp::{run, run_static};
 use trace_probe::render::{render_event, Field, ProbeKind};
