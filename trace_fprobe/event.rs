@@ -21,7 +21,7 @@ use crate::trace_probe::bytes::ByteWrite;
 use crate::trace_probe::fetch::{self, EntryProgram, Insn, Program};
 use crate::trace_probe::layout;
 use crate::trace_probe::render::{self, Symbolizer};
-use crate::trace_probe::ProbeDef;
+use crate::trace_probe::{FetchType, ProbeDef, ProbeKind};
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use kernel::error::{code, Error, Result};
@@ -538,6 +538,15 @@ pub(crate) struct Event {
     field_text: KVec<u8>,
     /// (type offset, name offset, record offset, size, signed) per field.
     field_defs: KVec<(u32, u32, i32, i32, bool)>,
+    /// What `print_event` renders, owned by the event rather than read from
+    /// a probe: a probe of a multi-probe event (the first one included) can
+    /// be removed while a reader prints records. Kind of the probes.
+    kind: ProbeKind,
+    /// Argument names, referenced by `print_fields`.
+    print_names: KVec<u8>,
+    /// (name start, name length, type, array count, record offset) per
+    /// argument.
+    print_fields: KVec<(u32, u32, FetchType, u8, u32)>,
     pub(crate) probes: KVec<KBox<Probe>>,
     pub(crate) files: [AtomicPtr<bindings::trace_event_file>; MAX_FILES],
     nr_files: AtomicUsize,
@@ -574,6 +583,16 @@ impl Event {
             field_text.push(0, GFP_KERNEL)?;
             field_defs.push((t, n, f.offset as i32, f.size as i32, f.signed), GFP_KERNEL)?;
         }
+        let mut print_names = KVec::new();
+        let mut print_fields = KVec::new();
+        for f in render::def_fields(def) {
+            let start = print_names.len() as u32;
+            print_names.extend_from_slice(f.name, GFP_KERNEL)?;
+            print_fields.push(
+                (start, f.name.len() as u32, f.ty, f.array, f.offset),
+                GFP_KERNEL,
+            )?;
+        }
         // SAFETY: All-zero is valid for these C structs (NULL pointers,
         // empty lists are initialised by the core on registration).
         let zeroed = unsafe { core::mem::zeroed::<bindings::trace_event_call>() };
@@ -591,6 +610,9 @@ impl Event {
                 print_fmt,
                 field_text,
                 field_defs,
+                kind: def.kind(),
+                print_names,
+                print_fields,
                 probes: KVec::new(),
                 files: Default::default(),
                 nr_files: AtomicUsize::new(0),
@@ -964,14 +986,24 @@ unsafe extern "C" fn print_event(
             core::slice::from_raw_parts(it.ent.cast::<u8>(), it.ent_size as usize),
         )
     };
-    let def = ev.primary();
-    let fields = render::def_fields(def);
+    let fields = ev
+        .print_fields
+        .iter()
+        .map(|&(start, len, ty, array, offset)| render::Field {
+            name: ev
+                .print_names
+                .get(start as usize..(start + len) as usize)
+                .unwrap_or(&[]),
+            ty,
+            array,
+            offset,
+        });
     // TRACE_ITER_SYM_ADDR (kernel/trace/trace.h TRACE_FLAGS) is bit 2.
     let sym_addr = flags & (1 << 2) != 0;
     let _ = render::render_event(
         &mut SeqSink(seq),
-        def.event(),
-        def.kind(),
+        ev.name(),
+        ev.kind,
         fields,
         rec,
         &KernelSymbols,

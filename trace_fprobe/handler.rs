@@ -346,23 +346,52 @@ unsafe fn record<const EXIT: bool, const FULL_REGS: bool>(
     hit: &Hit<'_, EXIT, FULL_REGS>,
     file: *mut bindings::trace_event_file,
 ) {
-    let probe = hit.probe;
-    if let Some(size) = probe.prog.static_size() {
+    if let Some(size) = hit.probe.prog.static_size() {
         // SAFETY: Caller.
         unsafe { record_static(hit, file, size) };
-        return;
+    } else {
+        // SAFETY: Caller.
+        unsafe {
+            record_dynamic::<EXIT, FULL_REGS>(
+                hit.probe, hit.regs, hit.edata, hit.ip, hit.ret_ip, file,
+            )
+        };
     }
+}
+
+/// A record with strings (or other dynamic data): the program runs into
+/// this context's scratch buffer (every string read once), then the record
+/// is reserved at its exact size and copied. Out of line, with the hit in
+/// registers, so that none of its set-up weighs on fixed-size records.
+///
+/// # Safety
+///
+/// As [`record_static`].
+#[inline(never)]
+unsafe fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
+    probe: &Probe,
+    regs: *mut bindings::pt_regs,
+    edata: *const u8,
+    ip: u64,
+    ret_ip: u64,
+    file: *mut bindings::trace_event_file,
+) {
     // SAFETY: `file` is a live, enabled event file (caller).
     if unsafe { soft_disabled(file) } {
         return;
     }
+    let hit = Hit::<EXIT, FULL_REGS> {
+        probe,
+        regs,
+        edata,
+        ip,
+        ret_ip,
+    };
     let prog: &Program = &probe.prog;
     let insns: &[Insn] = &probe.insns;
     let bodies: &ProbeDef = &probe.def;
     let m = hit.machine();
     let hdr = prog.header_size() as usize;
-    // Strings: read once into this context's scratch, then copy the
-    // exact-size record.
     // SAFETY: Handler context, see `Scratch::this_cpu`.
     let scratch = unsafe { probe.event().state().scratch.this_cpu() };
     let cap = prog.max_record_size().min(SCRATCH_SIZE);
@@ -377,17 +406,8 @@ unsafe fn record<const EXIT: bool, const FULL_REGS: bool>(
     // SAFETY: `fbuffer` is local storage, `file` is valid.
     let mut p = unsafe { bindings::trace_event_buffer_reserve(fbuffer, file, res.len as c_ulong) };
     if p.is_null() && res.len > SAFE_RECORD_SIZE {
-        // Too big for the ring buffer's sub-buffer: keep the event with
-        // its strings truncated rather than losing it.
-        let Some(small) = scratch.get_mut(..SAFE_RECORD_SIZE.max(prog.fixed_size())) else {
-            return;
-        };
-        let Ok(r) = interp::run(prog, insns, &m, bodies, small) else {
-            return;
-        };
-        res = r;
         // SAFETY: As above.
-        p = unsafe { bindings::trace_event_buffer_reserve(fbuffer, file, res.len as c_ulong) };
+        p = unsafe { truncated_retry(&m, probe, scratch, fbuffer, file, &mut res) };
     }
     if p.is_null() {
         probe.count_miss();
@@ -406,6 +426,37 @@ unsafe fn record<const EXIT: bool, const FULL_REGS: bool>(
     };
 }
 
+/// The record did not fit the ring buffer's sub-buffer: keep the event with
+/// its strings truncated rather than losing it. Re-runs the program into at
+/// most [`SAFE_RECORD_SIZE`] bytes of `scratch` and reserves again; returns
+/// the reservation (NULL on failure) with `res` updated.
+///
+/// # Safety
+///
+/// As [`record_static`]; `fbuffer` is the caller's local storage.
+#[cold]
+#[inline(never)]
+unsafe fn truncated_retry(
+    m: &RegsMachine<'_>,
+    probe: &Probe,
+    scratch: &mut [u8],
+    fbuffer: *mut bindings::trace_event_buffer,
+    file: *mut bindings::trace_event_file,
+    res: &mut interp::RunResult,
+) -> *mut c_void {
+    let prog: &Program = &probe.prog;
+    let bodies: &ProbeDef = &probe.def;
+    let Some(small) = scratch.get_mut(..SAFE_RECORD_SIZE.max(prog.fixed_size())) else {
+        return core::ptr::null_mut();
+    };
+    let Ok(r) = interp::run(prog, &probe.insns, m, bodies, small) else {
+        return core::ptr::null_mut();
+    };
+    *res = r;
+    // SAFETY: Caller.
+    unsafe { bindings::trace_event_buffer_reserve(fbuffer, file, res.len as c_ulong) }
+}
+
 /// Runs the probe for every trace instance its event is enabled in.
 ///
 /// # Safety
@@ -417,16 +468,14 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
     let probe = hit.probe;
     probe.count_hit();
     let ev = probe.event();
-    // Usually: a fixed-size record for one instance, in the first slot.
-    if let Some(size) = probe.prog.static_size() {
-        if ev.nr_enabled_files() == 1 {
-            let file = ev.files[0].load(Ordering::Acquire);
-            if !file.is_null() {
-                // SAFETY: Enabled files stay valid until they are cleared
-                // and an RCU grace period has passed (see `Event::disable`).
-                unsafe { record_static(&hit, file, size) };
-                return;
-            }
+    // Usually: one instance, in the first slot, and a fixed-size record.
+    if ev.nr_enabled_files() == 1 {
+        let file = ev.files[0].load(Ordering::Acquire);
+        if !file.is_null() {
+            // SAFETY: Enabled files stay valid until they are cleared and an
+            // RCU grace period has passed (see `Event::disable`).
+            unsafe { record(&hit, file) };
+            return;
         }
     }
     // SAFETY: Caller.
