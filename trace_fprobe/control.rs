@@ -263,8 +263,7 @@ impl Rfprobe {
             .iter()
             .position(|e| e.group() == def.group() && e.name() == def.event());
         if let Some(i) = existing {
-            if let Err(f) = multi::check_append(def, line, events[i].probes.iter().map(|p| &*p.def))
-            {
+            if let Err(f) = multi::check_append(def, line, events[i].probes.iter().map(|p| p.def())) {
                 return fail(errlog, f);
             }
         } else if name_taken(def.group(), def.event()) {
@@ -306,7 +305,7 @@ impl Rfprobe {
             let g = EventMutexGuard::lock(state);
             return events[i].append(probe, &g).map_err(|e| e.to_errno());
         }
-        let mut ev = Event::new(state, probe).map_err(|e| e.to_errno())?;
+        let mut ev = Event::new(state, def, probe).map_err(|e| e.to_errno())?;
         events
             .reserve(1, GFP_KERNEL)
             .map_err(|_| code::ENOMEM.to_errno())?;
@@ -391,7 +390,7 @@ impl Rfprobe {
             let mut j = 0;
             let mut gone = false;
             while j < events[i].probes.len() {
-                if !events[i].probes[j].def.matches(spec) {
+                if !events[i].probes[j].def().matches(spec) {
                     j += 1;
                     continue;
                 }
@@ -433,7 +432,7 @@ impl Rfprobe {
         let inner = self.inner.lock();
         for ev in inner.events.iter() {
             for p in ev.probes.iter() {
-                let _ = p.def.write_show(w);
+                let _ = p.def().write_show(w);
             }
         }
     }

@@ -21,7 +21,7 @@ use crate::trace_probe::bytes::ByteWrite;
 use crate::trace_probe::fetch::{self, EntryProgram, Insn, Program};
 use crate::trace_probe::layout;
 use crate::trace_probe::render::{self, Symbolizer};
-use crate::trace_probe::{FetchType, ProbeDef, ProbeKind};
+use crate::trace_probe::{DefHead, FetchType, ProbeArg, ProbeDef, ProbeKind, StoredDef};
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use kernel::error::{code, Error, Result};
@@ -225,9 +225,13 @@ pub(crate) struct Probe {
     /// Must stay the first field: handlers get `&fp` and cast back.
     fp: bindings::fprobe,
     event: *const Event,
-    /// The parsed definition (about 44 KiB), in vmalloc memory: page
-    /// granular, where kmalloc would round it up to a 64 KiB slab.
-    pub(crate) def: VBox<ProbeDef>,
+    /// The parsed definition in compact form (`StoredDef`: only what it
+    /// uses, a few hundred bytes, where a full `ProbeDef` takes 44 KiB);
+    /// rebuilt into a scratch `ProbeDef` when the control path needs one.
+    head: DefHead,
+    args: KVec<ProbeArg>,
+    entry_slots: KVec<u16>,
+    text: KVec<u8>,
     pub(crate) prog: Program,
     pub(crate) insns: KVec<Insn>,
     pub(crate) entry_prog: EntryProgram,
@@ -253,6 +257,17 @@ impl Probe {
     pub(crate) unsafe fn from_fprobe<'a>(fp: *mut bindings::fprobe) -> &'a Probe {
         // SAFETY: `fp` is the first field of the repr(C) `Probe` (caller).
         unsafe { &*fp.cast::<Probe>() }
+    }
+
+    /// The probe's definition (compact form).
+    #[inline(always)]
+    pub(crate) fn def(&self) -> StoredDef<'_> {
+        StoredDef {
+            head: self.head,
+            args: &self.args,
+            entry: &self.entry_slots,
+            text: &self.text,
+        }
     }
 
     pub(crate) fn event(&self) -> &Event {
@@ -293,14 +308,13 @@ impl Probe {
         tracepoint: *mut bindings::tracepoint,
         resolve: impl FnMut(&[u8]) -> Option<u64>,
     ) -> Result<KBox<Probe>> {
-        let mut boxed = VBox::<ProbeDef>::new_uninit(GFP_KERNEL)?;
-        // SAFETY: `ProbeDef` is plain data (no drop glue, no owned or
-        // self-referencing pointers), so a bitwise copy is a valid value;
-        // copying in place avoids a 44 KiB temporary on the kernel stack.
-        let def_box = unsafe {
-            core::ptr::copy_nonoverlapping(def as *const ProbeDef, boxed.as_mut_ptr(), 1);
-            boxed.assume_init()
-        };
+        let stored = def.stored();
+        let mut args = KVec::with_capacity(stored.args.len(), GFP_KERNEL)?;
+        args.extend_from_slice(stored.args, GFP_KERNEL)?;
+        let mut entry_slots = KVec::with_capacity(stored.entry.len(), GFP_KERNEL)?;
+        entry_slots.extend_from_slice(stored.entry, GFP_KERNEL)?;
+        let mut text = KVec::with_capacity(stored.text.len(), GFP_KERNEL)?;
+        text.extend_from_slice(stored.text, GFP_KERNEL)?;
         let n = fetch::probe_insn_count(def);
         let mut insns = KVec::with_capacity(n, GFP_KERNEL)?;
         for _ in 0..n {
@@ -321,7 +335,10 @@ impl Probe {
                 fp: unsafe { core::mem::zeroed() },
                 event: core::ptr::null(),
                 symbol: cstring(def.symbol())?,
-                def: def_box,
+                head: stored.head,
+                args,
+                entry_slots,
+                text,
                 prog,
                 insns,
                 entry_prog,
@@ -353,29 +370,29 @@ impl Probe {
         if self.registered {
             return Ok(());
         }
-        if !self.def.is_return() {
+        if !self.def().is_return() {
             return self.register_ops();
         }
         // A fresh `struct fprobe` for every registration: unregistering
         // leaves ftrace/rethook state behind that must not be reused.
         // SAFETY: All-zero is a valid, unregistered `struct fprobe`.
         self.fp = unsafe { core::mem::zeroed() };
-        if self.def.is_return() {
+        if self.def().is_return() {
             self.fp.exit_handler = Some(handler::fexit_handler);
             if !self.entry_prog.is_empty() {
                 self.fp.entry_handler = Some(handler::fexit_entry_handler);
                 self.fp.entry_data_size = self.entry_prog.data_size();
             }
-            self.fp.nr_maxactive = self.def.maxactive() as i32;
+            self.fp.nr_maxactive = self.def().maxactive() as i32;
         } else {
             self.fp.entry_handler = Some(handler::fentry_handler);
         }
-        if self.def.is_tracepoint() && self.tracepoint.is_null() {
+        if self.def().is_tracepoint() && self.tracepoint.is_null() {
             // Pending module tracepoint: enabling succeeds, the probe is
             // attached when the module comes (C: TRACEPOINT_STUB).
             return Ok(());
         }
-        let ret = if !self.def.is_tracepoint() {
+        let ret = if !self.def().is_tracepoint() {
             // SAFETY: `fp` is zeroed apart from handlers/sizes, lives in a
             // stable heap allocation until after `unregister`; `symbol` is
             // NUL-terminated.
@@ -411,7 +428,7 @@ impl Probe {
 
     /// The tracepoint this (tracepoint) probe waits for or uses.
     pub(crate) fn tracepoint_name(&self) -> Option<&[u8]> {
-        self.def.is_tracepoint().then(|| self.def.symbol())
+        self.def().is_tracepoint().then(|| self.def().symbol())
     }
 
     /// A module providing this probe's tracepoint came: attach if enabled.
@@ -449,14 +466,14 @@ impl Probe {
     /// probe reads; `fprobe` would ask for every register). Caller holds
     /// `event_mutex`.
     fn register_ops(&mut self) -> Result {
-        if self.def.is_tracepoint() && self.tracepoint.is_null() {
+        if self.def().is_tracepoint() && self.tracepoint.is_null() {
             return Ok(()); // pending module tracepoint, see `register`
         }
         let ops = self.ops;
         if ops.is_null() {
             return Err(code::EINVAL);
         }
-        let ret = if self.def.is_tracepoint() {
+        let ret = if self.def().is_tracepoint() {
             // SAFETY: `event_mutex` held, `tracepoint` live.
             unsafe { stub_get(self.tracepoint)? };
             // SAFETY: As above.
@@ -492,7 +509,7 @@ impl Probe {
             // running callbacks (ftrace shutdown synchronisation). The ops
             // stays allocated (its miss counter with it) until drop.
             unsafe { bindings::rfprobe_ops_unregister(self.ops) };
-            if self.def.is_tracepoint() && !self.tracepoint.is_null() {
+            if self.def().is_tracepoint() && !self.tracepoint.is_null() {
                 // SAFETY: Callers hold `event_mutex`; taken in `register_ops`.
                 unsafe { stub_put(self.tracepoint) };
             }
@@ -504,7 +521,7 @@ impl Probe {
         unsafe { bindings::unregister_fprobe(&mut self.fp) };
         self.old_nmissed = self.old_nmissed.wrapping_add(self.fp.nmissed as u64);
         self.fp.nmissed = 0;
-        if self.def.is_tracepoint() && !self.tracepoint.is_null() {
+        if self.def().is_tracepoint() && !self.tracepoint.is_null() {
             // SAFETY: Callers hold `event_mutex`; the stub reference was
             // taken by `register`.
             unsafe { stub_put(self.tracepoint) };
@@ -565,9 +582,9 @@ unsafe impl Sync for Event {}
 const TRACE_FUNCTION_TYPE: *const c_char = !0usize as *const c_char;
 
 impl Event {
-    /// Builds (but does not register) an event for its first probe.
-    pub(crate) fn new(state: &State, first: KBox<Probe>) -> Result<KBox<Event>> {
-        let def = &first.def;
+    /// Builds (but does not register) an event for its first probe, made
+    /// from `def`.
+    pub(crate) fn new(state: &State, def: &ProbeDef, first: KBox<Probe>) -> Result<KBox<Event>> {
         let mut print_fmt = KVec::new();
         layout::write_print_fmt(def, &mut VecSink(&mut print_fmt)).map_err(|_| code::ENOMEM)?;
         print_fmt.push(0, GFP_KERNEL)?;
@@ -639,8 +656,8 @@ impl Event {
     }
 
     /// The primary (first) probe's definition.
-    pub(crate) fn primary(&self) -> &ProbeDef {
-        &self.probes[0].def
+    pub(crate) fn primary(&self) -> StoredDef<'_> {
+        self.probes[0].def()
     }
 
     /// Number of trace instances the event is enabled in (hot path hint:

@@ -14,7 +14,6 @@ use crate::bindings;
 use crate::event::Probe;
 use crate::trace_probe::fetch::{Insn, Program, TASK_COMM_LEN};
 use crate::trace_probe::interp::{self, Fault, Machine};
-use crate::trace_probe::ProbeDef;
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicU64, Ordering};
 use kernel::ffi::{c_int, c_ulong};
@@ -389,7 +388,7 @@ unsafe fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     };
     let prog: &Program = &probe.prog;
     let insns: &[Insn] = &probe.insns;
-    let bodies: &ProbeDef = &probe.def;
+    let bodies = probe.def();
     let m = hit.machine();
     let hdr = prog.header_size() as usize;
     // SAFETY: Handler context, see `Scratch::this_cpu`.
@@ -398,7 +397,7 @@ unsafe fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     let Some(buf) = scratch.get_mut(..cap) else {
         return;
     };
-    let Ok(mut res) = interp::run(prog, insns, &m, bodies, buf) else {
+    let Ok(mut res) = interp::run(prog, insns, &m, &bodies, buf) else {
         return;
     };
     let mut fb = core::mem::MaybeUninit::<bindings::trace_event_buffer>::uninit();
@@ -445,11 +444,11 @@ unsafe fn truncated_retry(
     res: &mut interp::RunResult,
 ) -> *mut c_void {
     let prog: &Program = &probe.prog;
-    let bodies: &ProbeDef = &probe.def;
+    let bodies = probe.def();
     let Some(small) = scratch.get_mut(..SAFE_RECORD_SIZE.max(prog.fixed_size())) else {
         return core::ptr::null_mut();
     };
-    let Ok(r) = interp::run(prog, &probe.insns, m, bodies, small) else {
+    let Ok(r) = interp::run(prog, &probe.insns, m, &bodies, small) else {
         return core::ptr::null_mut();
     };
     *res = r;

@@ -4,13 +4,13 @@
 
 use super::errors::{ErrCode, Failure, EEXIST};
 use super::layout::type_class;
-use super::probe::ProbeDef;
+use super::probe::{ProbeDef, StoredDef};
 
 /// `trace_probe_compare_arg_type(a, b)`: 0 if every argument has the same
 /// type (C type-table entry), array count and name; otherwise the 1-based
 /// index of the first difference (`min(nr_args) + 1` when the counts
 /// differ).
-pub fn compare_arg_type(a: &ProbeDef, b: &ProbeDef) -> usize {
+pub fn compare_arg_type(a: &StoredDef<'_>, b: &StoredDef<'_>) -> usize {
     let (na, nb) = (a.nr_args(), b.nr_args());
     if na != nb {
         return na.min(nb) + 1;
@@ -27,8 +27,9 @@ pub fn compare_arg_type(a: &ProbeDef, b: &ProbeDef) -> usize {
 }
 
 /// Can `new` (parsed from `line`) join the event whose probes are
-/// `existing` (the first one is the probe C finds with `find_trace_fprobe`,
-/// i.e. the oldest; all of them are searched for an identical probe)?
+/// `existing` (stored definitions; the first one is the probe C finds with
+/// `find_trace_fprobe`, i.e. the oldest; all of them are searched for an
+/// identical probe)?
 ///
 /// Errors (errno `-EEXIST`), as `append_trace_fprobe`:
 /// * `DIFF_PROBE_TYPE` (caret 0) if exit-ness or tracepoint-ness differ;
@@ -40,8 +41,10 @@ pub fn compare_arg_type(a: &ProbeDef, b: &ProbeDef) -> usize {
 /// `existing` empty means "no such event": `Ok`.
 pub fn check_append<'a, I>(new: &ProbeDef, line: &[u8], existing: I) -> Result<(), Failure>
 where
-    I: IntoIterator<Item = &'a ProbeDef>,
+    I: IntoIterator<Item = StoredDef<'a>>,
 {
+    let stored = new.stored();
+    let new_st = &stored;
     let mut it = existing.into_iter();
     let Some(to) = it.next() else {
         return Ok(());
@@ -53,7 +56,7 @@ where
             new.log_pos(line, 0, 0),
         ));
     }
-    let ret = compare_arg_type(new, to);
+    let ret = compare_arg_type(new_st, &to);
     if ret != 0 {
         return Err(Failure::logged(
             -EEXIST,
@@ -61,7 +64,7 @@ where
             new.log_pos(line, ret + 1, 0),
         ));
     }
-    let same = |p: &ProbeDef| {
+    let same = |p: StoredDef<'_>| {
         p.symbol() == new.symbol()
             && p.args()
                 .iter()

@@ -382,26 +382,7 @@ impl ProbeDef {
     /// Write the `dynamic_events` line (`trace_fprobe_show`), newline
     /// included: `f[N]:GRP/EVENT SYM[%return] name=comm ...`.
     pub fn write_show(&self, w: &mut (impl ByteWrite + ?Sized)) -> core::fmt::Result {
-        w.put(if self.is_tracepoint() { b"t" } else { b"f" })?;
-        if self.is_return() && self.maxactive != 0 {
-            put_u64(w, u64::from(self.maxactive))?;
-        }
-        w.put(b":")?;
-        w.put(self.group())?;
-        w.put(b"/")?;
-        w.put(self.event())?;
-        w.put(b" ")?;
-        w.put(self.symbol())?;
-        if self.is_return() {
-            w.put(b"%return")?;
-        }
-        for a in self.args() {
-            w.put(b" ")?;
-            w.put(self.arg_name(a))?;
-            w.put(b"=")?;
-            w.put(self.arg_comm(a))?;
-        }
-        w.put(b"\n")
+        self.stored().write_show(w)
     }
 
     /// Length of log argv entry `j` (C prints the original argv, except that
@@ -478,6 +459,132 @@ impl ProbeDef {
     /// `trace_fprobe_match()`: does the removal spec `-:[GRP/]EVENT [SYM
     /// [name=comm ...]]` select this probe?
     pub fn matches(&self, spec: &RemoveSpec<'_>) -> bool {
+        self.stored().matches(spec)
+    }
+}
+
+/// The fixed-size part of a stored definition (see [`ProbeDef::head`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DefHead {
+    kind: ProbeKind,
+    maxactive: u32,
+    group: Span,
+    event: Span,
+    symbol: Span,
+    size: u32,
+    tp_pending: bool,
+}
+
+/// A successfully parsed definition kept in compact form: its [`DefHead`],
+/// its arguments, entry-data slots and text, each exactly as long as used
+/// (a few hundred bytes for a typical definition, where a [`ProbeDef`] has
+/// room for 128 arguments and 8 KiB of text: 44 KiB). A caller that keeps
+/// many definitions stores the four pieces ([`ProbeDef::head`],
+/// [`ProbeDef::args`], [`ProbeDef::entry_slots`], [`ProbeDef::text`]),
+/// answers the common questions from this view and rebuilds a full
+/// definition with [`ProbeDef::restore`] when it needs one (listing,
+/// matching a removal, checking an append). Not kept: the parser's
+/// error-log state, which only matters while the definition is new.
+#[derive(Clone, Copy, Debug)]
+pub struct StoredDef<'a> {
+    /// [`ProbeDef::head`].
+    pub head: DefHead,
+    /// [`ProbeDef::args`].
+    pub args: &'a [ProbeArg],
+    /// [`ProbeDef::entry_slots`].
+    pub entry: &'a [u16],
+    /// [`ProbeDef::text`].
+    pub text: &'a [u8],
+}
+
+impl<'a> StoredDef<'a> {
+    fn text_of(&self, s: Span) -> &'a [u8] {
+        self.text.get(s.range()).unwrap_or(&[])
+    }
+
+    /// [`ProbeDef::kind`].
+    pub fn kind(&self) -> ProbeKind {
+        self.head.kind
+    }
+
+    /// [`ProbeDef::is_return`].
+    pub fn is_return(&self) -> bool {
+        self.head.kind == ProbeKind::Exit
+    }
+
+    /// [`ProbeDef::is_tracepoint`].
+    pub fn is_tracepoint(&self) -> bool {
+        self.head.kind == ProbeKind::Tracepoint
+    }
+
+    /// [`ProbeDef::maxactive`].
+    pub fn maxactive(&self) -> u32 {
+        self.head.maxactive
+    }
+
+    /// [`ProbeDef::group`].
+    pub fn group(&self) -> &'a [u8] {
+        self.text_of(self.head.group)
+    }
+
+    /// [`ProbeDef::event`].
+    pub fn event(&self) -> &'a [u8] {
+        self.text_of(self.head.event)
+    }
+
+    /// [`ProbeDef::symbol`].
+    pub fn symbol(&self) -> &'a [u8] {
+        self.text_of(self.head.symbol)
+    }
+
+    /// [`ProbeDef::nr_args`].
+    pub fn nr_args(&self) -> usize {
+        self.args.len()
+    }
+
+    /// [`ProbeDef::args`].
+    pub fn args(&self) -> &'a [ProbeArg] {
+        self.args
+    }
+
+    /// [`ProbeDef::arg_name`].
+    pub fn arg_name(&self, a: &ProbeArg) -> &'a [u8] {
+        self.text_of(a.name)
+    }
+
+    /// [`ProbeDef::arg_comm`].
+    pub fn arg_comm(&self, a: &ProbeArg) -> &'a [u8] {
+        self.text_of(a.comm)
+    }
+
+    /// Write the `dynamic_events` line (`trace_fprobe_show`), newline
+    /// included: `f[N]:GRP/EVENT SYM[%return] name=comm ...`.
+    pub fn write_show(&self, w: &mut (impl ByteWrite + ?Sized)) -> core::fmt::Result {
+        w.put(if self.is_tracepoint() { b"t" } else { b"f" })?;
+        if self.is_return() && self.head.maxactive != 0 {
+            put_u64(w, u64::from(self.head.maxactive))?;
+        }
+        w.put(b":")?;
+        w.put(self.group())?;
+        w.put(b"/")?;
+        w.put(self.event())?;
+        w.put(b" ")?;
+        w.put(self.symbol())?;
+        if self.is_return() {
+            w.put(b"%return")?;
+        }
+        for a in self.args() {
+            w.put(b" ")?;
+            w.put(self.arg_name(a))?;
+            w.put(b"=")?;
+            w.put(self.arg_comm(a))?;
+        }
+        w.put(b"\n")
+    }
+
+    /// `trace_fprobe_match()`: does the removal spec `-:[GRP/]EVENT [SYM
+    /// [name=comm ...]]` select this probe?
+    pub fn matches(&self, spec: &RemoveSpec<'_>) -> bool {
         if !spec.event.is_empty() && spec.event != self.event() {
             return false;
         }
@@ -510,5 +617,95 @@ impl ProbeDef {
             }
         }
         true
+    }
+}
+
+/// Immediate-string bodies at run time (see [`super::interp::ArgBodies`]).
+impl super::interp::ArgBodies for StoredDef<'_> {
+    fn body(&self, arg: u16) -> &[u8] {
+        self.args
+            .get(usize::from(arg))
+            .map_or(&[], |a| self.text_of(a.comm))
+    }
+}
+
+/// [`ProbeDef::restore`] was given pieces that do not fit a definition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RestoreError;
+
+impl ProbeDef {
+    /// The fixed-size part of this definition, for [`StoredDef`].
+    pub fn head(&self) -> DefHead {
+        DefHead {
+            kind: self.kind,
+            maxactive: self.maxactive,
+            group: self.group,
+            event: self.event,
+            symbol: self.symbol,
+            size: self.size,
+            tp_pending: self.tp_pending,
+        }
+    }
+
+    /// The used part of the text arena (names, argument bodies), for
+    /// [`StoredDef`].
+    pub fn text(&self) -> &[u8] {
+        self.text.get(..usize::from(self.text_len)).unwrap_or(&[])
+    }
+
+    /// The entry-data slots of an exit probe (argument index per slot), for
+    /// [`StoredDef`].
+    pub fn entry_slots(&self) -> &[u16] {
+        self.entry
+            .args
+            .get(..usize::from(self.entry.len))
+            .unwrap_or(&[])
+    }
+
+    /// This definition as a [`StoredDef`] (borrowing it).
+    pub fn stored(&self) -> StoredDef<'_> {
+        StoredDef {
+            head: self.head(),
+            args: self.args(),
+            entry: self.entry_slots(),
+            text: self.text(),
+        }
+    }
+
+    /// Rebuild this definition from a stored one: afterwards it answers
+    /// every query (show, layout, print format, programs, matching,
+    /// appending) exactly as the definition the pieces were taken from.
+    /// Costs what the pieces hold (no 44 KiB reset). On error (pieces that
+    /// do not fit) the definition is left empty.
+    pub fn restore(&mut self, d: &StoredDef<'_>) -> Result<(), RestoreError> {
+        self.nr_args = 0;
+        self.entry.len = 0;
+        self.text_len = 0;
+        self.nr_src = 0;
+        self.meta_expanded = false;
+        let args = self.args.get_mut(..d.args.len()).ok_or(RestoreError)?;
+        let entry = self
+            .entry
+            .args
+            .get_mut(..d.entry.len())
+            .ok_or(RestoreError)?;
+        let text = self.text.get_mut(..d.text.len()).ok_or(RestoreError)?;
+        args.copy_from_slice(d.args);
+        entry.copy_from_slice(d.entry);
+        text.copy_from_slice(d.text);
+        let h = d.head;
+        self.kind = h.kind;
+        self.maxactive = h.maxactive;
+        self.group = h.group;
+        self.event = h.event;
+        self.symbol = h.symbol;
+        self.size = h.size;
+        self.tp_pending = h.tp_pending;
+        // The lengths fit the arrays (checked above), whose capacities fit
+        // these types.
+        self.nr_args = d.args.len() as u16;
+        self.entry.len = d.entry.len() as u16;
+        self.text_len = d.text.len() as u16;
+        Ok(())
     }
 }

@@ -467,7 +467,9 @@ impl Mock {
                     .map(|d| &**d)
                     .filter(|d| d.group() == def.group() && d.event() == def.event())
                     .collect();
-                if let Err(f) = check_append(&def, line.as_bytes(), siblings.iter().copied()) {
+                if let Err(f) =
+                    check_append(&def, line.as_bytes(), siblings.iter().map(|d| d.stored()))
+                {
                     return fail(&def, f, logs);
                 }
                 if siblings.is_empty()

@@ -11,8 +11,9 @@ mod defs_common;
 
 use defs_common::*;
 use trace_probe::bytes::ByteBuf;
-use trace_probe::layout::write_format_body;
-use trace_probe::DentryOffsets;
+use trace_probe::fetch::{compile_entry, compile_probe, probe_insn_count, Insn};
+use trace_probe::layout::{write_format_body, write_print_fmt};
+use trace_probe::{DentryOffsets, ProbeDef, StoredDef};
 
 struct Golden {
     line: usize,
@@ -59,15 +60,80 @@ fn load() -> Vec<Golden> {
     out
 }
 
+/// Everything a definition answers, as text (for comparing a definition
+/// with its stored-and-restored copy).
+fn answers(def: &ProbeDef) -> String {
+    let mut b = ByteBuf::<65536>::new();
+    def.write_show(&mut b).unwrap();
+    write_format_body(def, &mut b).unwrap();
+    write_print_fmt(def, &mut b).unwrap();
+    let mut insns = vec![Insn::Retval; probe_insn_count(def)];
+    let prog = compile_probe(def, &mut insns, |_| Some(0xffff_ffff_8100_0000));
+    let mut einsns = vec![Insn::Retval; def.entry_slots().len()];
+    let eprog = compile_entry(def.entry_args(), &mut einsns);
+    let bodies: Vec<&[u8]> = def.args().iter().map(|a| def.arg_comm(a)).collect();
+    let st = def.stored();
+    let stored_bodies: Vec<&[u8]> = (0..def.nr_args())
+        .map(|i| trace_probe::interp::ArgBodies::body(&st, i as u16))
+        .collect();
+    assert_eq!(bodies, stored_bodies);
+    format!(
+        "{}\n{prog:?}\n{insns:?}\n{eprog:?}\n{einsns:?}\n{:?} {} {:?} {:?} {:?} {} {}",
+        String::from_utf8_lossy(b.as_bytes()),
+        def.kind(),
+        def.maxactive(),
+        def.group(),
+        def.event(),
+        def.symbol(),
+        def.tracepoint_pending(),
+        def.fixed_record_size(),
+    )
+}
+
 fn check_all(env: &Env, what: &str) {
     let goldens = load();
     assert!(goldens.len() >= 40, "need at least 40 goldens");
     let mut failures = Vec::new();
+    // Restored into one definition that keeps getting reused: nothing of an
+    // earlier definition may leak into a later one.
+    let mut restored = Box::new(ProbeDef::new());
     for g in &goldens {
         let (def, r) = parse(env, &g.def);
         if let Err(f) = r {
             failures.push(format!("line {}: {:?}: parse failed: {f:?}", g.line, g.def));
             continue;
+        }
+        // Stored form (owned copies of the pieces), restored.
+        let st = def.stored();
+        let (args, entry, text) = (st.args.to_vec(), st.entry.to_vec(), st.text.to_vec());
+        let copy = StoredDef {
+            head: st.head,
+            args: &args,
+            entry: &entry,
+            text: &text,
+        };
+        assert_eq!(
+            (
+                copy.kind(),
+                copy.group(),
+                copy.event(),
+                copy.symbol(),
+                copy.maxactive()
+            ),
+            (
+                def.kind(),
+                def.group(),
+                def.event(),
+                def.symbol(),
+                def.maxactive()
+            )
+        );
+        restored.restore(&copy).unwrap();
+        if answers(&restored) != answers(&def) {
+            failures.push(format!(
+                "line {}: {:?}: restored definition differs",
+                g.line, g.def
+            ));
         }
         let got_show = show(&def);
         if got_show != g.show {

@@ -215,7 +215,9 @@ impl MockKernel {
                     .map(|(d, _)| &**d)
                     .filter(|d| d.group() == def.group() && d.event() == def.event())
                     .collect();
-                if let Err(f) = check_append(&def, line.as_bytes(), siblings.iter().copied()) {
+                if let Err(f) =
+                    check_append(&def, line.as_bytes(), siblings.iter().map(|d| d.stored()))
+                {
                     self.log_failure(&def, line, &f);
                     return Err(f);
                 }
