@@ -64,6 +64,11 @@ fn def_slot() -> &'static std::sync::Mutex<Box<ProbeDef>> {
     DEF.get_or_init(|| std::sync::Mutex::new(Box::new(ProbeDef::new())))
 }
 
+fn restored_slot() -> &'static std::sync::Mutex<Box<ProbeDef>> {
+    static DEF: OnceLock<std::sync::Mutex<Box<ProbeDef>>> = OnceLock::new();
+    DEF.get_or_init(|| std::sync::Mutex::new(Box::new(ProbeDef::new())))
+}
+
 fuzz_target!(|data: &[u8]| {
     let (line, rest) = match data.iter().position(|&b| b == b'\n') {
         Some(p) => (&data[..p], &data[p + 1..]),
@@ -106,7 +111,21 @@ fuzz_target!(|data: &[u8]| {
         prog.max_record_size()
     };
     let mut rec = vec![0xAAu8; cap];
+    let mut rec2 = rec.clone();
     let res = run(&prog, &insns, &m, &*def, &mut rec).expect("run");
+    // The stored form (what the module keeps per probe) gives the same
+    // immediate-string bodies, and restores to the same definition.
+    run(&prog, &insns, &m, &def.stored(), &mut rec2).expect("run stored");
+    assert_eq!(rec, rec2);
+    {
+        let mut back = restored_slot().lock().unwrap();
+        back.restore(&def.stored()).expect("restore");
+        let (mut a, mut b) = (String::new(), String::new());
+        def.write_show(&mut FmtBytes(&mut a)).unwrap();
+        back.write_show(&mut FmtBytes(&mut b)).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(back.fixed_record_size(), def.fixed_record_size());
+    }
     assert!(res.len <= rec.len() && res.len <= prog.max_record_size());
     let fields: Vec<Field> = def_fields(def).collect();
     check_record(&rec, &fields, prog.fixed_size(), res.len);
