@@ -263,7 +263,8 @@ impl Rfprobe {
             .iter()
             .position(|e| e.group() == def.group() && e.name() == def.event());
         if let Some(i) = existing {
-            if let Err(f) = multi::check_append(def, line, events[i].probes.iter().map(|p| p.def())) {
+            if let Err(f) = multi::check_append(def, line, events[i].probes.iter().map(|p| p.def()))
+            {
                 return fail(errlog, f);
             }
         } else if name_taken(def.group(), def.event()) {
