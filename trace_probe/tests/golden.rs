@@ -185,3 +185,40 @@ fn goldens_test_kernel_btf() {
     };
     check_all(&env, "6.12 test kernel BTF");
 }
+
+/// `restore` refuses pieces that do not fit a definition and leaves it
+/// empty (never a half-restored mix of two definitions).
+#[test]
+fn restore_rejects_oversized_pieces() {
+    let env = Env::no_btf();
+    let (def, r) = parse(&env, "f:g/e vfs_read $arg1 $arg2:u32");
+    r.unwrap();
+    let st = def.stored();
+    let long_text = vec![b'x'; trace_probe::probe::TEXT_CAP + 1];
+    let many_args = vec![st.args[0]; trace_probe::MAX_TRACE_ARGS + 1];
+    let many_slots = vec![0u16; 129];
+    let bad = [
+        StoredDef {
+            text: &long_text,
+            ..st
+        },
+        StoredDef {
+            args: &many_args,
+            ..st
+        },
+        StoredDef {
+            entry: &many_slots,
+            ..st
+        },
+    ];
+    let mut back = Box::new(ProbeDef::new());
+    for b in &bad {
+        back.restore(&st).unwrap();
+        assert_eq!(back.nr_args(), 2);
+        assert_eq!(back.restore(b), Err(trace_probe::RestoreError));
+        assert_eq!(back.nr_args(), 0);
+        assert!(back.text().is_empty() && back.entry_slots().is_empty());
+    }
+    back.restore(&st).unwrap();
+    assert_eq!(show(&back), show(&def));
+}
