@@ -5,7 +5,9 @@
  * used by the VM runner's own failure test.
  */
 #include <linux/bug.h>
+#include <asm/ibt.h>
 #include <linux/err.h>
+#include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/kallsyms.h>
 #include <linux/ftrace.h>
@@ -13,6 +15,7 @@
 #include <linux/slab.h>
 #include <linux/trace_recursion.h>
 #include <linux/moduleparam.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -35,16 +38,6 @@ void rfprobe_selftest_warn(void)
 	WARN(selftest_warn, "rfprobe: selftest_warn=1: deliberate warning for the runner self-test\n");
 }
 
-unsigned int rfprobe_file_flags(const struct file *file)
-{
-	return file->f_flags;
-}
-
-unsigned int rfprobe_file_mode(const struct file *file)
-{
-	return (__force unsigned int)file->f_mode;
-}
-
 bool rfprobe_file_write_trunc(const struct file *file)
 {
 	return (file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC);
@@ -60,23 +53,13 @@ long rfprobe_ptr_err(const void *ptr)
 	return PTR_ERR(ptr);
 }
 
-unsigned long rfprobe_copy_from_user(void *to, const void __user *from, unsigned long n)
-{
-	return copy_from_user(to, from, n);
-}
-
-unsigned long rfprobe_copy_to_user(void __user *to, const void *from, unsigned long n)
-{
-	return copy_to_user(to, from, n);
-}
-
-unsigned long rfprobe_regs_get_kernel_stack_nth(struct pt_regs *regs, unsigned int n)
+unsigned long notrace rfprobe_regs_get_kernel_stack_nth(struct pt_regs *regs, unsigned int n)
 {
 	return regs_get_kernel_stack_nth(regs, n);
 }
 NOKPROBE_SYMBOL(rfprobe_regs_get_kernel_stack_nth);
 
-const char *rfprobe_current_comm(void)
+const char *notrace rfprobe_current_comm(void)
 {
 	return current->comm;
 }
@@ -87,25 +70,13 @@ unsigned long rfprobe_task_size_max(void)
 	return TASK_SIZE_MAX;
 }
 
-bool rfprobe_trace_trigger_soft_disabled(struct trace_event_file *file)
+bool notrace rfprobe_trace_trigger_soft_disabled(struct trace_event_file *file)
 {
 	return trace_trigger_soft_disabled(file);
 }
 NOKPROBE_SYMBOL(rfprobe_trace_trigger_soft_disabled);
 
-unsigned int rfprobe_context_level(void)
-{
-	return interrupt_context_level();
-}
-NOKPROBE_SYMBOL(rfprobe_context_level);
-
-void *rfprobe_this_cpu_ptr(void __percpu *ptr)
-{
-	return this_cpu_ptr(ptr);
-}
-NOKPROBE_SYMBOL(rfprobe_this_cpu_ptr);
-
-void *rfprobe_this_cpu_ctx_ptr(void __percpu *ptr, unsigned long stride)
+void *notrace rfprobe_this_cpu_ctx_ptr(void __percpu *ptr, unsigned long stride)
 {
 	return (char *)this_cpu_ptr(ptr) + interrupt_context_level() * stride;
 }
@@ -141,9 +112,97 @@ u64 rfprobe_local_clock(void)
 	return local_clock();
 }
 
-void *rfprobe_tracepoint_probestub(struct tracepoint *tp)
+/*
+ * t probes: rfprobe's own tracepoint probe. The in-kernel t probes attach
+ * the tracepoint's (probestub, NULL) pair and detach it when their event
+ * goes; sharing that pair would let either side silence the other. Each
+ * rfprobe t probe attaches (rfprobe_tp_probe, its own context) instead.
+ *
+ * Tracepoints call probes as void (*)(void *data, PROTO): the first five
+ * tracepoint arguments arrive in registers, the rest on the stack above the
+ * return address, exactly as in the probestub an fprobe would sit on. The
+ * handler gets a pt_regs with those registers (di = NULL, the stub's data)
+ * and sp = the stack pointer at entry, so $argN, $stackN and arguments past
+ * the fifth read what they read on the stub. __probe_ip is the stub's
+ * ftrace location (after its endbr64), as the in-kernel t events record.
+ * Not for kCFI kernels: the call's type hash would not match this function.
+ */
+struct rfprobe_tp {
+	struct tracepoint *tp;
+	void *probe;
+	unsigned long ip;
+	atomic_long_t nmissed;
+};
+
+#ifndef CONFIG_CFI_CLANG
+/* __builtin_frame_address() makes the compiler set up rbp here. */
+static void notrace
+rfprobe_tp_probe(void *data, unsigned long a1, unsigned long a2, unsigned long a3,
+		 unsigned long a4, unsigned long a5)
 {
-	return tp->probestub;
+	struct rfprobe_tp *t = data;
+	struct pt_regs regs = {
+		.si = a1, .dx = a2, .cx = a3, .r8 = a4, .r9 = a5,
+		.ip = t->ip,
+		/* The frame address is where the prologue pushed rbp. */
+		.sp = (unsigned long)__builtin_frame_address(0) + sizeof(long),
+	};
+	int bit;
+
+	bit = ftrace_test_recursion_trylock(t->ip, _RET_IP_);
+	if (bit < 0) {
+		atomic_long_inc(&t->nmissed);
+		return;
+	}
+	rfprobe_ops_entry(t->probe, t->ip, &regs);
+	ftrace_test_recursion_unlock(bit);
+}
+NOKPROBE_SYMBOL(rfprobe_tp_probe);
+#endif
+
+struct rfprobe_tp *rfprobe_tp_new(void *probe)
+{
+	struct rfprobe_tp *t = kzalloc(sizeof(*t), GFP_KERNEL);
+
+	if (t)
+		t->probe = probe;
+	return t;
+}
+
+int rfprobe_tp_attach(struct rfprobe_tp *t, struct tracepoint *tp)
+{
+#ifdef CONFIG_CFI_CLANG
+	return -EOPNOTSUPP;
+#else
+	unsigned long stub = (unsigned long)tp->probestub;
+	u32 insn;
+
+	t->ip = stub;
+	if (!copy_from_kernel_nofault(&insn, (void *)stub, sizeof(insn)) && is_endbr(insn))
+		t->ip += ENDBR_INSN_SIZE;
+	t->tp = tp;
+	return tracepoint_probe_register(tp, (void *)rfprobe_tp_probe, t);
+#endif
+}
+
+/* Detaches and waits until no CPU runs the probe any more. */
+void rfprobe_tp_detach(struct rfprobe_tp *t)
+{
+#ifndef CONFIG_CFI_CLANG
+	WARN_ON_ONCE(tracepoint_probe_unregister(t->tp, (void *)rfprobe_tp_probe, t));
+	tracepoint_synchronize_unregister();
+	t->tp = NULL;
+#endif
+}
+
+unsigned long rfprobe_tp_nmissed(struct rfprobe_tp *t)
+{
+	return atomic_long_read(&t->nmissed);
+}
+
+void rfprobe_tp_free(struct rfprobe_tp *t)
+{
+	kfree(t);
 }
 
 const char *rfprobe_tracepoint_name(struct tracepoint *tp)
@@ -151,7 +210,7 @@ const char *rfprobe_tracepoint_name(struct tracepoint *tp)
 	return tp->name;
 }
 
-static size_t copy_sym(char *buf, size_t len, const char *sym, int n)
+static size_t notrace copy_sym(char *buf, size_t len, const char *sym, int n)
 {
 	size_t m = n < 0 ? 0 : min_t(size_t, n, len);
 
@@ -159,7 +218,7 @@ static size_t copy_sym(char *buf, size_t len, const char *sym, int n)
 	return m;
 }
 
-size_t rfprobe_sprint_symbol(char *buf, size_t len, unsigned long addr)
+size_t notrace rfprobe_sprint_symbol(char *buf, size_t len, unsigned long addr)
 {
 	char sym[KSYM_SYMBOL_LEN];
 
@@ -230,6 +289,22 @@ void rfprobe_mutex_unlock(struct mutex *m)
 	mutex_unlock(m);
 }
 
+const char *rfprobe_module_name(struct module *mod)
+{
+	return module_name(mod);
+}
+
+/* Layout facts the fetch programs of %pd/%pD need, from the kernel itself. */
+size_t rfprobe_offsetof_dentry_d_name_name(void)
+{
+	return offsetof(struct dentry, d_name.name);
+}
+
+size_t rfprobe_offsetof_file_f_path_dentry(void)
+{
+	return offsetof(struct file, f_path.dentry);
+}
+
 const char *rfprobe_tp_module_name(struct tp_module *tpm)
 {
 	return module_name(tpm->mod);
@@ -238,7 +313,8 @@ const char *rfprobe_tp_module_name(struct tp_module *tpm)
 struct rfprobe_ops {
 	struct ftrace_ops ops;
 	void *data;
-	unsigned long nmissed;
+	/* Callbacks refused by the recursion guard (any CPU, any context). */
+	atomic_long_t nmissed;
 };
 
 static void notrace rfprobe_ops_func(unsigned long ip, unsigned long parent_ip,
@@ -249,7 +325,7 @@ static void notrace rfprobe_ops_func(unsigned long ip, unsigned long parent_ip,
 
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0) {
-		ro->nmissed++;
+		atomic_long_inc(&ro->nmissed);
 		return;
 	}
 	rfprobe_ops_entry(ro->data, ip, &arch_ftrace_regs(fregs)->regs);
@@ -292,20 +368,6 @@ int rfprobe_ops_register_sym(struct rfprobe_ops *ro, const char *sym)
 	return ret;
 }
 
-int rfprobe_ops_register_ip(struct rfprobe_ops *ro, unsigned long ip)
-{
-	int ret;
-
-	rfprobe_ops_reset(ro);
-	ret = ftrace_set_filter_ip(&ro->ops, ip, 0, 1);
-
-	if (!ret)
-		ret = register_ftrace_function(&ro->ops);
-	if (ret)
-		ftrace_free_filter(&ro->ops);
-	return ret;
-}
-
 void rfprobe_ops_unregister(struct rfprobe_ops *ro)
 {
 	unregister_ftrace_function(&ro->ops);
@@ -319,10 +381,89 @@ void rfprobe_ops_free(struct rfprobe_ops *ro)
 
 unsigned long rfprobe_ops_nmissed(struct rfprobe_ops *ro)
 {
-	return ro->nmissed;
+	return atomic_long_read(&ro->nmissed);
 }
 
 void rfprobe_synchronize_rcu(void)
 {
 	synchronize_rcu();
 }
+
+/*
+ * Per-CPU scratch with an in-use flag per context level. A nested run at the
+ * same level (ftrace lets one through on the transition bit, and an interrupt
+ * can arrive before preempt_count says so) finds the flag set and gets NULL.
+ * Preemption is off in handlers, so a run that interrupts us between the
+ * test and the set completes (and clears the flag) before we continue: no
+ * atomic instruction is needed. The flag is the last word of each slice.
+ */
+void *notrace rfprobe_scratch_get(void __percpu *area, unsigned long stride)
+{
+	char *p = (char *)this_cpu_ptr(area) + interrupt_context_level() * stride;
+	unsigned long *busy = (unsigned long *)(p + stride) - 1;
+
+	if (READ_ONCE(*busy))
+		return NULL;
+	WRITE_ONCE(*busy, 1);
+	barrier();
+	return p;
+}
+NOKPROBE_SYMBOL(rfprobe_scratch_get);
+
+void notrace rfprobe_scratch_put(void *slice, unsigned long stride)
+{
+	unsigned long *busy = (unsigned long *)((char *)slice + stride) - 1;
+
+	barrier();
+	WRITE_ONCE(*busy, 0);
+}
+NOKPROBE_SYMBOL(rfprobe_scratch_put);
+
+/*
+ * Is a dynamic event referenced (eprobes, triggers, hist actions, perf,
+ * trace_get_event_file() users)? trace_event_dyn_busy() is not exported.
+ */
+bool rfprobe_event_busy(struct trace_event_call *call)
+{
+#ifdef CONFIG_PERF_EVENTS
+	if (READ_ONCE(call->perf_refcount))
+		return true;
+#endif
+	return atomic_read(&call->refcnt) != 0;
+}
+
+/*
+ * find_trace_event_call() for the event list head @events (ftrace_events):
+ * is GRP/EVENT taken by any event of the system? Caller holds event_mutex,
+ * which every adder of events holds too.
+ */
+bool rfprobe_event_name_taken(struct list_head *events, const char *system, const char *name)
+{
+	struct trace_event_call *call;
+
+	list_for_each_entry(call, events, list) {
+		if (!call->class->system || strcmp(call->class->system, system))
+			continue;
+		if (!strcmp(trace_event_name(call), name))
+			return true;
+	}
+	return false;
+}
+
+void rfprobe_assert_held(struct mutex *m)
+{
+	lockdep_assert_held(m);
+}
+
+/* Events pin the module: nothing can reference an event whose code is gone. */
+void rfprobe_module_get(void)
+{
+	__module_get(THIS_MODULE);
+}
+
+void rfprobe_module_put(void)
+{
+	module_put(THIS_MODULE);
+}
+
+/* tracepoint_synchronize_unregister() is a static inline. */

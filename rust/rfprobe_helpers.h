@@ -16,26 +16,17 @@ struct tracepoint;
 
 /* Runs WARN() if the selftest_warn module parameter is set (tests the VM runner). */
 void rfprobe_selftest_warn(void);
-/* file->f_flags and file->f_mode of an open file. */
-unsigned int rfprobe_file_flags(const struct file *file);
-unsigned int rfprobe_file_mode(const struct file *file);
 /* Opened for writing with O_TRUNC ("echo > file")? */
 bool rfprobe_file_write_trunc(const struct file *file);
 /* IS_ERR_OR_NULL / PTR_ERR for pointers returned by the kernel. */
 bool rfprobe_is_err_or_null(const void *ptr);
 long rfprobe_ptr_err(const void *ptr);
-/* copy_from_user()/copy_to_user() are inlines; return bytes not copied. */
-unsigned long rfprobe_copy_from_user(void *to, const void __user *from, unsigned long n);
-unsigned long rfprobe_copy_to_user(void __user *to, const void *from, unsigned long n);
 
 /* Hot-path accessors (all safe in any context, including NMI). */
 unsigned long rfprobe_regs_get_kernel_stack_nth(struct pt_regs *regs, unsigned int n);
 const char *rfprobe_current_comm(void);
 unsigned long rfprobe_task_size_max(void);
 bool rfprobe_trace_trigger_soft_disabled(struct trace_event_file *file);
-/* 0 task, 1 softirq, 2 hardirq, 3 NMI (interrupt_context_level()). */
-unsigned int rfprobe_context_level(void);
-void *rfprobe_this_cpu_ptr(void __percpu *ptr);
 /* this_cpu_ptr(ptr) + interrupt_context_level() * stride: one call on the hot path. */
 void *rfprobe_this_cpu_ctx_ptr(void __percpu *ptr, unsigned long stride);
 void *rfprobe_per_cpu_ptr(void __percpu *ptr, int cpu);
@@ -45,8 +36,6 @@ unsigned int rfprobe_nr_cpu_ids(void);
 bool rfprobe_cpu_possible(unsigned int cpu);
 u64 rfprobe_local_clock(void);
 
-/* Tracepoint fields used to attach to its probe stub. */
-void *rfprobe_tracepoint_probestub(struct tracepoint *tp);
 const char *rfprobe_tracepoint_name(struct tracepoint *tp);
 
 /* sprint_symbol()/sprint_symbol_no_offset() into a buffer of any size (truncating). */
@@ -65,6 +54,12 @@ void rfprobe_mutex_unlock(struct mutex *m);
 /* Tracepoint @name of a module being tracked by the tracepoint module notifier. */
 struct tp_module;
 struct tracepoint *rfprobe_tp_module_find(struct tp_module *tpm, const char *name);
+struct module;
+/* module_name(). */
+const char *rfprobe_module_name(struct module *mod);
+/* offsetof(struct dentry, d_name.name), offsetof(struct file, f_path.dentry). */
+size_t rfprobe_offsetof_dentry_d_name_name(void);
+size_t rfprobe_offsetof_file_f_path_dentry(void);
 /* The name of a tracked module (module_name()). */
 const char *rfprobe_tp_module_name(struct tp_module *tpm);
 
@@ -77,14 +72,44 @@ const char *rfprobe_tp_module_name(struct tp_module *tpm);
 struct rfprobe_ops;
 struct rfprobe_ops *rfprobe_ops_new(void *data);
 int rfprobe_ops_register_sym(struct rfprobe_ops *ro, const char *sym);
-int rfprobe_ops_register_ip(struct rfprobe_ops *ro, unsigned long ip);
 void rfprobe_ops_unregister(struct rfprobe_ops *ro);
 void rfprobe_ops_free(struct rfprobe_ops *ro);
 unsigned long rfprobe_ops_nmissed(struct rfprobe_ops *ro);
 /* Implemented in Rust (trace_fprobe/handler.rs). */
 void rfprobe_ops_entry(void *data, unsigned long ip, struct pt_regs *regs);
 
+/*
+ * t probes: rfprobe's own tracepoint probe (see rfprobe_helpers.c), which
+ * calls rfprobe_ops_entry() with the probe. -EOPNOTSUPP on kCFI kernels.
+ */
+struct rfprobe_tp;
+struct rfprobe_tp *rfprobe_tp_new(void *probe);
+int rfprobe_tp_attach(struct rfprobe_tp *t, struct tracepoint *tp);
+void rfprobe_tp_detach(struct rfprobe_tp *t);
+unsigned long rfprobe_tp_nmissed(struct rfprobe_tp *t);
+void rfprobe_tp_free(struct rfprobe_tp *t);
+
 /* RCU */
 void rfprobe_synchronize_rcu(void);
+
+/*
+ * Per-CPU scratch slices of @stride bytes per context level, the last word
+ * an in-use flag: this CPU's slice for the current level, or NULL if a run
+ * it interrupted holds it. rfprobe_scratch_put() releases it.
+ */
+void *rfprobe_scratch_get(void __percpu *area, unsigned long stride);
+void rfprobe_scratch_put(void *slice, unsigned long stride);
+
+struct list_head;
+struct trace_event_call;
+/* trace_event_dyn_busy() plus perf users. */
+bool rfprobe_event_busy(struct trace_event_call *call);
+/* find_trace_event_call() on the list @events; caller holds event_mutex. */
+bool rfprobe_event_name_taken(struct list_head *events, const char *system, const char *name);
+/* lockdep_assert_held(). */
+void rfprobe_assert_held(struct mutex *m);
+/* __module_get(THIS_MODULE) / module_put(THIS_MODULE). */
+void rfprobe_module_get(void);
+void rfprobe_module_put(void);
 
 #endif /* RFPROBE_HELPERS_H */

@@ -37,6 +37,13 @@ if grep -q '^rfprobe ' /proc/modules; then
 		echo "RFPROBE-RESULTS-END"
 		cd /
 	fi
+	# Every rfprobe event pins the module: disable everything, drop what
+	# can reference an event (eprobes, synthetic events, triggers, by
+	# ftracetest's own clean-up of tracefs dynamic_events), then the events.
+	T=/sys/kernel/tracing
+	echo 0 > $T/events/enable
+	echo > $T/dynamic_events 2>/dev/null
+	echo > /sys/kernel/debug/rfprobe/dynamic_events
 	rmmod rfprobe
 	echo "RFPROBE-RMMOD rc=$?"
 fi

@@ -6,8 +6,9 @@
 use crate::bindings;
 use crate::btf::BtfData;
 use crate::env::{find_kernel_tracepoint, KernelBtf, KernelEnv};
-use crate::event::{cstring, Event, EventMutexGuard, Probe, State, VecSink};
+use crate::event::{cstring, Event, State, VecSink};
 use crate::kallsyms;
+use crate::probe::Probe;
 use crate::trace_probe::bytes::ByteWrite;
 use crate::trace_probe::parse::{event_exists_failure, registration_failure};
 use crate::trace_probe::{
@@ -15,7 +16,7 @@ use crate::trace_probe::{
     DentryOffsets, Failure, LogEntry, ProbeDef, RemoveSpec,
 };
 use kernel::error::{code, Error, Result};
-use kernel::ffi::{c_char, c_int, c_ulong};
+use kernel::ffi::{c_int, c_ulong};
 use kernel::prelude::*;
 use kernel::sync::Mutex;
 
@@ -79,7 +80,7 @@ impl ErrorLog {
 /// Mutable state, serialised by `Rfprobe::inner`.
 pub(crate) struct Inner {
     /// Events in creation order.
-    events: KVec<KBox<Event>>,
+    events: KVec<Pin<KBox<Event>>>,
     /// Parse buffer (a `ProbeDef` is large; one is kept for parsing).
     scratch: KVBox<ProbeDef>,
     errlog: ErrorLog,
@@ -104,18 +105,35 @@ impl Inner {
         })
     }
 
-    /// Removes every event (rmmod, O_TRUNC). Stops at the first failure.
+    /// Removes every event (O_TRUNC on `dynamic_events`): EBUSY, removing
+    /// nothing, if any of them is enabled or referenced.
     pub(crate) fn release_all(&mut self, state: &State) -> Result {
-        if self.events.iter().any(|e| e.is_enabled()) {
+        let mut g = state.event_mutex.lock();
+        if !self.events.iter().all(|e| e.removable(&g)) {
             return Err(code::EBUSY);
         }
-        while let Some(ev) = self.events.last_mut() {
-            let g = EventMutexGuard::lock(state);
-            ev.remove(&g)?;
-            drop(g);
+        while let Some(ev) = self.events.last() {
+            ev.remove(&mut g)?;
             let _ = crate::kvec::pop(&mut self.events);
         }
         Ok(())
+    }
+
+    /// Module exit: no event can exist (each pins the module). Should one
+    /// exist anyway, it is leaked rather than freed under the core's feet.
+    pub(crate) fn leak_events(&mut self) {
+        if !self.events.is_empty() {
+            pr_err!("unload with {} events still defined\n", self.events.len());
+            core::mem::forget(core::mem::replace(&mut self.events, KVec::new()));
+        }
+    }
+
+    /// A module goes: forget its cached split BTF (a later module of that
+    /// name may be a different build).
+    pub(crate) fn module_going(&mut self, name: &[u8]) {
+        if let Some(i) = self.module_btf.iter().position(|(n, _)| n[..] == *name) {
+            let _ = crate::kvec::remove(&mut self.module_btf, i);
+        }
     }
 }
 
@@ -258,17 +276,24 @@ impl Rfprobe {
             Err(f.errno)
         };
 
-        // Same GRP/EVENT as one of ours: append (multi-probe) after the C checks.
+        // Same GRP/EVENT as one of ours: append (multi-probe) after the C
+        // checks; else the name must be free (checked again, race-free, when
+        // the event is added).
+        let state = self.state();
         let existing = events
             .iter()
             .position(|e| e.group() == def.group() && e.name() == def.event());
-        if let Some(i) = existing {
-            if let Err(f) = multi::check_append(def, line, events[i].probes.iter().map(|p| p.def()))
-            {
-                return fail(errlog, f);
+        {
+            let g = state.event_mutex.lock();
+            if let Some(i) = existing {
+                if let Err(f) = multi::check_append(def, line, events[i].defs(&g)) {
+                    drop(g);
+                    return fail(errlog, f);
+                }
+            } else if name_taken(&g, def.group(), def.event()) {
+                drop(g);
+                return fail(errlog, event_exists_failure(def, line));
             }
-        } else if name_taken(def.group(), def.event()) {
-            return fail(errlog, event_exists_failure(def, line));
         }
 
         // Registration-time checks (C fails here after creating the event).
@@ -301,29 +326,27 @@ impl Rfprobe {
             }
         };
 
-        let state = self.state();
         if let Some(i) = existing {
-            let g = EventMutexGuard::lock(state);
-            return events[i].append(probe, &g).map_err(|e| e.to_errno());
+            let mut g = state.event_mutex.lock();
+            return events[i].append(probe, &mut g).map_err(|e| e.to_errno());
         }
-        let mut ev = Event::new(state, def, probe).map_err(|e| e.to_errno())?;
+        let ev = Event::new(state, def, probe).map_err(|e| e.to_errno())?;
         events
             .reserve(1, GFP_KERNEL)
             .map_err(|_| code::ENOMEM.to_errno())?;
         {
-            let g = EventMutexGuard::lock(state);
-            if let Err(e) = ev.add(&g) {
-                let errno = e.to_errno();
+            let mut g = state.event_mutex.lock();
+            if let Err(e) = ev.add(&mut g) {
                 drop(g);
-                if errno == code::EEXIST.to_errno() {
+                if e == code::EEXIST {
                     return fail(errlog, event_exists_failure(def, line));
                 }
-                return Err(errno);
+                return Err(e.to_errno());
             }
         }
-        events
-            .push(ev, GFP_KERNEL)
-            .map_err(|_| code::ENOMEM.to_errno())
+        // Cannot fail: reserved above.
+        let _ = events.push(ev, GFP_KERNEL);
+        Ok(())
     }
 
     /// For an `f` probe on a function vmlinux BTF does not describe, the
@@ -383,26 +406,25 @@ impl Rfprobe {
 
     /// `-:[GRP/][EVENT] [SYM [ARGS]]`.
     fn remove(&self, inner: &mut Inner, spec: &RemoveSpec<'_>) -> Result {
-        let state = self.state();
+        let mut g = self.state().event_mutex.lock();
         let events = &mut inner.events;
         let mut matched = false;
         let mut i = 0;
         while i < events.len() {
+            let ev = &events[i];
             let mut j = 0;
             let mut gone = false;
-            while j < events[i].probes.len() {
-                if !events[i].probes[j].def().matches(spec) {
+            while let Some(def) = ev.inner.get(&g).probes.get(j).map(|(p, _)| p.def()) {
+                if !def.matches(spec) {
                     j += 1;
                     continue;
                 }
                 matched = true;
-                let g = EventMutexGuard::lock(state);
-                if events[i].probes.len() > 1 {
-                    events[i].remove_probe(j, &g)?;
+                if ev.inner.get(&g).probes.len() > 1 {
+                    ev.remove_probe(j, &mut g)?;
                     continue;
                 }
-                events[i].remove(&g)?;
-                drop(g);
+                ev.remove(&mut g)?;
                 let _ = crate::kvec::remove(events, i);
                 gone = true;
                 break;
@@ -431,9 +453,10 @@ impl Rfprobe {
     /// `dynamic_events` contents.
     pub(crate) fn show_events(&self, w: &mut impl ByteWrite) {
         let inner = self.inner.lock();
+        let g = self.state().event_mutex.lock();
         for ev in inner.events.iter() {
-            for p in ev.probes.iter() {
-                let _ = p.def().write_show(w);
+            for def in ev.defs(&g) {
+                let _ = def.write_show(w);
             }
         }
     }
@@ -450,8 +473,9 @@ impl Rfprobe {
     /// `kprobe_profile`.
     pub(crate) fn show_profile(&self, w: &mut impl ByteWrite) {
         let inner = self.inner.lock();
+        let g = self.state().event_mutex.lock();
         for ev in inner.events.iter() {
-            let (hits, misses) = ev.stats();
+            let (hits, misses) = ev.stats(&g);
             let mut line = [0u8; 128];
             let mut cur = Cursor {
                 buf: &mut line,
@@ -504,52 +528,45 @@ impl Rfprobe {
         } else if let Some(i) = inner.tp_modules.iter().position(|&m| m == key) {
             let _ = crate::kvec::remove(&mut inner.tp_modules, i);
         }
-        let state = self.state();
-        for ev in inner.events.iter_mut() {
-            if !ev.primary().is_tracepoint() {
-                continue;
+        // Every `t` probe of every event on a tracepoint of this module
+        // (a multi-probe event can span vmlinux and several modules).
+        let mut g = self.state().event_mutex.lock();
+        for ev in inner.events.iter() {
+            let mut j = 0;
+            while let Some(name) = ev
+                .inner
+                .get(&g)
+                .probes
+                .get(j)
+                .and_then(|(p, _)| p.tracepoint_name())
+                .map(cstring)
+            {
+                j += 1;
+                let Ok(name) = name else { continue };
+                // SAFETY: `tpm` is live during the notification.
+                let tp = unsafe { bindings::rfprobe_tp_module_find(tpm, name.as_ptr().cast()) };
+                if !tp.is_null() {
+                    ev.tracepoint_event(&name[..name.len() - 1], tp, coming, &mut g);
+                }
             }
-            let Ok(name) = cstring(ev.primary().symbol()) else {
-                continue;
-            };
-            // SAFETY: `tpm` is live during the notification.
-            let tp = unsafe { bindings::rfprobe_tp_module_find(tpm, name.as_ptr().cast()) };
-            if tp.is_null() {
-                continue;
-            }
-            let g = EventMutexGuard::lock(state);
-            ev.tracepoint_event(&name[..name.len() - 1], tp, coming);
-            drop(g);
         }
     }
 }
 
 /// Is GRP/EVENT used by any event of the system (static events, kprobes,
-/// the in-kernel fprobe events, ...)? Uses the exported
-/// `trace_get_event_file()`, which takes `event_mutex` itself.
-fn name_taken(group: &[u8], event: &[u8]) -> bool {
-    let (Ok(g), Ok(e)) = (cstring(group), cstring(event)) else {
+/// the in-kernel fprobe events, ours, ...)?
+fn name_taken(g: &crate::sync::EventMutexGuard<'_>, group: &[u8], event: &[u8]) -> bool {
+    let (Ok(gr), Ok(ev)) = (cstring(group), cstring(event)) else {
         return false;
     };
-    // SAFETY: NUL-terminated strings; NULL instance = the top trace array.
-    let f = unsafe {
-        bindings::trace_get_event_file(
-            core::ptr::null(),
-            g.as_ptr().cast::<c_char>(),
-            e.as_ptr().cast::<c_char>(),
+    // SAFETY: `cstring` NUL-terminates.
+    let (gr, ev) = unsafe {
+        (
+            kernel::str::CStr::from_bytes_with_nul_unchecked(&gr),
+            kernel::str::CStr::from_bytes_with_nul_unchecked(&ev),
         )
     };
-    // SAFETY: Pointer classification only.
-    if unsafe { bindings::rfprobe_is_err_or_null(f.cast()) } {
-        // -EINVAL: no such event; -EBUSY: exists but its ref is busy;
-        // -ENOMEM etc.: treat as taken only for EBUSY/ENODEV.
-        // SAFETY: As above.
-        let e = unsafe { bindings::rfprobe_ptr_err(f.cast()) };
-        return e == code::EBUSY.to_errno() as isize || e == code::ENODEV.to_errno() as isize;
-    }
-    // SAFETY: A successful lookup holds references that must be dropped.
-    unsafe { bindings::trace_put_event_file(f) };
-    true
+    g.event_name_taken(gr, ev)
 }
 
 /// `core::fmt::Write` into a fixed buffer (truncates).

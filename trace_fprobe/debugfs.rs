@@ -14,6 +14,7 @@ use kernel::error::{code, Error, Result};
 use kernel::ffi::{c_char, c_int, c_void};
 use kernel::prelude::*;
 use kernel::str::CStr;
+use kernel::uaccess::UserSlice;
 
 /// The module state, published for the file callbacks (the files pin the
 /// module while open, and are removed before the state is dropped).
@@ -228,13 +229,9 @@ unsafe extern "C" fn write_dynamic_events(
     let Ok(mut buf) = KVVec::<u8>::from_elem(0, count, GFP_KERNEL) else {
         return code::ENOMEM.to_errno() as isize;
     };
-    // SAFETY: `ubuf` is a user pointer to `count` bytes (VFS contract);
-    // `copy_from_user` checks the range and returns uncopied bytes.
-    let left = unsafe {
-        bindings::rfprobe_copy_from_user(buf.as_mut_ptr().cast(), ubuf.cast(), count as _)
-    };
-    if left != 0 {
-        return code::EFAULT.to_errno() as isize;
+    // `ubuf` is a user pointer to `count` bytes (VFS contract).
+    if let Err(e) = UserSlice::new(ubuf as usize, count).reader().read_slice(&mut buf) {
+        return e.to_errno() as isize;
     }
     match rf.write_commands(&buf) {
         Ok(_) => count as isize,

@@ -5,24 +5,24 @@
 //!
 //! Rules (see Documentation/design.rst): no allocation, no sleeping, no locks
 //! beyond what the ring buffer takes, memory read only through
-//! `copy_from_{kernel,user}_nofault`, usable in NMI. Recursion is excluded by
-//! fprobe itself (ftrace recursion protection per context); the per-CPU
-//! scratch buffers are indexed by context level (task, softirq, hardirq, NMI),
-//! so an interrupting probe never shares a buffer with the one it interrupted.
+//! `copy_from_{kernel,user}_nofault`, usable in NMI. ftrace's recursion
+//! protection (taken by fprobe, by our `ftrace_ops` callback and by our
+//! tracepoint probe) stops a run from re-entering itself, except once per
+//! context level (its "transition" bit). Fixed-size records are written
+//! straight into the ring buffer and need nothing else; records with strings
+//! are built in per-CPU scratch, one buffer per context level with an in-use
+//! flag: a nested run that finds it taken counts a miss instead of
+//! overwriting the record being built (see `percpu::Scratch::claim`).
 
 use crate::bindings;
-use crate::event::Probe;
+use crate::percpu::SCRATCH_SIZE;
+use crate::probe::Probe;
 use crate::trace_probe::fetch::{Insn, Program, TASK_COMM_LEN};
 use crate::trace_probe::interp::{self, Fault, Machine};
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicU64, Ordering};
 use kernel::ffi::{c_int, c_ulong};
 
-/// Bytes of scratch per context level per CPU: the largest record rfprobe
-/// writes (strings beyond it are truncated, never dropped).
-pub(crate) const SCRATCH_SIZE: usize = 8192;
-/// Context levels: task, softirq, hardirq, NMI.
-pub(crate) const NR_CONTEXTS: usize = 4;
 /// The largest record a default 4 KiB ring-buffer sub-buffer takes
 /// (`BUF_MAX_DATA_SIZE` = 4096 - 16 page header - 8 = 4072, minus the 8-byte
 /// event header of large events). Bigger records are tried as they are (in
@@ -31,54 +31,6 @@ pub(crate) const NR_CONTEXTS: usize = 4;
 /// 6.12.117 a larger `buffer_subbuf_size_kb` does not raise the limit:
 /// `max_data_size` is not updated.)
 const SAFE_RECORD_SIZE: usize = 4064;
-
-/// Per-CPU scratch area (allocated with `__alloc_percpu`).
-pub(crate) struct Scratch(*mut c_void);
-
-// SAFETY: The per-CPU area is only accessed through `this_cpu_ptr` by the
-// CPU that owns the slice, in the context level it belongs to.
-unsafe impl Send for Scratch {}
-// SAFETY: As above.
-unsafe impl Sync for Scratch {}
-
-impl Scratch {
-    pub(crate) fn new() -> kernel::error::Result<Self> {
-        // SAFETY: Plain allocation; returns NULL on failure.
-        let p = unsafe { bindings::rfprobe_alloc_percpu(SCRATCH_SIZE * NR_CONTEXTS, 8) };
-        if p.is_null() {
-            return Err(kernel::error::code::ENOMEM);
-        }
-        Ok(Scratch(p))
-    }
-
-    /// This CPU's buffer for the current context level.
-    ///
-    /// # Safety
-    ///
-    /// Preemption must be disabled (true in ftrace callbacks) and the buffer
-    /// must not be in use by another activation in the same context level
-    /// on this CPU (guaranteed by fprobe's recursion protection).
-    // The buffer is per-CPU memory, not owned through `&self`.
-    #[allow(clippy::mut_from_ref)]
-    unsafe fn this_cpu(&self) -> &mut [u8] {
-        // SAFETY: Caller guarantees preemption is off; the pointer is the
-        // per-CPU area allocated in `new` (NR_CONTEXTS slices; the context
-        // level is at most 3).
-        let p =
-            unsafe { bindings::rfprobe_this_cpu_ctx_ptr(self.0, SCRATCH_SIZE as _) }.cast::<u8>();
-        // SAFETY: `p` is this CPU's slice for the current context level,
-        // exclusively ours (see above).
-        unsafe { core::slice::from_raw_parts_mut(p, SCRATCH_SIZE) }
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        // SAFETY: Allocated by `__alloc_percpu`, freed once; no handler can
-        // run any more (all fprobes are unregistered before the state drops).
-        unsafe { bindings::rfprobe_free_percpu(self.0) };
-    }
-}
 
 /// Result of a `copy_from_*_nofault()` call.
 #[inline(always)]
@@ -391,8 +343,13 @@ unsafe fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     let bodies = probe.def();
     let m = hit.machine();
     let hdr = prog.header_size() as usize;
-    // SAFETY: Handler context, see `Scratch::this_cpu`.
-    let scratch = unsafe { probe.event().state().scratch.this_cpu() };
+    // SAFETY: Handler context: preemption is off.
+    let Some(mut claimed) = (unsafe { probe.event().state().scratch.claim() }) else {
+        // A run this one interrupted or nested into is building its record.
+        probe.count_miss();
+        return;
+    };
+    let scratch = claimed.buf();
     let cap = prog.max_record_size().min(SCRATCH_SIZE);
     let Some(buf) = scratch.get_mut(..cap) else {
         return;
@@ -519,34 +476,6 @@ unsafe fn trace_hit_slow<const EXIT: bool, const FULL_REGS: bool>(
     }
 }
 
-/// fprobe entry handler of entry probes (and tracepoint probes).
-///
-/// # Safety
-///
-/// Kernel callback: called only by the kernel, with the arguments its
-/// callback type documents (valid pointers, our own registered objects).
-pub(crate) unsafe extern "C" fn fentry_handler(
-    fp: *mut bindings::fprobe,
-    entry_ip: c_ulong,
-    _ret_ip: c_ulong,
-    regs: *mut bindings::pt_regs,
-    _entry_data: *mut c_void,
-) -> c_int {
-    // SAFETY: `fp` is the first field of a live `Probe` (repr(C)); fprobe
-    // only calls registered probes, and probes are freed after unregistering.
-    let probe = unsafe { Probe::from_fprobe(fp) };
-    let hit = Hit::<false, true> {
-        probe,
-        regs,
-        edata: core::ptr::null(),
-        ip: entry_ip as u64,
-        ret_ip: 0,
-    };
-    // SAFETY: Handler context.
-    unsafe { trace_hit(hit) };
-    0
-}
-
 /// fprobe entry handler of exit probes that use entry arguments: stores them.
 ///
 /// # Safety
@@ -560,7 +489,8 @@ pub(crate) unsafe extern "C" fn fexit_entry_handler(
     regs: *mut bindings::pt_regs,
     entry_data: *mut c_void,
 ) -> c_int {
-    // SAFETY: See `fentry_handler`.
+    // SAFETY: `fp` is the first field of a live `Probe` (repr(C)); fprobe
+    // only calls registered probes, and probes are freed after unregistering.
     let probe = unsafe { Probe::from_fprobe(fp) };
     let size = probe.entry_prog.data_size();
     if entry_data.is_null() || size == 0 {
@@ -588,7 +518,8 @@ pub(crate) unsafe extern "C" fn fexit_handler(
     regs: *mut bindings::pt_regs,
     entry_data: *mut c_void,
 ) {
-    // SAFETY: See `fentry_handler`.
+    // SAFETY: `fp` is the first field of a live `Probe` (repr(C)); fprobe
+    // only calls registered probes, and probes are freed after unregistering.
     let probe = unsafe { Probe::from_fprobe(fp) };
     let hit = Hit::<true, true> {
         probe,
@@ -602,22 +533,24 @@ pub(crate) unsafe extern "C" fn fexit_handler(
     unsafe { trace_hit(hit) };
 }
 
-/// Callback of entry probes attached with a private `ftrace_ops`
-/// (`rfprobe_ops_func` in rust/rfprobe_helpers.c calls it with ftrace's
-/// recursion lock held, preemption disabled).
+/// Callback of entry probes (attached with a private `ftrace_ops`) and of
+/// tracepoint probes: `rfprobe_ops_func` and `rfprobe_tp_probe` in
+/// rust/rfprobe_helpers.c call it with ftrace's recursion lock held and
+/// preemption disabled.
 ///
 /// # Safety
 ///
-/// `data` is the registered `Probe`; `regs` is ftrace's partial register
-/// set (argument registers, stack and instruction pointers valid).
+/// `data` is the attached `Probe`; `regs` is a partial register set
+/// (argument registers, stack and instruction pointers valid).
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rfprobe_ops_entry(
     data: *mut c_void,
     ip: c_ulong,
     regs: *mut bindings::pt_regs,
 ) {
-    // SAFETY: `data` is the `Probe` passed to `rfprobe_ops_new`, alive until
-    // its ops is unregistered (which waits for running callbacks).
+    // SAFETY: `data` is the `Probe` passed to `rfprobe_ops_new` or
+    // `rfprobe_tp_new`, alive until detached (which waits for running
+    // callbacks).
     let probe = unsafe { &*data.cast::<Probe>() };
     let hit = Hit::<false, false> {
         probe,

@@ -15,7 +15,6 @@
 
 use crate::bindings;
 use crate::event::cstring;
-use kernel::c_str;
 use kernel::error::{code, Result};
 use kernel::ffi::c_char;
 use kernel::prelude::*;
@@ -48,15 +47,23 @@ fn kprobe_resolve(cname: &[u8], offset: u32) -> Option<(i32, u64)> {
     Some((ret, kp.addr as usize as u64))
 }
 
-/// Resolves `name` like `kallsyms_lookup_name()`.
+/// Resolves `name` like `kallsyms_lookup_name()`: the start address of
+/// the first symbol of that name.
 ///
-/// A text symbol is asked for at `name+1`: that is inside its first
-/// instruction (`endbr64` or the 4-byte NOP objtool seals it to), so
+/// The name is asked for at `name+1`. For a function that is inside its
+/// first instruction (`endbr64`, or the 5-byte `__fentry__` call site), so
 /// `register_kprobe()` resolves the address and then fails with `-EILSEQ`
-/// without registering anything (registering and unregistering would cost an
-/// RCU grace period per lookup). `-EINVAL` at `name+1` means "not text": the
-/// symbol is resolved again at offset 0 (exact even for 1-byte objects),
-/// which also fails before registration.
+/// without registering anything. `-EINVAL` at `name+1` means data (or text
+/// kprobes refuse, such as blacklisted functions): the name is resolved
+/// again at offset 0, which fails before registration too, and the start
+/// is recovered from `sprint_symbol()`'s offset (on IBT kernels kprobes move
+/// an offset-0 address of a function past its `endbr64`).
+///
+/// The one case the kprobe API leaves open: a function that is neither
+/// traceable nor an indirect-branch target and starts with a 1-byte
+/// instruction. `name+1` is then a valid probe point and a *disabled*
+/// kprobe is registered and at once unregistered (never armed, no text is
+/// changed). Only `@SYM` arguments can name such a function.
 pub(crate) fn lookup(name: &[u8]) -> Option<SymInfo> {
     let cname = cstring(name).ok()?;
     let (ret, addr) = kprobe_resolve(&cname, 1)?;
@@ -64,8 +71,7 @@ pub(crate) fn lookup(name: &[u8]) -> Option<SymInfo> {
         return None;
     }
     if ret != code::EINVAL.to_errno() {
-        // -EILSEQ (or 0 for a function starting with a 1-byte instruction):
-        // text, at `addr - 1`.
+        // -EILSEQ (or 0, see above): text, at `addr - 1`.
         return Some(SymInfo {
             addr: addr - 1,
             text: true,
@@ -75,16 +81,30 @@ pub(crate) fn lookup(name: &[u8]) -> Option<SymInfo> {
     if addr == 0 {
         return None;
     }
-    if ret == 0 {
-        // A kprobe-able text address after all: kprobes moved it past
-        // `endbr64`; recover the start from sprint_symbol's offset.
-        let off = symbol_offset(addr).unwrap_or(0);
-        return Some(SymInfo {
-            addr: addr.wrapping_sub(off),
-            text: true,
-        });
+    let off = symbol_offset(addr).unwrap_or(0);
+    Some(SymInfo {
+        addr: addr.wrapping_sub(off),
+        text: ret == 0,
+    })
+}
+
+/// Is `addr` exactly the start of a symbol `name` of at least `min_size`
+/// bytes (`sprint_symbol()` prints `name+0x0/0xSIZE`)?
+fn is_symbol_start(addr: u64, name: &[u8], min_size: u64) -> bool {
+    let mut buf = [0u8; 600];
+    let n = crate::event::sprint_symbol(addr, &mut buf);
+    let s = &buf[..n];
+    let Some(rest) = s.strip_prefix(name) else {
+        return false;
+    };
+    let Some(size) = rest.strip_prefix(b"+0x0/0x") else {
+        return false;
+    };
+    let mut v = 0u64;
+    for &c in size.iter().take_while(|c| c.is_ascii_hexdigit()) {
+        v = v.saturating_mul(16) + (c as char).to_digit(16).unwrap_or(0) as u64;
     }
-    Some(SymInfo { addr, text: false })
+    v >= min_size
 }
 
 /// `+0xOFF` of `sprint_symbol(addr)` (`name+0xoff/0xsize [mod]`).
@@ -103,12 +123,9 @@ fn symbol_offset(addr: u64) -> Option<u64> {
     Some(v)
 }
 
-/// The module defining function `name` (`None` for vmlinux or unknown).
+/// The module defining symbol `name` (`None` for vmlinux or unknown).
 pub(crate) fn module_of(name: &[u8]) -> Option<KVec<u8>> {
     let sym = lookup(name)?;
-    if !sym.text {
-        return None;
-    }
     let mut buf = [0u8; 600];
     let n = crate::event::sprint_symbol(sym.addr, &mut buf);
     let s = &buf[..n];
@@ -120,14 +137,11 @@ pub(crate) fn module_of(name: &[u8]) -> Option<KVec<u8>> {
     Some(v)
 }
 
-/// The tracing core's `event_mutex` (not exported, required held by
-/// `trace_add_event_call`/`trace_remove_event_call`).
-///
-/// Sanity checks before trusting it: the lookup mechanism must return the
-/// linked address of an exported data symbol (`tracepoint_srcu`), the
-/// symbol must be data, and the memory must look like an idle `struct mutex`
-/// (with lockdep: its lock class must be named `event_mutex`).
-pub(crate) fn find_event_mutex() -> Result<*mut bindings::mutex> {
+/// A data symbol of the tracing core, checked before it is trusted: the
+/// lookup must give the linked address of an exported variable
+/// (`tracepoint_srcu`), and `name` must be data starting exactly at the
+/// address with room for `size` bytes. Its address is never printed.
+fn find_core_data(name: &[u8], size: usize) -> Result<u64> {
     // Only the address of the exported variable is taken (no access).
     let linked = core::ptr::addr_of!(bindings::tracepoint_srcu) as usize as u64;
     match lookup(b"tracepoint_srcu") {
@@ -137,16 +151,28 @@ pub(crate) fn find_event_mutex() -> Result<*mut bindings::mutex> {
             return Err(code::ENOENT);
         }
     }
-    let Some(m) = lookup(b"event_mutex").filter(|s| !s.text && s.addr != 0) else {
-        pr_err!("event_mutex not found\n");
-        return Err(code::ENOENT);
-    };
-    let p = m.addr as usize as *mut bindings::mutex;
-    // SAFETY: The helper only reads the candidate with nofault copies.
-    if !unsafe { bindings::rfprobe_mutex_plausible(p, c_str!("event_mutex").as_char_ptr().cast()) }
-    {
-        pr_err!("event_mutex at {:#x} does not look like a mutex\n", m.addr);
-        return Err(code::ENOENT);
+    match lookup(name) {
+        Some(s) if !s.text && s.addr != 0 && is_symbol_start(s.addr, name, size as u64) => Ok(s.addr),
+        _ => Err(code::ENOENT),
     }
-    Ok(p)
+}
+
+/// The tracing core's `event_mutex` (not exported; `trace_add_event_call`
+/// and `trace_remove_event_call` must be called with it held).
+pub(crate) fn find_event_mutex() -> Result<*mut bindings::mutex> {
+    let size = core::mem::size_of::<bindings::mutex>();
+    let addr = find_core_data(b"event_mutex", size).inspect_err(|_| {
+        pr_err!("event_mutex not found\n");
+    })?;
+    Ok(addr as usize as *mut bindings::mutex)
+}
+
+/// The tracing core's list of every event (`ftrace_events`, not exported):
+/// read under `event_mutex` to check GRP/EVENT uniqueness as C does.
+pub(crate) fn find_ftrace_events() -> Result<*mut bindings::list_head> {
+    let size = core::mem::size_of::<bindings::list_head>();
+    let addr = find_core_data(b"ftrace_events", size).inspect_err(|_| {
+        pr_err!("ftrace_events not found\n");
+    })?;
+    Ok(addr as usize as *mut bindings::list_head)
 }

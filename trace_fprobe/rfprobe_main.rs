@@ -12,6 +12,7 @@
 //! touches kernel APIs.
 
 use kernel::c_str;
+use kernel::error::code;
 use kernel::prelude::*;
 
 // Generated code: all rustc lints off (it trips several, e.g. unnecessary
@@ -40,12 +41,17 @@ mod event;
 mod handler;
 mod kallsyms;
 mod kvec;
+mod percpu;
+mod probe;
+mod sync;
 
 use control::{Inner, Rfprobe};
+use core::ptr::NonNull;
 use core::sync::atomic::Ordering;
 use event::State;
-use kernel::error::Error;
+use kernel::error::to_result;
 use kernel::sync::new_mutex;
+use kernel::types::Opaque;
 use trace_probe::DentryOffsets;
 
 module! {
@@ -59,25 +65,78 @@ module! {
 struct RfProbeModule {
     rf: Pin<KBox<Rfprobe>>,
     dir: Option<debugfs::Dir>,
-    /// Tracepoint module notifier (pending `t` probes), when registered.
-    tp_nb: Option<KBox<NotifierBlock>>,
+    /// Tracepoint module notifier (module `t` probes), when registered.
+    tp_nb: Option<Notifier>,
+    /// Module notifier (split-BTF cache), when registered.
+    mod_nb: Option<Notifier>,
 }
 
-/// A `notifier_block` owned by the module.
-struct NotifierBlock(bindings::notifier_block);
+/// A registered `notifier_block` of one of two chains; unregistered on drop.
+struct Notifier {
+    nb: Pin<KBox<Opaque<bindings::notifier_block>>>,
+    tracepoint_chain: bool,
+}
 
 // SAFETY: The block is only handed to the notifier API, which serialises
-// access; Rust never touches it concurrently.
-unsafe impl Send for NotifierBlock {}
+// access to it; Rust never reads it.
+unsafe impl Send for Notifier {}
 // SAFETY: As above.
-unsafe impl Sync for NotifierBlock {}
+unsafe impl Sync for Notifier {}
+
+impl Notifier {
+    fn register(
+        call: unsafe extern "C" fn(
+            *mut bindings::notifier_block,
+            kernel::ffi::c_ulong,
+            *mut core::ffi::c_void,
+        ) -> kernel::ffi::c_int,
+        tracepoint_chain: bool,
+    ) -> Result<Self> {
+        // SAFETY: All-zero is a valid, unregistered notifier block.
+        let nb = KBox::pin(Opaque::new(unsafe { core::mem::zeroed() }), GFP_KERNEL)?;
+        let p: *mut bindings::notifier_block = nb.get();
+        // SAFETY: Not registered yet; the block is pinned in the heap until
+        // unregistered in `drop`.
+        unsafe {
+            (*p).notifier_call = Some(call);
+            to_result(if tracepoint_chain {
+                // Replays MODULE_STATE_COMING for loaded modules.
+                bindings::register_tracepoint_module_notifier(p)
+            } else {
+                bindings::register_module_notifier(p)
+            })?;
+        }
+        Ok(Notifier {
+            nb,
+            tracepoint_chain,
+        })
+    }
+}
+
+impl Drop for Notifier {
+    fn drop(&mut self) {
+        let p = self.nb.get();
+        // SAFETY: Registered in `register`; unregistering waits for running
+        // callbacks (the tracepoint chain replays GOING, taking our mutex,
+        // which is not held here).
+        unsafe {
+            if self.tracepoint_chain {
+                bindings::unregister_tracepoint_module_notifier(p);
+            } else {
+                bindings::unregister_module_notifier(p);
+            }
+        }
+    }
+}
+
+const NOTIFY_OK: kernel::ffi::c_int = 0x0001;
 
 /// Tracepoint module notifier callback.
 ///
 /// # Safety
 ///
 /// Kernel callback: called only by the kernel, with the arguments its
-/// callback type documents (valid pointers, our own registered objects).
+/// callback type documents (`data` a live `tp_module`).
 unsafe extern "C" fn tp_module_notify(
     _nb: *mut bindings::notifier_block,
     val: kernel::ffi::c_ulong,
@@ -93,33 +152,64 @@ unsafe extern "C" fn tp_module_notify(
             rf.tp_module_event(data.cast(), coming);
         }
     }
-    0x0001 // NOTIFY_OK
+    NOTIFY_OK
+}
+
+/// Module notifier callback: a module goes.
+///
+/// # Safety
+///
+/// Kernel callback: called only by the kernel, with the arguments its
+/// callback type documents (`data` a live `struct module`).
+unsafe extern "C" fn module_notify(
+    _nb: *mut bindings::notifier_block,
+    val: kernel::ffi::c_ulong,
+    data: *mut core::ffi::c_void,
+) -> kernel::ffi::c_int {
+    if val as u32 != bindings::module_state_MODULE_STATE_GOING {
+        return NOTIFY_OK;
+    }
+    let p = debugfs::STATE.load(Ordering::Acquire);
+    // SAFETY: As in `tp_module_notify`.
+    if let Some(rf) = unsafe { p.as_ref() } {
+        // SAFETY: `data` is the going module, live during the notification;
+        // its name is NUL-terminated.
+        let name = unsafe { kernel::str::CStr::from_char_ptr(bindings::rfprobe_module_name(data.cast())) };
+        rf.inner.lock().module_going(name.as_bytes());
+    }
+    NOTIFY_OK
 }
 
 impl kernel::Module for RfProbeModule {
-    fn init(module: &'static ThisModule) -> Result<Self> {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
         // SAFETY: Plain call; only WARNs if the module parameter
         // `selftest_warn` was set (VM runner self-test).
         unsafe { bindings::rfprobe_selftest_warn() };
 
-        let event_mutex = kallsyms::find_event_mutex().inspect_err(|_| {
-            pr_err!("cannot find the tracing core's event_mutex; refusing to load\n");
-        })?;
+        let mutex = kallsyms::find_event_mutex()?;
+        let events = kallsyms::find_ftrace_events()?;
         let vmlinux = btf::BtfData::load_vmlinux().inspect_err(|e| {
             pr_err!("cannot load /sys/kernel/btf/vmlinux: {:?}\n", e);
         })?;
         let (blob, index) = vmlinux.sizes();
-        let dentry = vmlinux
-            .view()
-            .ok()
-            .and_then(|b| DentryOffsets::from_btf(&env::KernelBtf(b)))
-            .unwrap_or(DentryOffsets::X86_64_6_12);
+        // The kernel's own layout (C `offsetof`), not BTF or a table.
+        let dentry = DentryOffsets {
+            // SAFETY: Plain calls returning constants.
+            d_name_name: unsafe { bindings::rfprobe_offsetof_dentry_d_name_name() } as u64,
+            // SAFETY: As above.
+            f_path_dentry: unsafe { bindings::rfprobe_offsetof_file_f_path_dentry() } as u64,
+        };
         handler::init_task_size();
         let state = KBox::new(
             State {
-                scratch: handler::Scratch::new()?,
-                event_mutex,
-                module: module.as_ptr().cast(),
+                scratch: percpu::Scratch::new()?,
+                // SAFETY: Found and checked by `kallsyms`; kernel globals.
+                event_mutex: unsafe {
+                    sync::EventMutex::new(
+                        NonNull::new(mutex).ok_or(code::ENOENT)?,
+                        NonNull::new(events).ok_or(code::ENOENT)?,
+                    )
+                },
             },
             GFP_KERNEL,
         )?;
@@ -138,18 +228,12 @@ impl kernel::Module for RfProbeModule {
             rf,
             dir: None,
             tp_nb: None,
+            mod_nb: None,
         };
-        // SAFETY: All-zero is a valid, unregistered notifier block.
-        let mut nb = KBox::new(NotifierBlock(unsafe { core::mem::zeroed() }), GFP_KERNEL)?;
-        nb.0.notifier_call = Some(tp_module_notify);
-        // SAFETY: `nb` lives in the heap until unregistered in `drop`; the
-        // callback replays MODULE_STATE_COMING for loaded modules.
-        let ret = unsafe { bindings::register_tracepoint_module_notifier(&mut nb.0) };
-        if ret < 0 {
-            debugfs::STATE.store(core::ptr::null_mut(), Ordering::Release);
-            return Err(Error::from_errno(ret));
-        }
-        me.tp_nb = Some(nb);
+        // On failure from here, `me` drops: notifiers unregister, STATE is
+        // cleared.
+        me.mod_nb = Some(Notifier::register(module_notify, false)?);
+        me.tp_nb = Some(Notifier::register(tp_module_notify, true)?);
         let dir = debugfs::Dir::create(c_str!("rfprobe"))?;
         dir.create_file(
             c_str!("dynamic_events"),
@@ -173,17 +257,13 @@ impl Drop for RfProbeModule {
     fn drop(&mut self) {
         // No new commands once the files are gone.
         self.dir = None;
-        if let Some(mut nb) = self.tp_nb.take() {
-            // SAFETY: Registered in `init`; replays GOING (takes our mutex,
-            // which is not held here).
-            unsafe { bindings::unregister_tracepoint_module_notifier(&mut nb.0) };
-        }
+        self.tp_nb = None;
+        self.mod_nb = None;
         debugfs::STATE.store(core::ptr::null_mut(), Ordering::Release);
-        // Enabled events pin the module, so none is enabled here.
-        if let Err(e) = self.rf.inner.lock().release_all(self.rf.state()) {
-            pr_err!("unload: removing events failed: {:?}\n", e);
-        }
-        event::release_stub_refs(&event::EventMutexGuard::lock(self.rf.state()));
+        // Every event pins the module from its creation to its removal, so
+        // none is left here; nothing in the core can reference one.
+        // (Unreachable; if it happened, leaking them is the only safe answer.)
+        self.rf.inner.lock().leak_events();
         pr_info!("unloaded\n");
     }
 }

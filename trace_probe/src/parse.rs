@@ -1386,6 +1386,10 @@ pub fn parse_definition<E: ProbeEnv + ?Sized>(
             }
             TracepointLookup::Missing => return Err(fail0(def, 1, ErrCode::NoTracepoint, 0)),
         }
+    } else if symbol.first() == Some(&b'!') {
+        // rfprobe-only check: `!foo` is an ftrace filter meaning "every
+        // function but foo"; C accepts it and attaches to every function.
+        return Err(fail0(def, 1, ErrCode::BadProbeAddr, 0));
     } else {
         Some(symbol)
     };

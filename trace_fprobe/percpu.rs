@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Per-CPU memory: hit/miss counters and the hot path's scratch buffers.
+//!
+//! The 6.12 `kernel` crate has no per-CPU abstraction; [`PerCpu`] owns one
+//! `__alloc_percpu()` area and frees it on drop. Handlers run with
+//! preemption disabled and only touch the current CPU's part.
+
+use crate::bindings;
+use core::ffi::c_void;
+use kernel::error::{code, Result};
+
+/// Context levels: task, softirq, hardirq, NMI (`interrupt_context_level()`).
+pub(crate) const NR_CONTEXTS: usize = 4;
+
+/// One `__alloc_percpu()` area of `size` bytes per CPU, zeroed.
+struct PerCpu(*mut c_void);
+
+// SAFETY: The area is only reached through per-CPU accessors; which CPU
+// touches which part is each user's contract.
+unsafe impl Send for PerCpu {}
+// SAFETY: As above.
+unsafe impl Sync for PerCpu {}
+
+impl PerCpu {
+    fn new(size: usize) -> Result<Self> {
+        // SAFETY: Plain allocation; NULL on failure.
+        let p = unsafe { bindings::rfprobe_alloc_percpu(size, 8) };
+        if p.is_null() {
+            return Err(code::ENOMEM);
+        }
+        Ok(PerCpu(p))
+    }
+
+    /// Calls `f` with each possible CPU's part.
+    fn for_each_cpu(&self, mut f: impl FnMut(*const u8)) {
+        // SAFETY: Reading a kernel constant.
+        let n = unsafe { bindings::rfprobe_nr_cpu_ids() };
+        for cpu in 0..n {
+            // SAFETY: Reading a kernel predicate.
+            if !unsafe { bindings::rfprobe_cpu_possible(cpu) } {
+                continue;
+            }
+            // SAFETY: `cpu` is possible, so its part exists.
+            f(unsafe { bindings::rfprobe_per_cpu_ptr(self.0, cpu as i32) }.cast::<u8>());
+        }
+    }
+}
+
+impl Drop for PerCpu {
+    fn drop(&mut self) {
+        // SAFETY: Allocated in `new`, freed once; the owner guarantees that
+        // no handler uses it any more.
+        unsafe { bindings::rfprobe_free_percpu(self.0) };
+    }
+}
+
+/// Per-CPU, per-context-level event counter (no atomics, no lost updates).
+pub(crate) struct Counter(PerCpu);
+
+impl Counter {
+    pub(crate) fn new() -> Result<Self> {
+        Ok(Counter(PerCpu::new(8 * NR_CONTEXTS)?))
+    }
+
+    /// Increments this CPU's counter: `this_cpu_inc()`, one `incq %gs:`
+    /// instruction, atomic with respect to interrupts and NMIs on the local
+    /// CPU (no lock prefix needed, no lost updates).
+    #[inline(always)]
+    pub(crate) fn inc(&self) {
+        // SAFETY: `self.0 .0` is a per-CPU pointer (a %gs-relative offset on
+        // x86_64, which the Kconfig requires) to at least 8 bytes.
+        unsafe {
+            core::arch::asm!(
+                "incq %gs:({0})",
+                in(reg) self.0 .0,
+                options(att_syntax, nostack)
+            )
+        };
+    }
+
+    /// Sum over every CPU (a racy but untorn read of each counter).
+    pub(crate) fn sum(&self) -> u64 {
+        let mut total = 0u64;
+        self.0.for_each_cpu(|p| {
+            for l in 0..NR_CONTEXTS {
+                // SAFETY: In bounds of the CPU's 8 * NR_CONTEXTS bytes; x86_64
+                // loads of aligned u64 are not torn.
+                let v = unsafe { core::ptr::read_volatile(p.cast::<u64>().add(l)) };
+                total = total.wrapping_add(v);
+            }
+        });
+        total
+    }
+}
+
+/// A slice per context level per CPU: the buffer and, in its last word, the
+/// in-use flag. Four slices make 32 KiB, the per-CPU allocator's limit
+/// (`PCPU_MIN_UNIT_SIZE`).
+const SCRATCH_STRIDE: usize = 8192;
+/// Bytes of scratch per context level per CPU: the largest record rfprobe
+/// builds (strings beyond it are truncated, never dropped).
+pub(crate) const SCRATCH_SIZE: usize = SCRATCH_STRIDE - 8;
+
+/// Per-CPU scratch buffers, one per context level, each with an in-use flag.
+pub(crate) struct Scratch(PerCpu);
+
+impl Scratch {
+    pub(crate) fn new() -> Result<Self> {
+        Ok(Scratch(PerCpu::new(SCRATCH_STRIDE * NR_CONTEXTS)?))
+    }
+
+    /// This CPU's buffer for the current context level, or `None` when a run
+    /// this one interrupted or nested into holds it (ftrace lets one nested
+    /// run through at the same level; an interrupt can run before
+    /// `preempt_count` shows its level). Released when the guard drops.
+    ///
+    /// # Safety
+    ///
+    /// Preemption disabled (true in ftrace callbacks) for the guard's life.
+    #[inline(always)]
+    pub(crate) unsafe fn claim(&self) -> Option<ScratchGuard<'_>> {
+        // SAFETY: The area holds NR_CONTEXTS slices of SCRATCH_STRIDE bytes
+        // per CPU; preemption is off (caller).
+        let p = unsafe { bindings::rfprobe_scratch_get(self.0 .0, SCRATCH_STRIDE as _) };
+        if p.is_null() {
+            return None;
+        }
+        Some(ScratchGuard {
+            p: p.cast(),
+            _scratch: core::marker::PhantomData,
+        })
+    }
+}
+
+/// A claimed scratch buffer (exclusively ours until dropped).
+pub(crate) struct ScratchGuard<'a> {
+    p: *mut u8,
+    _scratch: core::marker::PhantomData<&'a Scratch>,
+}
+
+impl ScratchGuard<'_> {
+    #[inline(always)]
+    pub(crate) fn buf(&mut self) -> &mut [u8] {
+        // SAFETY: `p` is this CPU's slice for this level, claimed by its
+        // in-use flag: no other run touches its first SCRATCH_SIZE bytes
+        // until `drop` clears the flag.
+        unsafe { core::slice::from_raw_parts_mut(self.p, SCRATCH_SIZE) }
+    }
+}
+
+impl Drop for ScratchGuard<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        // SAFETY: Claimed by `Scratch::claim`.
+        unsafe { bindings::rfprobe_scratch_put(self.p.cast(), SCRATCH_STRIDE as _) };
+    }
+}

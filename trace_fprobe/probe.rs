@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! One probe (one definition line) of an event, and how it attaches:
+//!
+//! * entry `f` probes: a private `ftrace_ops` without
+//!   `FTRACE_OPS_FL_SAVE_REGS` (ftrace saves the argument registers, stack
+//!   and instruction pointers, all an entry probe reads);
+//! * exit `f` probes: an `fprobe` with an exit handler (and an entry handler
+//!   that stores entry arguments);
+//! * `t` probes: rfprobe's own tracepoint probe (`rust/rfprobe_helpers.c`).
+//!
+//! A probe is shared with the handlers (`&Probe`) from the moment it is
+//! attached; what changes while it exists (attached or not, the tracepoint
+//! of a module that comes and goes, earlier miss counts) is [`ProbeState`],
+//! owned by the event under `event_mutex`.
+
+use crate::bindings;
+use crate::event::{cstring, Event};
+use crate::handler;
+use crate::percpu::Counter;
+use crate::trace_probe::fetch::{self, EntryProgram, Insn, Program};
+use crate::trace_probe::{DefHead, ProbeArg, ProbeDef, StoredDef};
+use kernel::error::{code, to_result, Result};
+use kernel::ffi::c_char;
+use kernel::prelude::*;
+use kernel::types::Opaque;
+
+/// One probe. `repr(C)` with the `fprobe` first: fprobe handlers get a
+/// pointer to it and recover the probe.
+#[repr(C)]
+pub(crate) struct Probe {
+    /// Exit probes only; the fprobe core writes to it while registered.
+    fp: Opaque<bindings::fprobe>,
+    /// The owning event (set before the probe is first attached; the event
+    /// outlives its probes).
+    event: *const Event,
+    /// The parsed definition in compact form (`StoredDef`).
+    head: DefHead,
+    args: KVec<ProbeArg>,
+    entry_slots: KVec<u16>,
+    text: KVec<u8>,
+    pub(crate) prog: Program,
+    pub(crate) insns: KVec<Insn>,
+    pub(crate) entry_prog: EntryProgram,
+    pub(crate) entry_insns: KVec<Insn>,
+    symbol: KVec<u8>,
+    /// Entry probes: their `ftrace_ops` (C-allocated, C-mutated).
+    ops: *mut bindings::rfprobe_ops,
+    /// Tracepoint probes: their tracepoint probe context (C-allocated).
+    tp: *mut bindings::rfprobe_tp,
+    hits: Counter,
+    misses: Counter,
+}
+
+// SAFETY: The C objects are only touched through their APIs (registration
+// under `event_mutex`, the kernel's own synchronisation otherwise); the
+// rest is immutable after construction or per-CPU.
+unsafe impl Send for Probe {}
+// SAFETY: As above.
+unsafe impl Sync for Probe {}
+
+/// What changes about a probe while it exists; owned by its event and
+/// only touched under `event_mutex`.
+pub(crate) struct ProbeState {
+    /// Tracepoint probes: the tracepoint (NULL while its module is not
+    /// loaded: the probe is pending, as in C).
+    tracepoint: *mut bindings::tracepoint,
+    attached: bool,
+    /// fprobe misses of earlier registrations.
+    old_nmissed: u64,
+}
+
+// SAFETY: The tracepoint pointer is only handed to the tracepoint API.
+unsafe impl Send for ProbeState {}
+
+impl Probe {
+    /// # Safety
+    ///
+    /// `fp` must be the `fp` field of a live `Probe`.
+    pub(crate) unsafe fn from_fprobe<'a>(fp: *mut bindings::fprobe) -> &'a Probe {
+        // SAFETY: `fp` is the first field of the repr(C) `Probe` (caller);
+        // `Opaque<T>` has `T`'s layout.
+        unsafe { &*fp.cast::<Probe>() }
+    }
+
+    /// The probe's definition (compact form).
+    #[inline(always)]
+    pub(crate) fn def(&self) -> StoredDef<'_> {
+        StoredDef {
+            head: self.head,
+            args: &self.args,
+            entry: &self.entry_slots,
+            text: &self.text,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn event(&self) -> &Event {
+        // SAFETY: Set before the probe is attached; the event owns the probe
+        // and is dropped after it.
+        unsafe { &*self.event }
+    }
+
+    #[inline(always)]
+    pub(crate) fn count_hit(&self) {
+        self.hits.inc();
+    }
+
+    #[inline(always)]
+    pub(crate) fn count_miss(&self) {
+        self.misses.inc();
+    }
+
+    /// Builds a probe from a parsed definition. `resolve` maps `@SYM` names
+    /// to addresses; `tracepoint` is the tracepoint of a `t` probe (NULL:
+    /// pending module tracepoint).
+    pub(crate) fn new(
+        def: &ProbeDef,
+        tracepoint: *mut bindings::tracepoint,
+        resolve: impl FnMut(&[u8]) -> Option<u64>,
+    ) -> Result<(KBox<Probe>, ProbeState)> {
+        let stored = def.stored();
+        let mut args = KVec::with_capacity(stored.args.len(), GFP_KERNEL)?;
+        args.extend_from_slice(stored.args, GFP_KERNEL)?;
+        let mut entry_slots = KVec::with_capacity(stored.entry.len(), GFP_KERNEL)?;
+        entry_slots.extend_from_slice(stored.entry, GFP_KERNEL)?;
+        let mut text = KVec::with_capacity(stored.text.len(), GFP_KERNEL)?;
+        text.extend_from_slice(stored.text, GFP_KERNEL)?;
+        let n = fetch::probe_insn_count(def);
+        let mut insns = KVec::with_capacity(n, GFP_KERNEL)?;
+        for _ in 0..n {
+            insns.push(Insn::Retval, GFP_KERNEL)?;
+        }
+        let prog = fetch::compile_probe(def, &mut insns, resolve).map_err(|_| code::EINVAL)?;
+        let entry = def.entry_args();
+        let mut entry_insns = KVec::with_capacity(usize::from(entry.len), GFP_KERNEL)?;
+        for _ in 0..entry.len {
+            entry_insns.push(Insn::Retval, GFP_KERNEL)?;
+        }
+        let entry_prog = fetch::compile_entry(entry, &mut entry_insns).map_err(|_| code::EINVAL)?;
+
+        let mut probe = KBox::new(
+            Probe {
+                // SAFETY: All-zero is a valid, unregistered `struct fprobe`.
+                fp: Opaque::new(unsafe { core::mem::zeroed() }),
+                event: core::ptr::null(),
+                symbol: cstring(def.symbol())?,
+                head: stored.head,
+                args,
+                entry_slots,
+                text,
+                prog,
+                insns,
+                entry_prog,
+                entry_insns,
+                ops: core::ptr::null_mut(),
+                tp: core::ptr::null_mut(),
+                hits: Counter::new()?,
+                misses: Counter::new()?,
+            },
+            GFP_KERNEL,
+        )?;
+        // The C objects point back at the probe: its box address is stable.
+        let me = (&*probe as *const Probe).cast_mut().cast();
+        if def.is_tracepoint() {
+            // SAFETY: Plain allocation.
+            probe.tp = unsafe { bindings::rfprobe_tp_new(me) };
+            if probe.tp.is_null() {
+                return Err(code::ENOMEM);
+            }
+        } else if !def.is_return() {
+            // SAFETY: Plain allocation.
+            probe.ops = unsafe { bindings::rfprobe_ops_new(me) };
+            if probe.ops.is_null() {
+                return Err(code::ENOMEM);
+            }
+        }
+        let state = ProbeState {
+            tracepoint,
+            attached: false,
+            old_nmissed: 0,
+        };
+        Ok((probe, state))
+    }
+
+    /// Sets the owning event; before the probe is shared.
+    pub(crate) fn set_event(&mut self, event: *const Event) {
+        self.event = event;
+    }
+
+    /// Attaches the probe (its event is being enabled, or a module with its
+    /// tracepoint came while it is). Called under `event_mutex` (the state
+    /// is only reachable there).
+    pub(crate) fn attach(&self, st: &mut ProbeState) -> Result {
+        if st.attached {
+            return Ok(());
+        }
+        let def = self.def();
+        if def.is_tracepoint() {
+            if st.tracepoint.is_null() {
+                // Pending module tracepoint: enabling succeeds, the probe
+                // attaches when the module comes (C: TRACEPOINT_STUB).
+                return Ok(());
+            }
+            // SAFETY: `tp` is allocated and detached; the tracepoint is live
+            // (module tracepoints are dropped in `tracepoint_going` while
+            // their module is still there).
+            to_result(unsafe { bindings::rfprobe_tp_attach(self.tp, st.tracepoint) })?;
+        } else if def.is_return() {
+            // A fresh `struct fprobe` for every registration: unregistering
+            // leaves ftrace/rethook state behind that must not be reused.
+            let fp = self.fp.get();
+            // SAFETY: Not registered (`attached` is false), so nothing else
+            // accesses it; all-zero is a valid unregistered fprobe.
+            unsafe {
+                fp.write(core::mem::zeroed());
+                (*fp).exit_handler = Some(handler::fexit_handler);
+                if !self.entry_prog.is_empty() {
+                    (*fp).entry_handler = Some(handler::fexit_entry_handler);
+                    (*fp).entry_data_size = self.entry_prog.data_size();
+                }
+                (*fp).nr_maxactive = def.maxactive() as i32;
+            }
+            // SAFETY: `fp` is set up and lives (in the probe's box) until
+            // after `detach`; `symbol` is NUL-terminated.
+            to_result(unsafe {
+                bindings::register_fprobe(fp, self.symbol.as_ptr().cast::<c_char>(), core::ptr::null())
+            })?;
+        } else {
+            // SAFETY: `ops` is allocated and not registered; `symbol` is
+            // NUL-terminated.
+            to_result(unsafe {
+                bindings::rfprobe_ops_register_sym(self.ops, self.symbol.as_ptr().cast::<c_char>())
+            })?;
+        }
+        st.attached = true;
+        Ok(())
+    }
+
+    /// Detaches the probe; on return no handler of this probe runs.
+    pub(crate) fn detach(&self, st: &mut ProbeState) {
+        if !st.attached {
+            return;
+        }
+        let def = self.def();
+        if def.is_tracepoint() {
+            // SAFETY: Attached in `attach`; waits for running probes.
+            unsafe { bindings::rfprobe_tp_detach(self.tp) };
+        } else if def.is_return() {
+            let fp = self.fp.get();
+            // SAFETY: Registered in `attach`; unregister_fprobe waits for
+            // running handlers (ftrace shutdown synchronisation), after
+            // which the fprobe core no longer writes to it.
+            unsafe {
+                bindings::unregister_fprobe(fp);
+                st.old_nmissed = st.old_nmissed.wrapping_add((*fp).nmissed as u64);
+            }
+        } else {
+            // SAFETY: Registered in `attach`; unregistering waits for running
+            // callbacks. The ops stays allocated (its miss counter with it).
+            unsafe { bindings::rfprobe_ops_unregister(self.ops) };
+        }
+        st.attached = false;
+    }
+
+    /// The tracepoint this (tracepoint) probe waits for or uses.
+    pub(crate) fn tracepoint_name(&self) -> Option<&[u8]> {
+        self.def().is_tracepoint().then(|| self.def().symbol())
+    }
+
+    /// A module providing this probe's tracepoint came: attach if enabled.
+    pub(crate) fn tracepoint_coming(
+        &self,
+        st: &mut ProbeState,
+        tp: *mut bindings::tracepoint,
+        enabled: bool,
+    ) {
+        if !st.tracepoint.is_null() {
+            return;
+        }
+        st.tracepoint = tp;
+        if enabled {
+            if let Err(e) = self.attach(st) {
+                pr_warn!(
+                    "cannot attach to the tracepoint of a loaded module: {:?}\n",
+                    e
+                );
+            }
+        }
+    }
+
+    /// The module providing this probe's tracepoint goes: detach, pend.
+    pub(crate) fn tracepoint_going(&self, st: &mut ProbeState, tp: *mut bindings::tracepoint) {
+        if st.tracepoint != tp || tp.is_null() {
+            return;
+        }
+        // The module is still live during its tracepoints' GOING notification.
+        self.detach(st);
+        st.tracepoint = core::ptr::null_mut();
+    }
+
+    /// Hits and misses (ring-buffer reservations that failed and nested
+    /// runs refused, plus the attach mechanism's own misses: recursion,
+    /// exhausted return-probe pool).
+    pub(crate) fn stats(&self, st: &ProbeState) -> (u64, u64) {
+        let live = if !self.ops.is_null() {
+            // SAFETY: `ops` lives as long as the probe.
+            unsafe { bindings::rfprobe_ops_nmissed(self.ops) as u64 }
+        } else if !self.tp.is_null() {
+            // SAFETY: `tp` lives as long as the probe.
+            unsafe { bindings::rfprobe_tp_nmissed(self.tp) as u64 }
+        } else if st.attached {
+            // SAFETY: A racy read of a counter the fprobe core increments
+            // (READ_ONCE semantics; an aligned word is not torn).
+            unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*self.fp.get()).nmissed)) as u64 }
+        } else {
+            0
+        };
+        (
+            self.hits.sum(),
+            self.misses
+                .sum()
+                .wrapping_add(st.old_nmissed)
+                .wrapping_add(live),
+        )
+    }
+}
+
+impl Drop for Probe {
+    fn drop(&mut self) {
+        // Probes are detached (under `event_mutex`) before they are dropped.
+        if !self.ops.is_null() {
+            // SAFETY: Unregistered; nothing references it any more.
+            unsafe { bindings::rfprobe_ops_free(self.ops) };
+        }
+        if !self.tp.is_null() {
+            // SAFETY: Detached (and waited for); nothing references it.
+            unsafe { bindings::rfprobe_tp_free(self.tp) };
+        }
+    }
+}

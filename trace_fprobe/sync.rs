@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The tracing core's `event_mutex` as a lock Rust can reason about.
+//!
+//! Everything that changes an event's registration or enable state runs
+//! under `event_mutex`: the core calls `class->reg` with it held, and our
+//! create/remove paths take it (after rfprobe's own mutex). State protected
+//! by it lives in [`EventLocked`] cells, reachable only with a guard, in the
+//! way `kernel::sync::LockedBy` ties data to a lock it does not own.
+
+use crate::bindings;
+use core::cell::UnsafeCell;
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+
+/// The tracing core's `event_mutex` (found at module load, see
+/// `kallsyms::find_event_mutex`) and event list.
+pub(crate) struct EventMutex {
+    mutex: NonNull<bindings::mutex>,
+    events: NonNull<bindings::list_head>,
+}
+
+// SAFETY: The pointers are kernel globals, valid for the kernel's lifetime;
+// they are only used through the mutex API and under the mutex.
+unsafe impl Send for EventMutex {}
+// SAFETY: As above.
+unsafe impl Sync for EventMutex {}
+
+impl EventMutex {
+    /// # Safety
+    ///
+    /// `mutex` is the tracing core's `event_mutex`, `events` its
+    /// `ftrace_events` list.
+    pub(crate) unsafe fn new(
+        mutex: NonNull<bindings::mutex>,
+        events: NonNull<bindings::list_head>,
+    ) -> Self {
+        EventMutex { mutex, events }
+    }
+
+    /// Takes `event_mutex` (sleeps).
+    pub(crate) fn lock(&self) -> EventMutexGuard<'_> {
+        // SAFETY: `mutex` is a live kernel mutex (`new`).
+        unsafe { bindings::rfprobe_mutex_lock(self.mutex.as_ptr()) };
+        EventMutexGuard {
+            mutex: self,
+            owned: true,
+            _not_send: PhantomData,
+        }
+    }
+
+    /// A guard for a callback the core runs with `event_mutex` held
+    /// (`class->reg`, `define_fields`); it does not unlock on drop.
+    ///
+    /// # Safety
+    ///
+    /// The calling context holds `event_mutex` for the guard's lifetime.
+    pub(crate) unsafe fn assume_held(&self) -> EventMutexGuard<'_> {
+        // SAFETY: `mutex` is live; lockdep checks the caller's claim.
+        unsafe { bindings::rfprobe_assert_held(self.mutex.as_ptr()) };
+        EventMutexGuard {
+            mutex: self,
+            owned: false,
+            _not_send: PhantomData,
+        }
+    }
+}
+
+/// Proof that `event_mutex` is held.
+pub(crate) struct EventMutexGuard<'a> {
+    mutex: &'a EventMutex,
+    owned: bool,
+    /// A mutex is released by the task that took it.
+    _not_send: PhantomData<*mut ()>,
+}
+
+impl EventMutexGuard<'_> {
+    /// Is GRP/EVENT the name of any event of the system (static events,
+    /// kprobe/fprobe/eprobe/synthetic events, ours)? C's
+    /// `find_trace_event_call()`, race-free because every adder of events
+    /// holds `event_mutex`.
+    pub(crate) fn event_name_taken(&self, group: &kernel::str::CStr, name: &kernel::str::CStr) -> bool {
+        // SAFETY: `event_mutex` is held (the guard), which keeps the list
+        // stable; both strings are NUL-terminated.
+        unsafe {
+            bindings::rfprobe_event_name_taken(
+                self.mutex.events.as_ptr(),
+                group.as_char_ptr().cast(),
+                name.as_char_ptr().cast(),
+            )
+        }
+    }
+}
+
+impl Drop for EventMutexGuard<'_> {
+    fn drop(&mut self) {
+        if self.owned {
+            // SAFETY: Locked in `EventMutex::lock` by this task.
+            unsafe { bindings::rfprobe_mutex_unlock(self.mutex.mutex.as_ptr()) };
+        }
+    }
+}
+
+/// Data protected by `event_mutex`: shared access with a guard, exclusive
+/// access with an exclusive borrow of the guard (one guard exists at a
+/// time, so one `&mut T` at a time).
+pub(crate) struct EventLocked<T>(UnsafeCell<T>);
+
+// SAFETY: Access is serialised by `event_mutex` (the guard arguments).
+unsafe impl<T: Send> Sync for EventLocked<T> {}
+// SAFETY: Moving the cell moves a `T`.
+unsafe impl<T: Send> Send for EventLocked<T> {}
+
+impl<T> EventLocked<T> {
+    pub(crate) const fn new(v: T) -> Self {
+        EventLocked(UnsafeCell::new(v))
+    }
+
+    pub(crate) fn get<'a>(&'a self, _g: &'a EventMutexGuard<'_>) -> &'a T {
+        // SAFETY: `event_mutex` is held and no `&mut` exists: those need an
+        // exclusive borrow of the (only) guard, which `_g` shares.
+        unsafe { &*self.0.get() }
+    }
+
+    // The cell is interior-mutable; the guard's exclusive borrow makes the
+    // returned reference unique.
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) fn get_mut<'a>(&'a self, _g: &'a mut EventMutexGuard<'_>) -> &'a mut T {
+        // SAFETY: `event_mutex` is held and `_g` is borrowed exclusively for
+        // as long as the result lives, so no other reference obtained
+        // through a guard exists.
+        unsafe { &mut *self.0.get() }
+    }
+
+    /// The cell's contents, for access before the owner is shared.
+    pub(crate) fn as_ptr(&self) -> *mut T {
+        self.0.get()
+    }
+
+    /// Exclusive access through exclusive ownership (construction, drop).
+    pub(crate) fn get_owned(&mut self) -> &mut T {
+        self.0.get_mut()
+    }
+}
