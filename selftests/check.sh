@@ -6,6 +6,8 @@ set -uo pipefail
 . "$(dirname "$0")/lib/common.sh"
 cd "$RFPROBE_TOP"
 mkdir -p build/check
+# Lints (clippy, -Dwarnings) belong to make check and CI, not to a user's build.
+export RFPROBE_LINT=1
 start=$(date +%s)
 total_pass=0 total_fail=0 failures=()
 
@@ -72,6 +74,10 @@ kdir=$(variant_dir debug)
 selftests/build-module.sh "$kdir" build/debug >/dev/null || die "module build (debug) failed"
 selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko 2>&1 | tee build/check/vm-debug.log
 count "VM suite (debug)" build/check/vm-debug.log "${PIPESTATUS[0]}"
+
+stage "stress suite on debug (references, module tracepoints, nesting, churn, faults, live fuzz)"
+selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko -t 2400 selftests/stress 2>&1 | tee build/check/vm-stress.log
+count "stress suite (debug)" build/check/vm-stress.log "${PIPESTATUS[0]}"
 
 stage "summary"
 echo "wall time: $(($(date +%s) - start)) s"

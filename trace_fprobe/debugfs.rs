@@ -230,7 +230,10 @@ unsafe extern "C" fn write_dynamic_events(
         return code::ENOMEM.to_errno() as isize;
     };
     // `ubuf` is a user pointer to `count` bytes (VFS contract).
-    if let Err(e) = UserSlice::new(ubuf as usize, count).reader().read_slice(&mut buf) {
+    if let Err(e) = UserSlice::new(ubuf as usize, count)
+        .reader()
+        .read_slice(&mut buf)
+    {
         return e.to_errno() as isize;
     }
     match rf.write_commands(&buf) {

@@ -197,7 +197,10 @@ impl Event {
     }
 
     /// The definitions of the probes.
-    pub(crate) fn defs<'a>(&'a self, g: &'a EventMutexGuard<'_>) -> impl Iterator<Item = StoredDef<'a>> {
+    pub(crate) fn defs<'a>(
+        &'a self,
+        g: &'a EventMutexGuard<'_>,
+    ) -> impl Iterator<Item = StoredDef<'a>> {
         self.inner.get(g).probes.iter().map(|(p, _)| p.def())
     }
 
@@ -224,7 +227,11 @@ impl Event {
 
     /// Appends a probe to the event (multi-probe). If the event is enabled
     /// the new probe is attached at once.
-    pub(crate) fn append(&self, probe: (KBox<Probe>, ProbeState), g: &mut EventMutexGuard<'_>) -> Result {
+    pub(crate) fn append(
+        &self,
+        probe: (KBox<Probe>, ProbeState),
+        g: &mut EventMutexGuard<'_>,
+    ) -> Result {
         let (mut probe, mut st) = probe;
         probe.set_event(self);
         let inner = self.inner.get_mut(g);
@@ -268,7 +275,10 @@ impl Event {
         let me = (self as *const Event).cast_mut();
         let call = self.call.get();
         let class = self.class.get();
-        let fields = self.fields_array.get().cast::<bindings::trace_event_fields>();
+        let fields = self
+            .fields_array
+            .get()
+            .cast::<bindings::trace_event_fields>();
         let funcs = self.funcs.get();
         // SAFETY: Not registered yet, so nothing else touches the C structs;
         // they live (pinned) until `remove` succeeded.
@@ -288,7 +298,8 @@ impl Event {
             (*call).__bindgen_anon_1.name = self.name.as_ptr().cast_mut().cast::<c_char>();
             (*call).event.funcs = funcs;
             (*call).print_fmt = self.print_fmt.as_ptr().cast_mut().cast::<c_char>();
-            (*call).flags = (bindings::TRACE_EVENT_FL_FPROBE | bindings::TRACE_EVENT_FL_DYNAMIC) as c_int;
+            (*call).flags =
+                (bindings::TRACE_EVENT_FL_FPROBE | bindings::TRACE_EVENT_FL_DYNAMIC) as c_int;
             (*call).data = me.cast::<c_void>();
         }
         // SAFETY: `call` is fully initialised and pinned.
@@ -357,7 +368,11 @@ impl Event {
         Ok(())
     }
 
-    fn disable(&self, file: *mut bindings::trace_event_file, g: &mut EventMutexGuard<'_>) -> Result {
+    fn disable(
+        &self,
+        file: *mut bindings::trace_event_file,
+        g: &mut EventMutexGuard<'_>,
+    ) -> Result {
         let Some(slot) = self
             .files
             .iter()
@@ -405,10 +420,14 @@ impl Event {
 
     /// Hits and misses summed over the probes.
     pub(crate) fn stats(&self, g: &EventMutexGuard<'_>) -> (u64, u64) {
-        self.inner.get(g).probes.iter().fold((0, 0), |(h, m), (p, st)| {
-            let (a, b) = p.stats(st);
-            (h.wrapping_add(a), m.wrapping_add(b))
-        })
+        self.inner
+            .get(g)
+            .probes
+            .iter()
+            .fold((0, 0), |(h, m), (p, st)| {
+                let (a, b) = p.stats(st);
+                (h.wrapping_add(a), m.wrapping_add(b))
+            })
     }
 }
 
@@ -450,9 +469,9 @@ unsafe extern "C" fn event_reg(
     let r = match ty {
         bindings::trace_reg_TRACE_REG_REGISTER => ev.enable(data.cast(), &mut g),
         bindings::trace_reg_TRACE_REG_UNREGISTER => ev.disable(data.cast(), &mut g),
-        bindings::trace_reg_TRACE_REG_PERF_REGISTER => {
-            Err(kernel::error::Error::from_errno(-(bindings::EOPNOTSUPP as i32)))
-        }
+        bindings::trace_reg_TRACE_REG_PERF_REGISTER => Err(kernel::error::Error::from_errno(
+            -(bindings::EOPNOTSUPP as i32),
+        )),
         _ => Ok(()),
     };
     match r {

@@ -152,7 +152,9 @@ fn find_core_data(name: &[u8], size: usize) -> Result<u64> {
         }
     }
     match lookup(name) {
-        Some(s) if !s.text && s.addr != 0 && is_symbol_start(s.addr, name, size as u64) => Ok(s.addr),
+        Some(s) if !s.text && s.addr != 0 && is_symbol_start(s.addr, name, size as u64) => {
+            Ok(s.addr)
+        }
         _ => Err(code::ENOENT),
     }
 }

@@ -224,7 +224,11 @@ impl Probe {
             // SAFETY: `fp` is set up and lives (in the probe's box) until
             // after `detach`; `symbol` is NUL-terminated.
             to_result(unsafe {
-                bindings::register_fprobe(fp, self.symbol.as_ptr().cast::<c_char>(), core::ptr::null())
+                bindings::register_fprobe(
+                    fp,
+                    self.symbol.as_ptr().cast::<c_char>(),
+                    core::ptr::null(),
+                )
             })?;
         } else {
             // SAFETY: `ops` is allocated and not registered; `symbol` is
@@ -312,7 +316,9 @@ impl Probe {
         } else if st.attached {
             // SAFETY: A racy read of a counter the fprobe core increments
             // (READ_ONCE semantics; an aligned word is not torn).
-            unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*self.fp.get()).nmissed)) as u64 }
+            unsafe {
+                core::ptr::read_volatile(core::ptr::addr_of!((*self.fp.get()).nmissed)) as u64
+            }
         } else {
             0
         };

@@ -174,7 +174,8 @@ unsafe extern "C" fn module_notify(
     if let Some(rf) = unsafe { p.as_ref() } {
         // SAFETY: `data` is the going module, live during the notification;
         // its name is NUL-terminated.
-        let name = unsafe { kernel::str::CStr::from_char_ptr(bindings::rfprobe_module_name(data.cast())) };
+        let name =
+            unsafe { kernel::str::CStr::from_char_ptr(bindings::rfprobe_module_name(data.cast())) };
         rf.inner.lock().module_going(name.as_bytes());
     }
     NOTIFY_OK

@@ -79,7 +79,11 @@ impl EventMutexGuard<'_> {
     /// kprobe/fprobe/eprobe/synthetic events, ours)? C's
     /// `find_trace_event_call()`, race-free because every adder of events
     /// holds `event_mutex`.
-    pub(crate) fn event_name_taken(&self, group: &kernel::str::CStr, name: &kernel::str::CStr) -> bool {
+    pub(crate) fn event_name_taken(
+        &self,
+        group: &kernel::str::CStr,
+        name: &kernel::str::CStr,
+    ) -> bool {
         // SAFETY: `event_mutex` is held (the guard), which keeps the list
         // stable; both strings are NUL-terminated.
         unsafe {

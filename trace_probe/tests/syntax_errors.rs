@@ -309,6 +309,17 @@ fn no_btf_cases() {
     check(&mut k, &env, "f vfs_read%return $retval->^foo", NoBtfEntry);
 }
 
+/// rfprobe-only: `!foo` is an ftrace filter for "every function but foo";
+/// C accepts `f !foo` and attaches to every function. rfprobe refuses it.
+#[test]
+fn negated_function_is_rejected() {
+    let env = Env::no_btf();
+    let mut k = MockKernel::default();
+    check(&mut k, &env, "f:grp/ev ^!vfs_read", BadProbeAddr);
+    check(&mut k, &env, "f:grp/ev ^!vfs_read%return", BadProbeAddr);
+    assert_eq!(k.dynamic_events(), "");
+}
+
 /// The two cases guarded by `!grep 'kernel return probes support:'` never
 /// run on 6.12, whose parser accepts them.
 #[test]
