@@ -21,4 +21,17 @@
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <linux/sched.h>
 #include "rfprobe_helpers.h"
+
+/*
+ * Kernel constants that are macro expressions or layouts, which bindgen only
+ * evaluates as const initialisers: trace_fprobe/rfprobe_main.rs asserts at
+ * compile time that trace_probe's own copies (it is a no_std host crate too)
+ * equal them, and takes the dentry offsets from here.
+ */
+const size_t RFPROBE_CONST_KSYM_SYMBOL_LEN = KSYM_SYMBOL_LEN;
+const size_t RFPROBE_CONST_TASK_COMM_LEN = TASK_COMM_LEN;
+const size_t RFPROBE_CONST_TRACE_ENTRY_SIZE = sizeof(struct trace_entry);
+const size_t RFPROBE_CONST_DENTRY_D_NAME_NAME = offsetof(struct dentry, d_name.name);
+const size_t RFPROBE_CONST_FILE_F_PATH_DENTRY = offsetof(struct file, f_path.dentry);

@@ -76,11 +76,6 @@ bool notrace rfprobe_trace_trigger_soft_disabled(struct trace_event_file *file)
 }
 NOKPROBE_SYMBOL(rfprobe_trace_trigger_soft_disabled);
 
-void *notrace rfprobe_this_cpu_ctx_ptr(void __percpu *ptr, unsigned long stride)
-{
-	return (char *)this_cpu_ptr(ptr) + interrupt_context_level() * stride;
-}
-NOKPROBE_SYMBOL(rfprobe_this_cpu_ctx_ptr);
 
 void *rfprobe_per_cpu_ptr(void __percpu *ptr, int cpu)
 {
@@ -233,35 +228,6 @@ size_t rfprobe_sprint_symbol_no_offset(char *buf, size_t len, unsigned long addr
 	return copy_sym(buf, len, sym, sprint_symbol_no_offset(sym, addr));
 }
 
-bool rfprobe_mutex_plausible(struct mutex *m, const char *name)
-{
-	struct mutex copy;
-
-	if (copy_from_kernel_nofault(&copy, m, sizeof(copy)))
-		return false;
-	/* An empty wait list points to itself; a busy one to kernel memory. */
-	if (!(copy.wait_list.next == &m->wait_list && copy.wait_list.prev == &m->wait_list) &&
-	    (!virt_addr_valid(copy.wait_list.next) || !virt_addr_valid(copy.wait_list.prev)))
-		return false;
-#ifdef CONFIG_DEBUG_LOCK_ALLOC
-	{
-		char buf[32] = {};
-		int i;
-
-		if (!copy.dep_map.name)
-			return false;
-		for (i = 0; i < sizeof(buf) - 1; i++) {
-			if (copy_from_kernel_nofault(&buf[i], copy.dep_map.name + i, 1))
-				return false;
-			if (!buf[i])
-				break;
-		}
-		if (strcmp(buf, name))
-			return false;
-	}
-#endif
-	return true;
-}
 
 struct tracepoint *rfprobe_tp_module_find(struct tp_module *tpm, const char *name)
 {
@@ -295,16 +261,6 @@ const char *rfprobe_module_name(struct module *mod)
 }
 
 /* Layout facts the fetch programs of %pd/%pD need, from the kernel itself. */
-size_t rfprobe_offsetof_dentry_d_name_name(void)
-{
-	return offsetof(struct dentry, d_name.name);
-}
-
-size_t rfprobe_offsetof_file_f_path_dentry(void)
-{
-	return offsetof(struct file, f_path.dentry);
-}
-
 const char *rfprobe_tp_module_name(struct tp_module *tpm)
 {
 	return module_name(tpm->mod);

@@ -27,8 +27,6 @@ unsigned long rfprobe_regs_get_kernel_stack_nth(struct pt_regs *regs, unsigned i
 const char *rfprobe_current_comm(void);
 unsigned long rfprobe_task_size_max(void);
 bool rfprobe_trace_trigger_soft_disabled(struct trace_event_file *file);
-/* this_cpu_ptr(ptr) + interrupt_context_level() * stride: one call on the hot path. */
-void *rfprobe_this_cpu_ctx_ptr(void __percpu *ptr, unsigned long stride);
 void *rfprobe_per_cpu_ptr(void __percpu *ptr, int cpu);
 void __percpu *rfprobe_alloc_percpu(size_t size, size_t align);
 void rfprobe_free_percpu(void __percpu *ptr);
@@ -42,11 +40,6 @@ const char *rfprobe_tracepoint_name(struct tracepoint *tp);
 size_t rfprobe_sprint_symbol(char *buf, size_t len, unsigned long addr);
 size_t rfprobe_sprint_symbol_no_offset(char *buf, size_t len, unsigned long addr);
 
-/*
- * Does the memory at @m look like an idle struct mutex (self-linked empty
- * wait list; with lockdep, a lock class named @name)? Reads with nofault copies.
- */
-bool rfprobe_mutex_plausible(struct mutex *m, const char *name);
 /* mutex_lock() is a macro with lockdep (mutex_lock_nested). */
 void rfprobe_mutex_lock(struct mutex *m);
 void rfprobe_mutex_unlock(struct mutex *m);
@@ -57,9 +50,6 @@ struct tracepoint *rfprobe_tp_module_find(struct tp_module *tpm, const char *nam
 struct module;
 /* module_name(). */
 const char *rfprobe_module_name(struct module *mod);
-/* offsetof(struct dentry, d_name.name), offsetof(struct file, f_path.dentry). */
-size_t rfprobe_offsetof_dentry_d_name_name(void);
-size_t rfprobe_offsetof_file_f_path_dentry(void);
 /* The name of a tracked module (module_name()). */
 const char *rfprobe_tp_module_name(struct tp_module *tpm);
 

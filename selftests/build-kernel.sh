@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Build (or reuse from the cache) a test kernel variant: fast | debug.
 # Prints the build directory on stdout. Rebuilds only when the cache key
 # (kernel version + config fragments + toolchain versions) changes.

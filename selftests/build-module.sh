@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Build rfprobe.ko against a kernel build directory.
 #   build-module.sh KDIR OUTDIR
 # 6.12 Kbuild builds external modules in their source directory, so the module

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # make check: set-up, host tests, both test kernels, the module for each, the
 # VM suite on fast and debug, and the runner's own failure tests.
 # Prints each stage's summary and a final "N passed, N failed" line.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Runs inside the demo VM (see demo.sh).
 set -e
 D=/sys/kernel/debug/rfprobe

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # make demo: set-up, fast test kernel, module, boot, and a short demonstration.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
 # /init of the test initramfs (see run-vm.sh). Markers starting with RFPROBE-
 # are parsed by the host; everything else on the console is informational.
 /bin/busybox --install -s /bin

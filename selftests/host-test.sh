@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Host-side tests of the no_std layers: formatting, clippy, unit/integration tests.
 # Real-BTF tests use the test kernel's blobs when available (make check builds them).
 set -euo pipefail

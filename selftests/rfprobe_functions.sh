@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Helpers for rfprobe's .tc files (sourced by them; ftracetest runs each test
 # with the tracefs directory as the working directory).
 # shellcheck shell=sh

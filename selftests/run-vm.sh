@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Boot a test kernel in QEMU (TCG), load rfprobe.ko and run .tc tests with the
 # kernel's own ftracetest, then power off. See README.md "Tests".
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Idempotent set-up: Debian packages, bindgen-cli 0.69.5, the 6.12 kernel source,
 # and a check that the kernel build can use Rust. Quick when everything is present.
 set -euo pipefail

@@ -54,6 +54,17 @@ use kernel::sync::new_mutex;
 use kernel::types::Opaque;
 use trace_probe::DentryOffsets;
 
+// trace_probe's constants are its own (it builds as a host crate too): tie
+// them to the kernel they run in.
+const _: () = {
+    use trace_probe::fetch::{ENTRY_HEADER_SIZE, KSYM_SYMBOL_LEN, TASK_COMM_LEN, TRACE_ENTRY_SIZE};
+    assert!(bindings::RFPROBE_CONST_KSYM_SYMBOL_LEN == KSYM_SYMBOL_LEN);
+    assert!(bindings::RFPROBE_CONST_TASK_COMM_LEN == TASK_COMM_LEN);
+    assert!(bindings::RFPROBE_CONST_TRACE_ENTRY_SIZE == TRACE_ENTRY_SIZE as usize);
+    assert!(core::mem::size_of::<bindings::trace_entry>() == TRACE_ENTRY_SIZE as usize);
+    assert!(ENTRY_HEADER_SIZE as usize == TRACE_ENTRY_SIZE as usize + 8);
+};
+
 module! {
     type: RfProbeModule,
     name: "rfprobe",
@@ -195,10 +206,8 @@ impl kernel::Module for RfProbeModule {
         let (blob, index) = vmlinux.sizes();
         // The kernel's own layout (C `offsetof`), not BTF or a table.
         let dentry = DentryOffsets {
-            // SAFETY: Plain calls returning constants.
-            d_name_name: unsafe { bindings::rfprobe_offsetof_dentry_d_name_name() } as u64,
-            // SAFETY: As above.
-            f_path_dentry: unsafe { bindings::rfprobe_offsetof_file_f_path_dentry() } as u64,
+            d_name_name: bindings::RFPROBE_CONST_DENTRY_D_NAME_NAME as u64,
+            f_path_dentry: bindings::RFPROBE_CONST_FILE_F_PATH_DENTRY as u64,
         };
         handler::init_task_size();
         let state = KBox::new(

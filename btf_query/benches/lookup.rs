@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Index build time and name lookup time (indexed vs the kernel's linear
 //! `btf_find_by_name_kind()` scan) on the host's vmlinux BTF.
 //!

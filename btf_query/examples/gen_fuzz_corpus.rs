@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Writes a fuzzing seed corpus: small, valid BTF blobs re-encoded from
 //! slices of a real vmlinux BTF (the types reachable from a few roots, ids
 //! renumbered, strings compacted), as base blobs and as base + split pairs

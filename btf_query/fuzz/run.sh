@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Fuzz btf_query: generate a seed corpus of small re-encoded slices of the
 # host's vmlinux BTF, then run libFuzzer.
 #   ./run.sh [RUNS] [extra libFuzzer args...]

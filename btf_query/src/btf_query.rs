@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! BTF parsing and indexed queries (no_std, no alloc).
 //!
 //! This module reads raw BTF blobs (the format of `/sys/kernel/btf/vmlinux`,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Bounds-checked little-endian readers and C-string comparison helpers.
 //!
 //! Nothing here assumes alignment: BTF blobs may sit at any address (a

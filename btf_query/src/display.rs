@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! C-like type names: `struct file *`, `unsigned long`, `char[16]`,
 //! `const char *`, `void (*)(struct sk_buff *, int)`.
 

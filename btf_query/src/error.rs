@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! The error type of the BTF layer.
 
 use core::fmt;

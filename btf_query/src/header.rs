@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! `struct btf_header` and the section layout, checked like the kernel's
 //! `btf_parse_hdr()`/`btf_check_sec_info()`/`btf_parse_str_sec()`.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! The index: id → record offset table and sorted name → id tables, built
 //! once into caller-provided `u32` storage.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Host crate root for `btf_query`.
 //!
 //! All code lives in `btf_query.rs` and its sibling files so that the kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Semantic queries: function prototypes, struct members (with anonymous
 //! member descent), modifiers, sizes, integer/pointer/array facts, enums.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Kernel symbol names → BTF function names.
 //!
 //! GCC and LLVM emit local clones and split parts of functions under

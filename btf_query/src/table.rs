@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! [`Btf`]: a validated, indexed BTF blob (base or split) and its by-id and
 //! by-name lookups.
 

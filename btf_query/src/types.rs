@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Type ids, kinds and the zero-copy view of one type record.
 
 use core::fmt;
@@ -20,106 +21,66 @@ impl TypeId {
     }
 }
 
-/// The kind of a BTF type (`BTF_KIND_*`), plus [`Kind::Void`] for id 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum Kind {
-    /// Id 0, `void` (never stored in a record: kind 0 there is an error).
-    Void = 0,
-    /// `BTF_KIND_INT`
-    Int = 1,
-    /// `BTF_KIND_PTR`
-    Ptr = 2,
-    /// `BTF_KIND_ARRAY`
-    Array = 3,
-    /// `BTF_KIND_STRUCT`
-    Struct = 4,
-    /// `BTF_KIND_UNION`
-    Union = 5,
-    /// `BTF_KIND_ENUM`
-    Enum = 6,
-    /// `BTF_KIND_FWD`
-    Fwd = 7,
-    /// `BTF_KIND_TYPEDEF`
-    Typedef = 8,
-    /// `BTF_KIND_VOLATILE`
-    Volatile = 9,
-    /// `BTF_KIND_CONST`
-    Const = 10,
-    /// `BTF_KIND_RESTRICT`
-    Restrict = 11,
-    /// `BTF_KIND_FUNC`
-    Func = 12,
-    /// `BTF_KIND_FUNC_PROTO`
-    FuncProto = 13,
-    /// `BTF_KIND_VAR`
-    Var = 14,
-    /// `BTF_KIND_DATASEC`
-    Datasec = 15,
-    /// `BTF_KIND_FLOAT`
-    Float = 16,
-    /// `BTF_KIND_DECL_TAG`
-    DeclTag = 17,
-    /// `BTF_KIND_TYPE_TAG`
-    TypeTag = 18,
-    /// `BTF_KIND_ENUM64`
-    Enum64 = 19,
+/// Defines [`Kind`], [`Kind::from_raw`] and [`Kind::as_str`] from one table
+/// (`BTF_KIND_*` of include/uapi/linux/btf.h).
+macro_rules! btf_kinds {
+    ($($var:ident = $n:literal, $name:ident;)*) => {
+        /// The kind of a BTF type (`BTF_KIND_*`), plus [`Kind::Void`] for id 0.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[repr(u8)]
+        pub enum Kind {
+            /// Id 0, `void` (never stored in a record: kind 0 there is an error).
+            Void = 0,
+            $(
+                #[doc = concat!("`BTF_KIND_", stringify!($name), "`")]
+                $var = $n,
+            )*
+        }
+
+        impl Kind {
+            /// The kind stored in a record, `None` for 0 (`BTF_KIND_UNKN`) and
+            /// values above `BTF_KIND_MAX`.
+            pub const fn from_raw(kind: u8) -> Option<Kind> {
+                match kind {
+                    $($n => Some(Kind::$var),)*
+                    _ => None,
+                }
+            }
+
+            /// The `BTF_KIND_*` suffix, as `bpftool` prints it (`"STRUCT"`).
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    Kind::Void => "VOID",
+                    $(Kind::$var => stringify!($name),)*
+                }
+            }
+        }
+    };
+}
+
+btf_kinds! {
+    Int = 1, INT;
+    Ptr = 2, PTR;
+    Array = 3, ARRAY;
+    Struct = 4, STRUCT;
+    Union = 5, UNION;
+    Enum = 6, ENUM;
+    Fwd = 7, FWD;
+    Typedef = 8, TYPEDEF;
+    Volatile = 9, VOLATILE;
+    Const = 10, CONST;
+    Restrict = 11, RESTRICT;
+    Func = 12, FUNC;
+    FuncProto = 13, FUNC_PROTO;
+    Var = 14, VAR;
+    Datasec = 15, DATASEC;
+    Float = 16, FLOAT;
+    DeclTag = 17, DECL_TAG;
+    TypeTag = 18, TYPE_TAG;
+    Enum64 = 19, ENUM64;
 }
 
 impl Kind {
-    /// The kind stored in a record, `None` for 0 (`BTF_KIND_UNKN`) and
-    /// values above `BTF_KIND_MAX`.
-    pub const fn from_raw(kind: u8) -> Option<Kind> {
-        Some(match kind {
-            1 => Kind::Int,
-            2 => Kind::Ptr,
-            3 => Kind::Array,
-            4 => Kind::Struct,
-            5 => Kind::Union,
-            6 => Kind::Enum,
-            7 => Kind::Fwd,
-            8 => Kind::Typedef,
-            9 => Kind::Volatile,
-            10 => Kind::Const,
-            11 => Kind::Restrict,
-            12 => Kind::Func,
-            13 => Kind::FuncProto,
-            14 => Kind::Var,
-            15 => Kind::Datasec,
-            16 => Kind::Float,
-            17 => Kind::DeclTag,
-            18 => Kind::TypeTag,
-            19 => Kind::Enum64,
-            _ => return None,
-        })
-    }
-
-    /// The `BTF_KIND_*` suffix, as `bpftool` prints it (`"STRUCT"`).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Kind::Void => "VOID",
-            Kind::Int => "INT",
-            Kind::Ptr => "PTR",
-            Kind::Array => "ARRAY",
-            Kind::Struct => "STRUCT",
-            Kind::Union => "UNION",
-            Kind::Enum => "ENUM",
-            Kind::Fwd => "FWD",
-            Kind::Typedef => "TYPEDEF",
-            Kind::Volatile => "VOLATILE",
-            Kind::Const => "CONST",
-            Kind::Restrict => "RESTRICT",
-            Kind::Func => "FUNC",
-            Kind::FuncProto => "FUNC_PROTO",
-            Kind::Var => "VAR",
-            Kind::Datasec => "DATASEC",
-            Kind::Float => "FLOAT",
-            Kind::DeclTag => "DECL_TAG",
-            Kind::TypeTag => "TYPE_TAG",
-            Kind::Enum64 => "ENUM64",
-        }
-    }
-
     /// Modifiers the kernel's `btf_type_skip_modifiers()` looks through:
     /// typedef, volatile, const, restrict and type tag.
     pub const fn is_modifier(self) -> bool {

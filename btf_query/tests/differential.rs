@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Differential test against an independent BTF implementation: bpftool
 //! (libbpf). Every type record, every member reachable by `find_member`
 //! (with the kernel's anonymous-member search order computed here from

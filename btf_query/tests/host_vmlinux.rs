@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Queries on the host's own vmlinux BTF (/sys/kernel/btf/vmlinux).
 
 mod common;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Split BTF: a module's BTF on top of a vmlinux base.
 //!
 //! * a real split BTF made on the host with gcc + pahole on top of

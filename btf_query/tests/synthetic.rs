@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Hand-encoded BTF: exact semantics (anonymous member search order,
 //! bitfield encodings, declarators, split numbering) and malformed input
 //! (truncation, bad offsets and ids, cycles, overflow).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Capture goldens from the in-kernel C fprobe/tprobe implementation (or, with
 # -T rfprobe, from rfprobe) by booting the test kernel with run-vm.sh -c.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Shared definitions for rfprobe's build and test scripts (sourced, not run).
 # shellcheck shell=bash
 

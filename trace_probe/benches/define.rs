@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Micro-benchmark: parse + BTF resolution + fetch compilation per definition
 //! (the host-side part of writing one line to `dynamic_events`), on the
 //! host's `/sys/kernel/btf/vmlinux`. Not a timed test: prints figures.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Interpreter micro-benchmark (`cargo bench -p trace_probe`): cost per
 //! argument of the hot path for three argument shapes, on a flat mock
 //! machine whose memory reads are a bounds check and a memcpy.

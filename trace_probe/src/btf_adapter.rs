@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! [`BtfInfo`] on top of the `btf_query` parser: a [`btf_query::Btf`]
 //! (vmlinux, or a module's split BTF whose queries reach vmlinux) answers
 //! the raw questions of [`super::resolve`].

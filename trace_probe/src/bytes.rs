@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Byte-oriented output. Probe definitions are byte strings (the kernel
 //! accepts any non-space byte, and its `isalpha()` accepts Latin-1 letters),
 //! so every text renderer in this crate writes bytes through [`ByteWrite`]

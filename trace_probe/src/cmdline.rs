@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Control-file input handling: splitting a `write()` buffer into commands
 //! (`trace_parse_run_command`, kernel/trace/trace.c), argv splitting
 //! (`argv_split`, lib/argv_split.c), dispatch of a command line

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Resolved argument descriptions: the contract between the definition
 //! parser/resolver (which produces them) and the fetch compiler/interpreter
 //! and record renderer (which consume them).
@@ -70,88 +71,148 @@ pub struct Hop {
     pub user: bool,
 }
 
-/// Basic fetch types (the C `probe_fetch_types[]` table, x86_64).
+/// How a stored value is printed (the C `print_type_*` functions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FetchType {
-    /// `u8`
-    U8,
-    /// `u16`
-    U16,
-    /// `u32`
-    U32,
-    /// `u64`
-    U64,
-    /// `s8`
-    S8,
-    /// `s16`
-    S16,
-    /// `s32`
-    S32,
-    /// `s64`
-    S64,
-    /// `x8`
-    X8,
-    /// `x16`
-    X16,
-    /// `x32`
-    X32,
-    /// `x64`
-    X64,
-    /// `char`
+pub enum PrintStyle {
+    /// Unsigned decimal.
+    Unsigned,
+    /// Signed decimal (sign-extended from the stored size).
+    Signed,
+    /// `0x` and lower-case hex.
+    Hex,
+    /// One byte between single quotes.
     Char,
-    /// `string` (kernel or user, chosen by address like C `probe_mem_read`)
-    String,
-    /// `ustring` (user memory)
-    UString,
-    /// `symbol` (address printed with `%pS`)
+    /// A kernel address symbolised (`%pS`).
     Symbol,
-    /// `symstr` (address symbolised into a string at fetch time)
-    SymStr,
-    /// `b<width>@<offset>/<container-bits>`
-    Bitfield {
-        /// Bit width (1..=container).
-        width: u8,
-        /// Bit offset inside the container (width + offset <= container).
-        offset: u8,
-        /// Container size in bits: 8, 16, 32 or 64.
-        container: u8,
-    },
+    /// A `__data_loc` string between double quotes, `(fault)` when empty.
+    String,
+}
+
+/// Everything known about one basic fetch type: one row of the C
+/// `probe_fetch_types[]` table (x86-64).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TypeFacts {
+    /// The name in a definition (`:u32`, `:string`).
+    pub name: &'static str,
+    /// Bytes in the fixed part of a record (strings: the `__data_loc` word).
+    pub size: u8,
+    /// The `signed:` column of the `format` file.
+    pub signed: bool,
+    /// A `__data_loc` string type.
+    pub string: bool,
+    /// C `fetch_type->fmttype`: the field type in the `format` file.
+    pub fmttype: &'static str,
+    /// C `fetch_type->fmt`: the printf format in `print fmt`, as it appears
+    /// in the text (strings are `\"%s\"`).
+    pub fmt: &'static str,
+    /// How `trace` prints it.
+    pub print: PrintStyle,
+}
+
+/// Defines [`FetchType`] and its facts from one table.
+macro_rules! fetch_types {
+    ($($var:ident: $name:literal, $size:literal, $signed:literal, $string:literal,
+       $fmttype:literal, $fmt:literal, $print:ident;)*) => {
+        /// Fetch types (the C `probe_fetch_types[]` table, x86-64), plus
+        /// bitfields.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum FetchType {
+            $(
+                #[doc = concat!("`", $name, "`")]
+                $var,
+            )*
+            /// `b<width>@<offset>/<container-bits>`: printed and stored as
+            /// its unsigned container type.
+            Bitfield {
+                /// Bit width (1..=container).
+                width: u8,
+                /// Bit offset inside the container (width + offset <= container).
+                offset: u8,
+                /// Container size in bits: 8, 16, 32 or 64.
+                container: u8,
+            },
+        }
+
+        /// Every basic (non-bitfield) type, in table order.
+        pub const BASIC_TYPES: [FetchType; [$(FetchType::$var),*].len()] = [$(FetchType::$var),*];
+
+        impl FetchType {
+            /// The table row of this type; a bitfield has its unsigned
+            /// container's row.
+            pub const fn facts(self) -> TypeFacts {
+                match self {
+                    $(FetchType::$var => TypeFacts {
+                        name: $name,
+                        size: $size,
+                        signed: $signed,
+                        string: $string,
+                        fmttype: $fmttype,
+                        fmt: $fmt,
+                        print: PrintStyle::$print,
+                    },)*
+                    FetchType::Bitfield { container, .. } => Self::unsigned(container).facts(),
+                }
+            }
+
+            /// The basic type named `name` (`b…` bitfields are parsed
+            /// elsewhere).
+            pub fn from_name(name: &[u8]) -> Option<FetchType> {
+                match name {
+                    $(n if n == $name.as_bytes() => Some(FetchType::$var),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+fetch_types! {
+    //      name       size signed string fmttype              fmt              print
+    U8:     "u8",      1, false, false, "u8",                "%u",            Unsigned;
+    U16:    "u16",     2, false, false, "u16",               "%u",            Unsigned;
+    U32:    "u32",     4, false, false, "u32",               "%u",            Unsigned;
+    U64:    "u64",     8, false, false, "u64",               "%Lu",           Unsigned;
+    S8:     "s8",      1, true,  false, "s8",                "%d",            Signed;
+    S16:    "s16",     2, true,  false, "s16",               "%d",            Signed;
+    S32:    "s32",     4, true,  false, "s32",               "%d",            Signed;
+    S64:    "s64",     8, true,  false, "s64",               "%Ld",           Signed;
+    X8:     "x8",      1, false, false, "u8",                "0x%x",          Hex;
+    X16:    "x16",     2, false, false, "u16",               "0x%x",          Hex;
+    X32:    "x32",     4, false, false, "u32",               "0x%x",          Hex;
+    X64:    "x64",     8, false, false, "u64",               "0x%Lx",         Hex;
+    Char:   "char",    1, false, false, "u8",                "'%c'",          Char;
+    String: "string",  4, true,  true,  "__data_loc char[]", "\\\"%s\\\"", String;
+    UString: "ustring", 4, true, true,  "__data_loc char[]", "\\\"%s\\\"", String;
+    Symbol: "symbol",  8, false, false, "u64",               "%pS",           Symbol;
+    SymStr: "symstr",  4, true,  true,  "__data_loc char[]", "\\\"%s\\\"", String;
 }
 
 impl FetchType {
+    /// The unsigned type of `bits` bits (8, 16, 32, else 64): a bitfield's
+    /// container.
+    pub const fn unsigned(bits: u8) -> FetchType {
+        match bits {
+            8 => FetchType::U8,
+            16 => FetchType::U16,
+            32 => FetchType::U32,
+            _ => FetchType::U64,
+        }
+    }
+
     /// Bytes this type occupies in the fixed part of a record
     /// (strings: the 4-byte `__data_loc` word).
     pub const fn size(self) -> u32 {
-        match self {
-            FetchType::U8 | FetchType::S8 | FetchType::X8 | FetchType::Char => 1,
-            FetchType::U16 | FetchType::S16 | FetchType::X16 => 2,
-            FetchType::U32 | FetchType::S32 | FetchType::X32 => 4,
-            FetchType::U64 | FetchType::S64 | FetchType::X64 | FetchType::Symbol => 8,
-            FetchType::String | FetchType::UString | FetchType::SymStr => 4,
-            FetchType::Bitfield { container, .. } => container as u32 / 8,
-        }
+        self.facts().size as u32
     }
 
     /// True for the `__data_loc` string types.
     pub const fn is_string(self) -> bool {
-        matches!(
-            self,
-            FetchType::String | FetchType::UString | FetchType::SymStr
-        )
+        self.facts().string
     }
 
     /// The `signed:` column of the event `format` file.
     pub const fn is_signed(self) -> bool {
-        matches!(
-            self,
-            FetchType::S8
-                | FetchType::S16
-                | FetchType::S32
-                | FetchType::S64
-                | FetchType::String
-                | FetchType::UString
-                | FetchType::SymStr
-        )
+        self.facts().signed
     }
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! The probe error table (all 79 codes of the C `ERRORS` list, in C order,
 //! with their exact messages), errno values, failure records carrying the
 //! caret column, and the byte-exact rendering of an `error_log` entry.
@@ -44,424 +45,124 @@ pub const EOPNOTSUPP: i32 = 95;
 /// `ECANCELED`.
 pub const ECANCELED: i32 = 125;
 
-/// One entry of the C `ERRORS` list (kernel/trace/trace_probe.h), in C order:
-/// the discriminant is the C `TP_ERR_*` value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum ErrCode {
-    /// `FILE_NOT_FOUND` (0): "Failed to find the given file"
-    FileNotFound = 0,
-    /// `NO_REGULAR_FILE` (1): "Not a regular file"
-    NoRegularFile = 1,
-    /// `BAD_REFCNT` (2): "Invalid reference counter offset"
-    BadRefcnt = 2,
-    /// `REFCNT_OPEN_BRACE` (3): "Reference counter brace is not closed"
-    RefcntOpenBrace = 3,
-    /// `BAD_REFCNT_SUFFIX` (4): "Reference counter has wrong suffix"
-    BadRefcntSuffix = 4,
-    /// `BAD_UPROBE_OFFS` (5): "Invalid uprobe offset"
-    BadUprobeOffs = 5,
-    /// `BAD_MAXACT_TYPE` (6): "Maxactive is only for function exit"
-    BadMaxactType = 6,
-    /// `BAD_MAXACT` (7): "Invalid maxactive number"
-    BadMaxact = 7,
-    /// `MAXACT_TOO_BIG` (8): "Maxactive is too big"
-    MaxactTooBig = 8,
-    /// `BAD_PROBE_ADDR` (9): "Invalid probed address or symbol"
-    BadProbeAddr = 9,
-    /// `NON_UNIQ_SYMBOL` (10): "The symbol is not unique"
-    NonUniqSymbol = 10,
-    /// `BAD_RETPROBE` (11): "Retprobe address must be an function entry"
-    BadRetprobe = 11,
-    /// `NO_TRACEPOINT` (12): "Tracepoint is not found"
-    NoTracepoint = 12,
-    /// `BAD_TP_NAME` (13): "Invalid character in tracepoint name"
-    BadTpName = 13,
-    /// `BAD_ADDR_SUFFIX` (14): "Invalid probed address suffix"
-    BadAddrSuffix = 14,
-    /// `NO_GROUP_NAME` (15): "Group name is not specified"
-    NoGroupName = 15,
-    /// `GROUP_TOO_LONG` (16): "Group name is too long"
-    GroupTooLong = 16,
-    /// `BAD_GROUP_NAME` (17): "Group name must follow the same rules as C identifiers"
-    BadGroupName = 17,
-    /// `NO_EVENT_NAME` (18): "Event name is not specified"
-    NoEventName = 18,
-    /// `EVENT_TOO_LONG` (19): "Event name is too long"
-    EventTooLong = 19,
-    /// `BAD_EVENT_NAME` (20): "Event name must follow the same rules as C identifiers"
-    BadEventName = 20,
-    /// `EVENT_EXIST` (21): "Given group/event name is already used by another event"
-    EventExist = 21,
-    /// `RETVAL_ON_PROBE` (22): "$retval is not available on probe"
-    RetvalOnProbe = 22,
-    /// `NO_RETVAL` (23): "This function returns 'void' type"
-    NoRetval = 23,
-    /// `BAD_STACK_NUM` (24): "Invalid stack number"
-    BadStackNum = 24,
-    /// `BAD_ARG_NUM` (25): "Invalid argument number"
-    BadArgNum = 25,
-    /// `BAD_VAR` (26): "Invalid $-variable specified"
-    BadVar = 26,
-    /// `BAD_REG_NAME` (27): "Invalid register name"
-    BadRegName = 27,
-    /// `BAD_MEM_ADDR` (28): "Invalid memory address"
-    BadMemAddr = 28,
-    /// `BAD_IMM` (29): "Invalid immediate value"
-    BadImm = 29,
-    /// `IMMSTR_NO_CLOSE` (30): "String is not closed with '\"'"
-    ImmstrNoClose = 30,
-    /// `FILE_ON_KPROBE` (31): "File offset is not available with kprobe"
-    FileOnKprobe = 31,
-    /// `BAD_FILE_OFFS` (32): "Invalid file offset value"
-    BadFileOffs = 32,
-    /// `SYM_ON_UPROBE` (33): "Symbol is not available with uprobe"
-    SymOnUprobe = 33,
-    /// `TOO_MANY_OPS` (34): "Dereference is too much nested"
-    TooManyOps = 34,
-    /// `DEREF_NEED_BRACE` (35): "Dereference needs a brace"
-    DerefNeedBrace = 35,
-    /// `BAD_DEREF_OFFS` (36): "Invalid dereference offset"
-    BadDerefOffs = 36,
-    /// `DEREF_OPEN_BRACE` (37): "Dereference brace is not closed"
-    DerefOpenBrace = 37,
-    /// `COMM_CANT_DEREF` (38): "$comm can not be dereferenced"
-    CommCantDeref = 38,
-    /// `BAD_FETCH_ARG` (39): "Invalid fetch argument"
-    BadFetchArg = 39,
-    /// `ARRAY_NO_CLOSE` (40): "Array is not closed"
-    ArrayNoClose = 40,
-    /// `BAD_ARRAY_SUFFIX` (41): "Array has wrong suffix"
-    BadArraySuffix = 41,
-    /// `BAD_ARRAY_NUM` (42): "Invalid array size"
-    BadArrayNum = 42,
-    /// `ARRAY_TOO_BIG` (43): "Array number is too big"
-    ArrayTooBig = 43,
-    /// `BAD_TYPE` (44): "Unknown type is specified"
-    BadType = 44,
-    /// `BAD_STRING` (45): "String accepts only memory argument"
-    BadString = 45,
-    /// `BAD_SYMSTRING` (46): "Symbol String doesn't accept data/userdata"
-    BadSymstring = 46,
-    /// `BAD_BITFIELD` (47): "Invalid bitfield"
-    BadBitfield = 47,
-    /// `ARG_NAME_TOO_LONG` (48): "Argument name is too long"
-    ArgNameTooLong = 48,
-    /// `NO_ARG_NAME` (49): "Argument name is not specified"
-    NoArgName = 49,
-    /// `BAD_ARG_NAME` (50): "Argument name must follow the same rules as C identifiers"
-    BadArgName = 50,
-    /// `USED_ARG_NAME` (51): "This argument name is already used"
-    UsedArgName = 51,
-    /// `ARG_TOO_LONG` (52): "Argument expression is too long"
-    ArgTooLong = 52,
-    /// `NO_ARG_BODY` (53): "No argument expression"
-    NoArgBody = 53,
-    /// `BAD_INSN_BNDRY` (54): "Probe point is not an instruction boundary"
-    BadInsnBndry = 54,
-    /// `FAIL_REG_PROBE` (55): "Failed to register probe event"
-    FailRegProbe = 55,
-    /// `DIFF_PROBE_TYPE` (56): "Probe type is different from existing probe"
-    DiffProbeType = 56,
-    /// `DIFF_ARG_TYPE` (57): "Argument type or name is different from existing probe"
-    DiffArgType = 57,
-    /// `SAME_PROBE` (58): "There is already the exact same probe event"
-    SameProbe = 58,
-    /// `NO_EVENT_INFO` (59): "This requires both group and event name to attach"
-    NoEventInfo = 59,
-    /// `BAD_ATTACH_EVENT` (60): "Attached event does not exist"
-    BadAttachEvent = 60,
-    /// `BAD_ATTACH_ARG` (61): "Attached event does not have this field"
-    BadAttachArg = 61,
-    /// `NO_EP_FILTER` (62): "No filter rule after 'if'"
-    NoEpFilter = 62,
-    /// `NOSUP_BTFARG` (63): "BTF is not available or not supported"
-    NosupBtfarg = 63,
-    /// `NO_BTFARG` (64): "This variable is not found at this probe point"
-    NoBtfarg = 64,
-    /// `NO_BTF_ENTRY` (65): "No BTF entry for this probe point"
-    NoBtfEntry = 65,
-    /// `BAD_VAR_ARGS` (66): "$arg* must be an independent parameter without name etc."
-    BadVarArgs = 66,
-    /// `NOFENTRY_ARGS` (67): "$arg* can be used only on function entry or exit"
-    NofentryArgs = 67,
-    /// `DOUBLE_ARGS` (68): "$arg* can be used only once in the parameters"
-    DoubleArgs = 68,
-    /// `ARGS_2LONG` (69): "$arg* failed because the argument list is too long"
-    Args2long = 69,
-    /// `ARGIDX_2BIG` (70): "$argN index is too big"
-    Argidx2big = 70,
-    /// `NO_PTR_STRCT` (71): "This is not a pointer to union/structure."
-    NoPtrStrct = 71,
-    /// `NOSUP_DAT_ARG` (72): "Non pointer structure/union argument is not supported."
-    NosupDatArg = 72,
-    /// `BAD_HYPHEN` (73): "Failed to parse single hyphen. Forgot '>'?"
-    BadHyphen = 73,
-    /// `NO_BTF_FIELD` (74): "This field is not found."
-    NoBtfField = 74,
-    /// `BAD_BTF_TID` (75): "Failed to get BTF type info."
-    BadBtfTid = 75,
-    /// `BAD_TYPE4STR` (76): "This type does not fit for string."
-    BadType4str = 76,
-    /// `NEED_STRING_TYPE` (77): "$comm and immediate-string only accepts string type"
-    NeedStringType = 77,
-    /// `EVENT_TOO_BIG` (78): "Event too big (too many fields?)"
-    EventTooBig = 78,
+/// Defines [`ErrCode`] (discriminant = C `TP_ERR_*` value), [`ALL_ERRORS`],
+/// [`ErrCode::name`] and [`ErrCode::message`] from one list, as C's `ERRORS`
+/// macro does: each fact about an error is written exactly once.
+macro_rules! errors {
+    ($($var:ident, $cname:ident, $msg:literal;)*) => {
+        /// One entry of the C `ERRORS` list (kernel/trace/trace_probe.h), in C
+        /// order: the discriminant is the C `TP_ERR_*` value (the position in
+        /// this list).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[repr(u8)]
+        pub enum ErrCode {
+            $(
+                #[doc = concat!("`", stringify!($cname), "`: \"", $msg, "\"")]
+                $var,
+            )*
+        }
+
+        /// Every code in C order (index = discriminant).
+        pub const ALL_ERRORS: [ErrCode; [$(ErrCode::$var),*].len()] = [$(ErrCode::$var),*];
+
+        impl ErrCode {
+            /// The C name without the `TP_ERR_` prefix, e.g. `"BAD_MAXACT"`.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(ErrCode::$var => stringify!($cname),)*
+                }
+            }
+
+            /// The exact message text logged to `error_log`.
+            pub const fn message(self) -> &'static str {
+                match self {
+                    $(ErrCode::$var => $msg,)*
+                }
+            }
+        }
+    };
 }
 
-/// Every code in C order (index = discriminant).
-pub const ALL_ERRORS: [ErrCode; 79] = [
-    ErrCode::FileNotFound,
-    ErrCode::NoRegularFile,
-    ErrCode::BadRefcnt,
-    ErrCode::RefcntOpenBrace,
-    ErrCode::BadRefcntSuffix,
-    ErrCode::BadUprobeOffs,
-    ErrCode::BadMaxactType,
-    ErrCode::BadMaxact,
-    ErrCode::MaxactTooBig,
-    ErrCode::BadProbeAddr,
-    ErrCode::NonUniqSymbol,
-    ErrCode::BadRetprobe,
-    ErrCode::NoTracepoint,
-    ErrCode::BadTpName,
-    ErrCode::BadAddrSuffix,
-    ErrCode::NoGroupName,
-    ErrCode::GroupTooLong,
-    ErrCode::BadGroupName,
-    ErrCode::NoEventName,
-    ErrCode::EventTooLong,
-    ErrCode::BadEventName,
-    ErrCode::EventExist,
-    ErrCode::RetvalOnProbe,
-    ErrCode::NoRetval,
-    ErrCode::BadStackNum,
-    ErrCode::BadArgNum,
-    ErrCode::BadVar,
-    ErrCode::BadRegName,
-    ErrCode::BadMemAddr,
-    ErrCode::BadImm,
-    ErrCode::ImmstrNoClose,
-    ErrCode::FileOnKprobe,
-    ErrCode::BadFileOffs,
-    ErrCode::SymOnUprobe,
-    ErrCode::TooManyOps,
-    ErrCode::DerefNeedBrace,
-    ErrCode::BadDerefOffs,
-    ErrCode::DerefOpenBrace,
-    ErrCode::CommCantDeref,
-    ErrCode::BadFetchArg,
-    ErrCode::ArrayNoClose,
-    ErrCode::BadArraySuffix,
-    ErrCode::BadArrayNum,
-    ErrCode::ArrayTooBig,
-    ErrCode::BadType,
-    ErrCode::BadString,
-    ErrCode::BadSymstring,
-    ErrCode::BadBitfield,
-    ErrCode::ArgNameTooLong,
-    ErrCode::NoArgName,
-    ErrCode::BadArgName,
-    ErrCode::UsedArgName,
-    ErrCode::ArgTooLong,
-    ErrCode::NoArgBody,
-    ErrCode::BadInsnBndry,
-    ErrCode::FailRegProbe,
-    ErrCode::DiffProbeType,
-    ErrCode::DiffArgType,
-    ErrCode::SameProbe,
-    ErrCode::NoEventInfo,
-    ErrCode::BadAttachEvent,
-    ErrCode::BadAttachArg,
-    ErrCode::NoEpFilter,
-    ErrCode::NosupBtfarg,
-    ErrCode::NoBtfarg,
-    ErrCode::NoBtfEntry,
-    ErrCode::BadVarArgs,
-    ErrCode::NofentryArgs,
-    ErrCode::DoubleArgs,
-    ErrCode::Args2long,
-    ErrCode::Argidx2big,
-    ErrCode::NoPtrStrct,
-    ErrCode::NosupDatArg,
-    ErrCode::BadHyphen,
-    ErrCode::NoBtfField,
-    ErrCode::BadBtfTid,
-    ErrCode::BadType4str,
-    ErrCode::NeedStringType,
-    ErrCode::EventTooBig,
-];
-
-impl ErrCode {
-    /// The C name without the `TP_ERR_` prefix, e.g. `"BAD_MAXACT"`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            ErrCode::FileNotFound => "FILE_NOT_FOUND",
-            ErrCode::NoRegularFile => "NO_REGULAR_FILE",
-            ErrCode::BadRefcnt => "BAD_REFCNT",
-            ErrCode::RefcntOpenBrace => "REFCNT_OPEN_BRACE",
-            ErrCode::BadRefcntSuffix => "BAD_REFCNT_SUFFIX",
-            ErrCode::BadUprobeOffs => "BAD_UPROBE_OFFS",
-            ErrCode::BadMaxactType => "BAD_MAXACT_TYPE",
-            ErrCode::BadMaxact => "BAD_MAXACT",
-            ErrCode::MaxactTooBig => "MAXACT_TOO_BIG",
-            ErrCode::BadProbeAddr => "BAD_PROBE_ADDR",
-            ErrCode::NonUniqSymbol => "NON_UNIQ_SYMBOL",
-            ErrCode::BadRetprobe => "BAD_RETPROBE",
-            ErrCode::NoTracepoint => "NO_TRACEPOINT",
-            ErrCode::BadTpName => "BAD_TP_NAME",
-            ErrCode::BadAddrSuffix => "BAD_ADDR_SUFFIX",
-            ErrCode::NoGroupName => "NO_GROUP_NAME",
-            ErrCode::GroupTooLong => "GROUP_TOO_LONG",
-            ErrCode::BadGroupName => "BAD_GROUP_NAME",
-            ErrCode::NoEventName => "NO_EVENT_NAME",
-            ErrCode::EventTooLong => "EVENT_TOO_LONG",
-            ErrCode::BadEventName => "BAD_EVENT_NAME",
-            ErrCode::EventExist => "EVENT_EXIST",
-            ErrCode::RetvalOnProbe => "RETVAL_ON_PROBE",
-            ErrCode::NoRetval => "NO_RETVAL",
-            ErrCode::BadStackNum => "BAD_STACK_NUM",
-            ErrCode::BadArgNum => "BAD_ARG_NUM",
-            ErrCode::BadVar => "BAD_VAR",
-            ErrCode::BadRegName => "BAD_REG_NAME",
-            ErrCode::BadMemAddr => "BAD_MEM_ADDR",
-            ErrCode::BadImm => "BAD_IMM",
-            ErrCode::ImmstrNoClose => "IMMSTR_NO_CLOSE",
-            ErrCode::FileOnKprobe => "FILE_ON_KPROBE",
-            ErrCode::BadFileOffs => "BAD_FILE_OFFS",
-            ErrCode::SymOnUprobe => "SYM_ON_UPROBE",
-            ErrCode::TooManyOps => "TOO_MANY_OPS",
-            ErrCode::DerefNeedBrace => "DEREF_NEED_BRACE",
-            ErrCode::BadDerefOffs => "BAD_DEREF_OFFS",
-            ErrCode::DerefOpenBrace => "DEREF_OPEN_BRACE",
-            ErrCode::CommCantDeref => "COMM_CANT_DEREF",
-            ErrCode::BadFetchArg => "BAD_FETCH_ARG",
-            ErrCode::ArrayNoClose => "ARRAY_NO_CLOSE",
-            ErrCode::BadArraySuffix => "BAD_ARRAY_SUFFIX",
-            ErrCode::BadArrayNum => "BAD_ARRAY_NUM",
-            ErrCode::ArrayTooBig => "ARRAY_TOO_BIG",
-            ErrCode::BadType => "BAD_TYPE",
-            ErrCode::BadString => "BAD_STRING",
-            ErrCode::BadSymstring => "BAD_SYMSTRING",
-            ErrCode::BadBitfield => "BAD_BITFIELD",
-            ErrCode::ArgNameTooLong => "ARG_NAME_TOO_LONG",
-            ErrCode::NoArgName => "NO_ARG_NAME",
-            ErrCode::BadArgName => "BAD_ARG_NAME",
-            ErrCode::UsedArgName => "USED_ARG_NAME",
-            ErrCode::ArgTooLong => "ARG_TOO_LONG",
-            ErrCode::NoArgBody => "NO_ARG_BODY",
-            ErrCode::BadInsnBndry => "BAD_INSN_BNDRY",
-            ErrCode::FailRegProbe => "FAIL_REG_PROBE",
-            ErrCode::DiffProbeType => "DIFF_PROBE_TYPE",
-            ErrCode::DiffArgType => "DIFF_ARG_TYPE",
-            ErrCode::SameProbe => "SAME_PROBE",
-            ErrCode::NoEventInfo => "NO_EVENT_INFO",
-            ErrCode::BadAttachEvent => "BAD_ATTACH_EVENT",
-            ErrCode::BadAttachArg => "BAD_ATTACH_ARG",
-            ErrCode::NoEpFilter => "NO_EP_FILTER",
-            ErrCode::NosupBtfarg => "NOSUP_BTFARG",
-            ErrCode::NoBtfarg => "NO_BTFARG",
-            ErrCode::NoBtfEntry => "NO_BTF_ENTRY",
-            ErrCode::BadVarArgs => "BAD_VAR_ARGS",
-            ErrCode::NofentryArgs => "NOFENTRY_ARGS",
-            ErrCode::DoubleArgs => "DOUBLE_ARGS",
-            ErrCode::Args2long => "ARGS_2LONG",
-            ErrCode::Argidx2big => "ARGIDX_2BIG",
-            ErrCode::NoPtrStrct => "NO_PTR_STRCT",
-            ErrCode::NosupDatArg => "NOSUP_DAT_ARG",
-            ErrCode::BadHyphen => "BAD_HYPHEN",
-            ErrCode::NoBtfField => "NO_BTF_FIELD",
-            ErrCode::BadBtfTid => "BAD_BTF_TID",
-            ErrCode::BadType4str => "BAD_TYPE4STR",
-            ErrCode::NeedStringType => "NEED_STRING_TYPE",
-            ErrCode::EventTooBig => "EVENT_TOO_BIG",
-        }
-    }
-
-    /// The exact message text logged to `error_log`.
-    pub const fn message(self) -> &'static str {
-        match self {
-            ErrCode::FileNotFound => "Failed to find the given file",
-            ErrCode::NoRegularFile => "Not a regular file",
-            ErrCode::BadRefcnt => "Invalid reference counter offset",
-            ErrCode::RefcntOpenBrace => "Reference counter brace is not closed",
-            ErrCode::BadRefcntSuffix => "Reference counter has wrong suffix",
-            ErrCode::BadUprobeOffs => "Invalid uprobe offset",
-            ErrCode::BadMaxactType => "Maxactive is only for function exit",
-            ErrCode::BadMaxact => "Invalid maxactive number",
-            ErrCode::MaxactTooBig => "Maxactive is too big",
-            ErrCode::BadProbeAddr => "Invalid probed address or symbol",
-            ErrCode::NonUniqSymbol => "The symbol is not unique",
-            ErrCode::BadRetprobe => "Retprobe address must be an function entry",
-            ErrCode::NoTracepoint => "Tracepoint is not found",
-            ErrCode::BadTpName => "Invalid character in tracepoint name",
-            ErrCode::BadAddrSuffix => "Invalid probed address suffix",
-            ErrCode::NoGroupName => "Group name is not specified",
-            ErrCode::GroupTooLong => "Group name is too long",
-            ErrCode::BadGroupName => "Group name must follow the same rules as C identifiers",
-            ErrCode::NoEventName => "Event name is not specified",
-            ErrCode::EventTooLong => "Event name is too long",
-            ErrCode::BadEventName => "Event name must follow the same rules as C identifiers",
-            ErrCode::EventExist => "Given group/event name is already used by another event",
-            ErrCode::RetvalOnProbe => "$retval is not available on probe",
-            ErrCode::NoRetval => "This function returns 'void' type",
-            ErrCode::BadStackNum => "Invalid stack number",
-            ErrCode::BadArgNum => "Invalid argument number",
-            ErrCode::BadVar => "Invalid $-variable specified",
-            ErrCode::BadRegName => "Invalid register name",
-            ErrCode::BadMemAddr => "Invalid memory address",
-            ErrCode::BadImm => "Invalid immediate value",
-            ErrCode::ImmstrNoClose => "String is not closed with '\"'",
-            ErrCode::FileOnKprobe => "File offset is not available with kprobe",
-            ErrCode::BadFileOffs => "Invalid file offset value",
-            ErrCode::SymOnUprobe => "Symbol is not available with uprobe",
-            ErrCode::TooManyOps => "Dereference is too much nested",
-            ErrCode::DerefNeedBrace => "Dereference needs a brace",
-            ErrCode::BadDerefOffs => "Invalid dereference offset",
-            ErrCode::DerefOpenBrace => "Dereference brace is not closed",
-            ErrCode::CommCantDeref => "$comm can not be dereferenced",
-            ErrCode::BadFetchArg => "Invalid fetch argument",
-            ErrCode::ArrayNoClose => "Array is not closed",
-            ErrCode::BadArraySuffix => "Array has wrong suffix",
-            ErrCode::BadArrayNum => "Invalid array size",
-            ErrCode::ArrayTooBig => "Array number is too big",
-            ErrCode::BadType => "Unknown type is specified",
-            ErrCode::BadString => "String accepts only memory argument",
-            ErrCode::BadSymstring => "Symbol String doesn't accept data/userdata",
-            ErrCode::BadBitfield => "Invalid bitfield",
-            ErrCode::ArgNameTooLong => "Argument name is too long",
-            ErrCode::NoArgName => "Argument name is not specified",
-            ErrCode::BadArgName => "Argument name must follow the same rules as C identifiers",
-            ErrCode::UsedArgName => "This argument name is already used",
-            ErrCode::ArgTooLong => "Argument expression is too long",
-            ErrCode::NoArgBody => "No argument expression",
-            ErrCode::BadInsnBndry => "Probe point is not an instruction boundary",
-            ErrCode::FailRegProbe => "Failed to register probe event",
-            ErrCode::DiffProbeType => "Probe type is different from existing probe",
-            ErrCode::DiffArgType => "Argument type or name is different from existing probe",
-            ErrCode::SameProbe => "There is already the exact same probe event",
-            ErrCode::NoEventInfo => "This requires both group and event name to attach",
-            ErrCode::BadAttachEvent => "Attached event does not exist",
-            ErrCode::BadAttachArg => "Attached event does not have this field",
-            ErrCode::NoEpFilter => "No filter rule after 'if'",
-            ErrCode::NosupBtfarg => "BTF is not available or not supported",
-            ErrCode::NoBtfarg => "This variable is not found at this probe point",
-            ErrCode::NoBtfEntry => "No BTF entry for this probe point",
-            ErrCode::BadVarArgs => "$arg* must be an independent parameter without name etc.",
-            ErrCode::NofentryArgs => "$arg* can be used only on function entry or exit",
-            ErrCode::DoubleArgs => "$arg* can be used only once in the parameters",
-            ErrCode::Args2long => "$arg* failed because the argument list is too long",
-            ErrCode::Argidx2big => "$argN index is too big",
-            ErrCode::NoPtrStrct => "This is not a pointer to union/structure.",
-            ErrCode::NosupDatArg => "Non pointer structure/union argument is not supported.",
-            ErrCode::BadHyphen => "Failed to parse single hyphen. Forgot '>'?",
-            ErrCode::NoBtfField => "This field is not found.",
-            ErrCode::BadBtfTid => "Failed to get BTF type info.",
-            ErrCode::BadType4str => "This type does not fit for string.",
-            ErrCode::NeedStringType => "$comm and immediate-string only accepts string type",
-            ErrCode::EventTooBig => "Event too big (too many fields?)",
-        }
-    }
+errors! {
+    FileNotFound, FILE_NOT_FOUND, "Failed to find the given file";
+    NoRegularFile, NO_REGULAR_FILE, "Not a regular file";
+    BadRefcnt, BAD_REFCNT, "Invalid reference counter offset";
+    RefcntOpenBrace, REFCNT_OPEN_BRACE, "Reference counter brace is not closed";
+    BadRefcntSuffix, BAD_REFCNT_SUFFIX, "Reference counter has wrong suffix";
+    BadUprobeOffs, BAD_UPROBE_OFFS, "Invalid uprobe offset";
+    BadMaxactType, BAD_MAXACT_TYPE, "Maxactive is only for function exit";
+    BadMaxact, BAD_MAXACT, "Invalid maxactive number";
+    MaxactTooBig, MAXACT_TOO_BIG, "Maxactive is too big";
+    BadProbeAddr, BAD_PROBE_ADDR, "Invalid probed address or symbol";
+    NonUniqSymbol, NON_UNIQ_SYMBOL, "The symbol is not unique";
+    BadRetprobe, BAD_RETPROBE, "Retprobe address must be an function entry";
+    NoTracepoint, NO_TRACEPOINT, "Tracepoint is not found";
+    BadTpName, BAD_TP_NAME, "Invalid character in tracepoint name";
+    BadAddrSuffix, BAD_ADDR_SUFFIX, "Invalid probed address suffix";
+    NoGroupName, NO_GROUP_NAME, "Group name is not specified";
+    GroupTooLong, GROUP_TOO_LONG, "Group name is too long";
+    BadGroupName, BAD_GROUP_NAME, "Group name must follow the same rules as C identifiers";
+    NoEventName, NO_EVENT_NAME, "Event name is not specified";
+    EventTooLong, EVENT_TOO_LONG, "Event name is too long";
+    BadEventName, BAD_EVENT_NAME, "Event name must follow the same rules as C identifiers";
+    EventExist, EVENT_EXIST, "Given group/event name is already used by another event";
+    RetvalOnProbe, RETVAL_ON_PROBE, "$retval is not available on probe";
+    NoRetval, NO_RETVAL, "This function returns 'void' type";
+    BadStackNum, BAD_STACK_NUM, "Invalid stack number";
+    BadArgNum, BAD_ARG_NUM, "Invalid argument number";
+    BadVar, BAD_VAR, "Invalid $-variable specified";
+    BadRegName, BAD_REG_NAME, "Invalid register name";
+    BadMemAddr, BAD_MEM_ADDR, "Invalid memory address";
+    BadImm, BAD_IMM, "Invalid immediate value";
+    ImmstrNoClose, IMMSTR_NO_CLOSE, "String is not closed with '\"'";
+    FileOnKprobe, FILE_ON_KPROBE, "File offset is not available with kprobe";
+    BadFileOffs, BAD_FILE_OFFS, "Invalid file offset value";
+    SymOnUprobe, SYM_ON_UPROBE, "Symbol is not available with uprobe";
+    TooManyOps, TOO_MANY_OPS, "Dereference is too much nested";
+    DerefNeedBrace, DEREF_NEED_BRACE, "Dereference needs a brace";
+    BadDerefOffs, BAD_DEREF_OFFS, "Invalid dereference offset";
+    DerefOpenBrace, DEREF_OPEN_BRACE, "Dereference brace is not closed";
+    CommCantDeref, COMM_CANT_DEREF, "$comm can not be dereferenced";
+    BadFetchArg, BAD_FETCH_ARG, "Invalid fetch argument";
+    ArrayNoClose, ARRAY_NO_CLOSE, "Array is not closed";
+    BadArraySuffix, BAD_ARRAY_SUFFIX, "Array has wrong suffix";
+    BadArrayNum, BAD_ARRAY_NUM, "Invalid array size";
+    ArrayTooBig, ARRAY_TOO_BIG, "Array number is too big";
+    BadType, BAD_TYPE, "Unknown type is specified";
+    BadString, BAD_STRING, "String accepts only memory argument";
+    BadSymstring, BAD_SYMSTRING, "Symbol String doesn't accept data/userdata";
+    BadBitfield, BAD_BITFIELD, "Invalid bitfield";
+    ArgNameTooLong, ARG_NAME_TOO_LONG, "Argument name is too long";
+    NoArgName, NO_ARG_NAME, "Argument name is not specified";
+    BadArgName, BAD_ARG_NAME, "Argument name must follow the same rules as C identifiers";
+    UsedArgName, USED_ARG_NAME, "This argument name is already used";
+    ArgTooLong, ARG_TOO_LONG, "Argument expression is too long";
+    NoArgBody, NO_ARG_BODY, "No argument expression";
+    BadInsnBndry, BAD_INSN_BNDRY, "Probe point is not an instruction boundary";
+    FailRegProbe, FAIL_REG_PROBE, "Failed to register probe event";
+    DiffProbeType, DIFF_PROBE_TYPE, "Probe type is different from existing probe";
+    DiffArgType, DIFF_ARG_TYPE, "Argument type or name is different from existing probe";
+    SameProbe, SAME_PROBE, "There is already the exact same probe event";
+    NoEventInfo, NO_EVENT_INFO, "This requires both group and event name to attach";
+    BadAttachEvent, BAD_ATTACH_EVENT, "Attached event does not exist";
+    BadAttachArg, BAD_ATTACH_ARG, "Attached event does not have this field";
+    NoEpFilter, NO_EP_FILTER, "No filter rule after 'if'";
+    NosupBtfarg, NOSUP_BTFARG, "BTF is not available or not supported";
+    NoBtfarg, NO_BTFARG, "This variable is not found at this probe point";
+    NoBtfEntry, NO_BTF_ENTRY, "No BTF entry for this probe point";
+    BadVarArgs, BAD_VAR_ARGS, "$arg* must be an independent parameter without name etc.";
+    NofentryArgs, NOFENTRY_ARGS, "$arg* can be used only on function entry or exit";
+    DoubleArgs, DOUBLE_ARGS, "$arg* can be used only once in the parameters";
+    Args2long, ARGS_2LONG, "$arg* failed because the argument list is too long";
+    Argidx2big, ARGIDX_2BIG, "$argN index is too big";
+    NoPtrStrct, NO_PTR_STRCT, "This is not a pointer to union/structure.";
+    NosupDatArg, NOSUP_DAT_ARG, "Non pointer structure/union argument is not supported.";
+    BadHyphen, BAD_HYPHEN, "Failed to parse single hyphen. Forgot '>'?";
+    NoBtfField, NO_BTF_FIELD, "This field is not found.";
+    BadBtfTid, BAD_BTF_TID, "Failed to get BTF type info.";
+    BadType4str, BAD_TYPE4STR, "This type does not fit for string.";
+    NeedStringType, NEED_STRING_TYPE, "$comm and immediate-string only accepts string type";
+    EventTooBig, EVENT_TOO_BIG, "Event too big (too many fields?)";
 }
 
 impl ErrCode {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Fetch programs: a fixed-size instruction encoding and the compiler that
 //! turns resolved [`ArgDesc`]s into it.
 //!

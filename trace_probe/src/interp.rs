@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! The fetch-program interpreter: runs a compiled [`Program`] against a
 //! [`Machine`] (registers, stack, memory of the probe hit) and writes one
 //! trace record. No allocation, no recursion, bounded work.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Byte-exact re-implementations of the kernel string helpers the probe
 //! parser depends on: the Latin-1 `ctype` table of `lib/ctype.c`,
 //! `kstrtoull`/`kstrtoll`/`kstrtouint`/`simple_strtoul` (`lib/kstrtox.c`,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Record layout, event `format` file and `print fmt` of a definition,
 //! byte-identical to C (`fentry_event_define_fields`/
 //! `fexit_event_define_fields` in trace_fprobe.c,
@@ -9,60 +10,22 @@ use super::desc::FetchType;
 use super::probe::{ProbeArg, ProbeDef};
 
 /// C `fetch_type->fmttype`: the type string of the `format` file.
-pub fn fmttype(ty: FetchType) -> &'static str {
-    match ty {
-        FetchType::String | FetchType::UString | FetchType::SymStr => "__data_loc char[]",
-        FetchType::U8 | FetchType::X8 | FetchType::Char => "u8",
-        FetchType::U16 | FetchType::X16 => "u16",
-        FetchType::U32 | FetchType::X32 => "u32",
-        FetchType::U64 | FetchType::X64 | FetchType::Symbol => "u64",
-        FetchType::S8 => "s8",
-        FetchType::S16 => "s16",
-        FetchType::S32 => "s32",
-        FetchType::S64 => "s64",
-        FetchType::Bitfield { container, .. } => match container {
-            8 => "u8",
-            16 => "u16",
-            32 => "u32",
-            _ => "u64",
-        },
-    }
+pub const fn fmttype(ty: FetchType) -> &'static str {
+    ty.facts().fmttype
 }
 
 /// C `fetch_type->fmt`: the printf format of `print fmt` (as it appears in
 /// the text, i.e. strings are `\"%s\"`).
-pub fn print_fmt(ty: FetchType) -> &'static str {
-    match ty {
-        FetchType::U8 | FetchType::U16 | FetchType::U32 => "%u",
-        FetchType::U64 => "%Lu",
-        FetchType::S8 | FetchType::S16 | FetchType::S32 => "%d",
-        FetchType::S64 => "%Ld",
-        FetchType::X8 | FetchType::X16 | FetchType::X32 => "0x%x",
-        FetchType::X64 => "0x%Lx",
-        FetchType::Char => "'%c'",
-        FetchType::Symbol => "%pS",
-        FetchType::String | FetchType::UString | FetchType::SymStr => "\\\"%s\\\"",
-        FetchType::Bitfield { container, .. } => {
-            if container == 64 {
-                "%Lu"
-            } else {
-                "%u"
-            }
-        }
-    }
+pub const fn print_fmt(ty: FetchType) -> &'static str {
+    ty.facts().fmt
 }
 
 /// The C type-table entry a type resolves to (`parg->type` pointer):
 /// bitfields share the entry of their unsigned container type. Two
 /// arguments have "the same type" for multi-probe events iff these match.
-pub fn type_class(ty: FetchType) -> FetchType {
+pub const fn type_class(ty: FetchType) -> FetchType {
     match ty {
-        FetchType::Bitfield { container, .. } => match container {
-            8 => FetchType::U8,
-            16 => FetchType::U16,
-            32 => FetchType::U32,
-            _ => FetchType::U64,
-        },
+        FetchType::Bitfield { container, .. } => FetchType::unsigned(container),
         t => t,
     }
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Host crate root for `trace_probe`.
 //!
 //! All code lives in `trace_probe.rs` and its sibling files so that the kernel

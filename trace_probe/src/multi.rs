@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Multi-probe events: the checks C applies when a new definition names an
 //! existing fprobe event (`append_trace_fprobe` in trace_fprobe.c,
 //! `trace_probe_compare_arg_type` in trace_probe.c).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! The `f`/`t` definition parser: `__trace_fprobe_create()`
 //! (kernel/trace/trace_fprobe.c) and the FETCHARG parser of
 //! kernel/trace/trace_probe.c, including BTF argument resolution, reproduced
@@ -263,33 +264,11 @@ fn find_fetch_type(t: Option<&[u8]>) -> Option<FetchType> {
         let slash = strchr(t, b'/')?;
         let bs = kstrtoul(t.get(slash + 1..).unwrap_or(&[]), 0).ok()?;
         return match bs {
-            8 => Some(FetchType::U8),
-            16 => Some(FetchType::U16),
-            32 => Some(FetchType::U32),
-            64 => Some(FetchType::U64),
+            8 | 16 | 32 | 64 => Some(FetchType::unsigned(bs as u8)),
             _ => None,
         };
     }
-    Some(match t {
-        b"string" => FetchType::String,
-        b"ustring" => FetchType::UString,
-        b"symstr" => FetchType::SymStr,
-        b"u8" => FetchType::U8,
-        b"u16" => FetchType::U16,
-        b"u32" => FetchType::U32,
-        b"u64" => FetchType::U64,
-        b"s8" => FetchType::S8,
-        b"s16" => FetchType::S16,
-        b"s32" => FetchType::S32,
-        b"s64" => FetchType::S64,
-        b"x8" => FetchType::X8,
-        b"x16" => FetchType::X16,
-        b"x32" => FetchType::X32,
-        b"x64" => FetchType::X64,
-        b"char" => FetchType::Char,
-        b"symbol" => FetchType::Symbol,
-        _ => return None,
-    })
+    FetchType::from_name(t)
 }
 
 /// `fetch_type_from_btf_type()` + `find_fetch_type()`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! A parsed probe definition ([`ProbeDef`]): everything the kernel side
 //! keeps per `f`/`t` line, in one fixed-size, allocation-free value.
 //!

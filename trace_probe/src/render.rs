@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Record → text, exactly like the `trace` file prints a C fprobe event
 //! (trace_fprobe.c `print_fentry_event`/`print_fexit_event`,
 //! trace_probe.c `trace_probe_print_args` and the `PRINT_TYPE_FUNC_NAME`
@@ -15,7 +16,7 @@
 use core::fmt;
 
 pub use super::bytes::ByteWrite;
-use super::desc::FetchType;
+use super::desc::{FetchType, PrintStyle};
 use super::fetch::KSYM_SYMBOL_LEN;
 use super::probe::ProbeDef;
 pub use super::probe::ProbeKind;
@@ -175,33 +176,29 @@ where
     Y: Symbolizer + ?Sized,
 {
     let mut nb = NumBuf::new();
-    match ty {
-        FetchType::U8
-        | FetchType::U16
-        | FetchType::U32
-        | FetchType::U64
-        | FetchType::Bitfield { .. } => out.put(nb.dec(read_uint(rec, off, ty.size() as usize))),
-        FetchType::S8 | FetchType::S16 | FetchType::S32 | FetchType::S64 => {
+    match ty.facts().print {
+        PrintStyle::Unsigned => out.put(nb.dec(read_uint(rec, off, ty.size() as usize))),
+        PrintStyle::Signed => {
             let size = ty.size() as usize;
             let v = read_uint(rec, off, size);
             let shift = 64 - 8 * size as u32;
             let s = ((v << shift) as i64) >> shift;
             out.put(nb.sdec(s))
         }
-        FetchType::X8 | FetchType::X16 | FetchType::X32 | FetchType::X64 => {
+        PrintStyle::Hex => {
             out.put(b"0x")?;
             out.put(nb.hex(read_uint(rec, off, ty.size() as usize), 1))
         }
-        FetchType::Char => {
+        PrintStyle::Char => {
             let c = rec.get(off).copied().unwrap_or(0);
             out.put(&[b'\'', c, b'\''])
         }
-        FetchType::Symbol => {
+        PrintStyle::Symbol => {
             let mut buf = [0u8; KSYM_SYMBOL_LEN];
             let n = syms.sprint_symbol(read_u64(rec, off), &mut buf);
             out.put(buf.get(..n).unwrap_or(&buf))
         }
-        FetchType::String | FetchType::UString | FetchType::SymStr => {
+        PrintStyle::String => {
             let dl = read_uint(rec, off, 4) as u32;
             let len = (dl >> 16) as usize;
             if len == 0 {

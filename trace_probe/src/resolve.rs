@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! What BTF resolution needs, and the C algorithms built on it.
 //!
 //! [`BtfInfo`] is a small, partly *raw* view of BTF (type kinds, the
@@ -10,38 +11,41 @@
 //! The BTF parser itself lives in `btf_query` (see [`super::btf_adapter`]
 //! for the implementation of this trait on it).
 
+use super::btf_query::Kind;
+
+// The `BTF_KIND_*` values C compares raw kinds with, from btf_query's table.
 /// `BTF_KIND_UNKN` (also the kind of type id 0, `void`).
-pub const BTF_KIND_UNKN: u32 = 0;
+pub const BTF_KIND_UNKN: u32 = Kind::Void as u32;
 /// `BTF_KIND_INT`.
-pub const BTF_KIND_INT: u32 = 1;
+pub const BTF_KIND_INT: u32 = Kind::Int as u32;
 /// `BTF_KIND_PTR`.
-pub const BTF_KIND_PTR: u32 = 2;
+pub const BTF_KIND_PTR: u32 = Kind::Ptr as u32;
 /// `BTF_KIND_ARRAY`.
-pub const BTF_KIND_ARRAY: u32 = 3;
+pub const BTF_KIND_ARRAY: u32 = Kind::Array as u32;
 /// `BTF_KIND_STRUCT`.
-pub const BTF_KIND_STRUCT: u32 = 4;
+pub const BTF_KIND_STRUCT: u32 = Kind::Struct as u32;
 /// `BTF_KIND_UNION`.
-pub const BTF_KIND_UNION: u32 = 5;
+pub const BTF_KIND_UNION: u32 = Kind::Union as u32;
 /// `BTF_KIND_ENUM`.
-pub const BTF_KIND_ENUM: u32 = 6;
+pub const BTF_KIND_ENUM: u32 = Kind::Enum as u32;
 /// `BTF_KIND_FWD`.
-pub const BTF_KIND_FWD: u32 = 7;
+pub const BTF_KIND_FWD: u32 = Kind::Fwd as u32;
 /// `BTF_KIND_TYPEDEF`.
-pub const BTF_KIND_TYPEDEF: u32 = 8;
+pub const BTF_KIND_TYPEDEF: u32 = Kind::Typedef as u32;
 /// `BTF_KIND_VOLATILE`.
-pub const BTF_KIND_VOLATILE: u32 = 9;
+pub const BTF_KIND_VOLATILE: u32 = Kind::Volatile as u32;
 /// `BTF_KIND_CONST`.
-pub const BTF_KIND_CONST: u32 = 10;
+pub const BTF_KIND_CONST: u32 = Kind::Const as u32;
 /// `BTF_KIND_RESTRICT`.
-pub const BTF_KIND_RESTRICT: u32 = 11;
+pub const BTF_KIND_RESTRICT: u32 = Kind::Restrict as u32;
 /// `BTF_KIND_FUNC`.
-pub const BTF_KIND_FUNC: u32 = 12;
+pub const BTF_KIND_FUNC: u32 = Kind::Func as u32;
 /// `BTF_KIND_FUNC_PROTO`.
-pub const BTF_KIND_FUNC_PROTO: u32 = 13;
+pub const BTF_KIND_FUNC_PROTO: u32 = Kind::FuncProto as u32;
 /// `BTF_KIND_TYPE_TAG`.
-pub const BTF_KIND_TYPE_TAG: u32 = 18;
+pub const BTF_KIND_TYPE_TAG: u32 = Kind::TypeTag as u32;
 /// `BTF_KIND_ENUM64`.
-pub const BTF_KIND_ENUM64: u32 = 19;
+pub const BTF_KIND_ENUM64: u32 = Kind::Enum64 as u32;
 
 /// `BTF_INT_SIGNED` encoding bit.
 pub const BTF_INT_SIGNED: u32 = 1;

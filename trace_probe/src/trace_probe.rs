@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Probe definition parsing, BTF resolution and fetch programs (no_std, no alloc).
 
 #[allow(unused_imports)]
@@ -35,5 +36,24 @@ mod tests {
     fn limits() {
         assert_eq!(super::MAX_TRACE_ARGS, 128);
         assert_eq!(super::FetchType::X64.size(), 8);
+    }
+
+    #[test]
+    fn fetch_type_table() {
+        use super::{FetchType, BASIC_TYPES};
+        assert_eq!(BASIC_TYPES.len(), 17);
+        for t in BASIC_TYPES {
+            let f = t.facts();
+            assert_eq!(FetchType::from_name(f.name.as_bytes()), Some(t));
+            assert_eq!(f.string, f.fmttype == "__data_loc char[]");
+            assert!(matches!(f.size, 1 | 2 | 4 | 8));
+        }
+        let bf = FetchType::Bitfield {
+            width: 3,
+            offset: 2,
+            container: 16,
+        };
+        assert_eq!(bf.facts(), FetchType::U16.facts());
+        assert_eq!(FetchType::from_name(b"b3@2/16"), None);
     }
 }

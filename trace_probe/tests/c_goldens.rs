@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Differential test against the **real** in-kernel C implementation.
 //!
 //! `tests/golden/c-6.12.txt` was captured by `selftests/goldens/capture-c.sh`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Control-file level behaviour: command splitting, removal matching
 //! (`trace_fprobe_match`), `dynamic_events` contents and `error_log`
 //! rendering, driven through the mock kernel.

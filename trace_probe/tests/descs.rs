@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! The resolved argument descriptions ([`ArgDesc`]) produced for every
 //! FETCHARG form (the C fetch programs of the reference, section 4.2),
 //! entry arguments of exit probes, layout offsets and error/quirk cases

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Golden tests: for every definition of tests/golden/definitions.txt, the
 //! `dynamic_events` line and the event `format` body must match the C
 //! implementation byte for byte.

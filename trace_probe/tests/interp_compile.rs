@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Fetch-compiler tests: instruction shapes, program header, and every
 //! rejected description.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! End to end: definition line → `parse_definition` → `compile_probe` →
 //! run on the mock machine → `render_def_event`, i.e. the `trace` line the
 //! module would print. BTF cases use the host's `/sys/kernel/btf/vmlinux`

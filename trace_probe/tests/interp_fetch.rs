@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Interpreter tests on the mock machine: every fetch base, deref chains,
 //! user/kernel selection, bitfields, arrays, entry data, faults.
 

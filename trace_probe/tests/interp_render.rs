@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Renderer tests: every type printer, arrays, strings/(fault), heads and
 //! whole lines as `cat trace` prints them.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! String / dynamic-data tests: `__data_loc` encoding, exact record size,
 //! 4095/4096/over-4096 strings, user vs kernel strings, faults mid-string,
 //! string arrays, `$comm`, immediate strings, truncation, read-once.

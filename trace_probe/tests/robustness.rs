@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! No input may panic the parser or the renderers: random lines built from
 //! FETCHARG fragments and random byte mutations of real definitions, with
 //! and without BTF. Whatever parses must render and re-parse to the same

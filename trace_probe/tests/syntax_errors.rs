@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Every case of the kernel selftests
 //! tools/testing/selftests/ftrace/test.d/dynevent/{fprobe,tprobe}_syntax_errors.tc
 //! (Linux 6.12): the error code C logs last and the caret column

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Fuzzes parsing, index building and every query of `btf_query`.
 //!
 //! Input: one mode byte, then either a whole blob (mode bit 0 clear) or a

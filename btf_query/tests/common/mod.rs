@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Shared test helpers: loading real blobs and encoding synthetic BTF.
 #![allow(dead_code)]
 

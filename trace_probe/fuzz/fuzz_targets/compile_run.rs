@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! compile → run-on-mock → render, for arbitrary `ArgDesc`s decoded from
 //! the fuzz input (no `arbitrary` crate), plus raw instruction streams.
 //!

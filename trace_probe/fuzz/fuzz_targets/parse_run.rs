@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! End to end: definition line → `parse_definition` (host BTF when
 //! readable, or none) → `compile_probe` → run on a fuzz-built mock →
 //! render. Input: `<line>\n<machine bytes>`; the first byte of the line

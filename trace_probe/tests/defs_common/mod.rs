@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Shared helpers for the definition-parser tests: host BTF, a test
 //! environment, and a mock "kernel" that performs the registration-time
 //! steps (multi-probe checks, ftrace symbol matching, `@SYM` resolution)

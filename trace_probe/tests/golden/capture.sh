@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Regenerate definitions.txt from the in-kernel C implementation (run as
 # root inside a 6.12 guest with tracefs mounted):
 #

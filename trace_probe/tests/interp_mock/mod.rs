@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Mock probe-hit machine shared by the interpreter tests, the benchmark and
 //! the fuzz targets (included with `#[path]` there). Uses std.
 #![allow(dead_code)]

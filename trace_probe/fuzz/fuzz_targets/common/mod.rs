@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 //! Shared by the fuzz targets: a byte reader, a mock machine built from
 //! fuzz bytes, and the record invariants.
 #![allow(dead_code)]
