@@ -7,6 +7,7 @@
 #include <linux/bug.h>
 #include <asm/ibt.h>
 #include <linux/err.h>
+#include <linux/error-injection.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/kallsyms.h>
@@ -179,6 +180,13 @@ int rfprobe_tp_attach(struct rfprobe_tp *t, struct tracepoint *tp)
 	return tracepoint_probe_register(tp, (void *)rfprobe_tp_probe, t);
 #endif
 }
+/*
+ * The registrations that attach a probe when its event is enabled can fail
+ * (ftrace and tracepoint registration allocate): fail_function may make
+ * them fail, so that the rollback of a partly enabled multi-probe event is
+ * tested (selftests/stress/faults.tc).
+ */
+ALLOW_ERROR_INJECTION(rfprobe_tp_attach, ERRNO);
 
 /* Detaches and waits until no CPU runs the probe any more. */
 void rfprobe_tp_detach(struct rfprobe_tp *t)
@@ -323,6 +331,8 @@ int rfprobe_ops_register_sym(struct rfprobe_ops *ro, const char *sym)
 		ftrace_free_filter(&ro->ops);
 	return ret;
 }
+/* See rfprobe_tp_attach(). */
+ALLOW_ERROR_INJECTION(rfprobe_ops_register_sym, ERRNO);
 
 void rfprobe_ops_unregister(struct rfprobe_ops *ro)
 {

@@ -13,7 +13,7 @@ use crate::trace_probe::bytes::ByteWrite;
 use crate::trace_probe::parse::{event_exists_failure, registration_failure};
 use crate::trace_probe::{
     classify, multi, parse_definition, split_commands, write_error_log_entry, Command,
-    DentryOffsets, Failure, LogEntry, ProbeDef, RemoveSpec,
+    DentryOffsets, Failure, LogEntry, ProbeDef, RemoveSpec, StoredDef,
 };
 use kernel::error::{code, Error, Result};
 use kernel::ffi::{c_int, c_ulong};
@@ -203,7 +203,7 @@ fn resolve_symbol(name: &[u8]) -> Option<u64> {
     kallsyms::lookup(name).map(|s| s.addr)
 }
 
-fn uses_symbols(def: &ProbeDef) -> bool {
+fn uses_symbols(def: &StoredDef<'_>) -> bool {
     def.args()
         .iter()
         .any(|a| matches!(a.desc.base, crate::trace_probe::Base::Symbol { .. }))
@@ -270,9 +270,12 @@ impl Rfprobe {
                 return Err(f.errno);
             }
         }
-        let def: &ProbeDef = def;
+        // The parser's workspace (for error-log entries of this line) and
+        // the definition it produced.
+        let ws: &ProbeDef = def;
+        let def = &ws.stored();
         let fail = |errlog: &mut ErrorLog, f: Failure| {
-            errlog.add(def, line, &f);
+            errlog.add(ws, line, &f);
             Err(f.errno)
         };
 
@@ -286,13 +289,13 @@ impl Rfprobe {
         {
             let g = state.event_mutex.lock();
             if let Some(i) = existing {
-                if let Err(f) = multi::check_append(def, line, events[i].defs(&g)) {
+                if let Err(f) = multi::check_append(ws, line, events[i].defs(&g)) {
                     drop(g);
                     return fail(errlog, f);
                 }
             } else if name_taken(&g, def.group(), def.event()) {
                 drop(g);
-                return fail(errlog, event_exists_failure(def, line));
+                return fail(errlog, event_exists_failure(ws, line));
             }
         }
 
@@ -302,11 +305,11 @@ impl Rfprobe {
             tracepoint = find_tracepoint(tp_modules, def.symbol());
         } else if let Err(e) = ftrace_can_attach(def.symbol()) {
             let errno = e.to_errno();
-            return Err(errlog.registration_failed(def, line, errno));
+            return Err(errlog.registration_failed(ws, line, errno));
         }
         // `@SYM` step (C `traceprobe_update_arg()`): bad offsets, unknown symbols.
         if let Err(errno) = def.check_symbols(|name| resolve_symbol(name).is_some()) {
-            return Err(errlog.registration_failed(def, line, errno));
+            return Err(errlog.registration_failed(ws, line, errno));
         }
         let mut unresolved = false;
         let probe = Probe::new(def, tracepoint, |name| {
@@ -322,7 +325,7 @@ impl Rfprobe {
                 } else {
                     e.to_errno()
                 };
-                return Err(errlog.registration_failed(def, line, errno));
+                return Err(errlog.registration_failed(ws, line, errno));
             }
         };
 
@@ -339,7 +342,7 @@ impl Rfprobe {
             if let Err(e) = ev.add(&mut g) {
                 drop(g);
                 if e == code::EEXIST {
-                    return fail(errlog, event_exists_failure(def, line));
+                    return fail(errlog, event_exists_failure(ws, line));
                 }
                 return Err(e.to_errno());
             }

@@ -28,7 +28,7 @@ use crate::sync::{EventLocked, EventMutex, EventMutexGuard};
 use crate::trace_probe::bytes::ByteWrite;
 use crate::trace_probe::layout;
 use crate::trace_probe::render::{self, Symbolizer};
-use crate::trace_probe::{FetchType, ProbeDef, ProbeKind, StoredDef};
+use crate::trace_probe::{FetchType, ProbeKind, StoredDef};
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use kernel::error::{code, to_result, Result};
@@ -116,7 +116,7 @@ impl Event {
     /// from `def`.
     pub(crate) fn new(
         state: &State,
-        def: &ProbeDef,
+        def: &StoredDef<'_>,
         first: (KBox<Probe>, ProbeState),
     ) -> Result<Pin<KBox<Event>>> {
         let mut print_fmt = KVec::new();

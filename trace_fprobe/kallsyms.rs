@@ -137,11 +137,11 @@ pub(crate) fn module_of(name: &[u8]) -> Option<KVec<u8>> {
     Some(v)
 }
 
-/// A data symbol of the tracing core, checked before it is trusted: the
-/// lookup must give the linked address of an exported variable
+/// A `T` of the tracing core, found by name and checked before it is
+/// trusted: the lookup must give the linked address of an exported variable
 /// (`tracepoint_srcu`), and `name` must be data starting exactly at the
-/// address with room for `size` bytes. Its address is never printed.
-fn find_core_data(name: &[u8], size: usize) -> Result<u64> {
+/// address with room for a `T`. Its address is never printed.
+fn find_core_data<T>(name: &str) -> Result<*mut T> {
     // Only the address of the exported variable is taken (no access).
     let linked = core::ptr::addr_of!(bindings::tracepoint_srcu) as usize as u64;
     match lookup(b"tracepoint_srcu") {
@@ -151,30 +151,26 @@ fn find_core_data(name: &[u8], size: usize) -> Result<u64> {
             return Err(code::ENOENT);
         }
     }
-    match lookup(name) {
-        Some(s) if !s.text && s.addr != 0 && is_symbol_start(s.addr, name, size as u64) => {
-            Ok(s.addr)
+    let size = core::mem::size_of::<T>() as u64;
+    match lookup(name.as_bytes()) {
+        Some(s) if !s.text && s.addr != 0 && is_symbol_start(s.addr, name.as_bytes(), size) => {
+            Ok(s.addr as usize as *mut T)
         }
-        _ => Err(code::ENOENT),
+        _ => {
+            pr_err!("{} not found\n", name);
+            Err(code::ENOENT)
+        }
     }
 }
 
 /// The tracing core's `event_mutex` (not exported; `trace_add_event_call`
 /// and `trace_remove_event_call` must be called with it held).
 pub(crate) fn find_event_mutex() -> Result<*mut bindings::mutex> {
-    let size = core::mem::size_of::<bindings::mutex>();
-    let addr = find_core_data(b"event_mutex", size).inspect_err(|_| {
-        pr_err!("event_mutex not found\n");
-    })?;
-    Ok(addr as usize as *mut bindings::mutex)
+    find_core_data("event_mutex")
 }
 
 /// The tracing core's list of every event (`ftrace_events`, not exported):
 /// read under `event_mutex` to check GRP/EVENT uniqueness as C does.
 pub(crate) fn find_ftrace_events() -> Result<*mut bindings::list_head> {
-    let size = core::mem::size_of::<bindings::list_head>();
-    let addr = find_core_data(b"ftrace_events", size).inspect_err(|_| {
-        pr_err!("ftrace_events not found\n");
-    })?;
-    Ok(addr as usize as *mut bindings::list_head)
+    find_core_data("ftrace_events")
 }

@@ -19,7 +19,7 @@ use crate::event::{cstring, Event};
 use crate::handler;
 use crate::percpu::Counter;
 use crate::trace_probe::fetch::{self, EntryProgram, Insn, Program};
-use crate::trace_probe::{DefHead, ProbeArg, ProbeDef, StoredDef};
+use crate::trace_probe::{DefHead, ProbeArg, StoredDef};
 use kernel::error::{code, to_result, Result};
 use kernel::ffi::c_char;
 use kernel::prelude::*;
@@ -115,11 +115,11 @@ impl Probe {
     /// to addresses; `tracepoint` is the tracepoint of a `t` probe (NULL:
     /// pending module tracepoint).
     pub(crate) fn new(
-        def: &ProbeDef,
+        def: &StoredDef<'_>,
         tracepoint: *mut bindings::tracepoint,
         resolve: impl FnMut(&[u8]) -> Option<u64>,
     ) -> Result<(KBox<Probe>, ProbeState)> {
-        let stored = def.stored();
+        let stored = def;
         let mut args = KVec::with_capacity(stored.args.len(), GFP_KERNEL)?;
         args.extend_from_slice(stored.args, GFP_KERNEL)?;
         let mut entry_slots = KVec::with_capacity(stored.entry.len(), GFP_KERNEL)?;
@@ -132,9 +132,9 @@ impl Probe {
             insns.push(Insn::Retval, GFP_KERNEL)?;
         }
         let prog = fetch::compile_probe(def, &mut insns, resolve).map_err(|_| code::EINVAL)?;
-        let entry = def.entry_args();
-        let mut entry_insns = KVec::with_capacity(usize::from(entry.len), GFP_KERNEL)?;
-        for _ in 0..entry.len {
+        let entry = def.entry_slots();
+        let mut entry_insns = KVec::with_capacity(entry.len(), GFP_KERNEL)?;
+        for _ in entry {
             entry_insns.push(Insn::Retval, GFP_KERNEL)?;
         }
         let entry_prog = fetch::compile_entry(entry, &mut entry_insns).map_err(|_| code::EINVAL)?;

@@ -51,8 +51,8 @@ fn main() {
             let t = Instant::now();
             for _ in 0..2000 {
                 parse_definition(black_box(line), &env, &mut def).expect("parse");
-                let mut insns = vec![Insn::Retval; probe_insn_count(&def)];
-                black_box(compile_probe(&def, &mut insns, |_| Some(0)).expect("compile"));
+                let mut insns = vec![Insn::Retval; probe_insn_count(&def.stored())];
+                black_box(compile_probe(&def.stored(), &mut insns, |_| Some(0)).expect("compile"));
             }
             best = best.min(t.elapsed().as_nanos() as f64 / 2000.0);
         }

@@ -30,7 +30,7 @@ pub enum Base {
     /// sees it (for tracepoint probes the `__data` shift is already applied).
     Arg(u16),
     /// Exit probe: word saved at function entry, `slot` indexes
-    /// [`EntryArgs`] (the kernel side stores `Arg(arg)` there at entry).
+    /// the entry-data slots (the kernel side stores `Arg(arg)` there at entry).
     EntryData(u16),
     /// Function return value (exit probes).
     Retval,

@@ -36,13 +36,13 @@
 //!
 //! # Exit probes
 //!
-//! [`compile_entry`] turns the [`EntryArgs`] of an exit probe into an entry
+//! [`compile_entry`] turns the entry-data slots of an exit probe into an entry
 //! program (one `EntryStore` per slot) run at function entry by
 //! [`super::interp::run_entry`]; the exit program's `Base::EntryData(slot)`
 //! compiles to `Insn::Entry(slot)`, which reads the word back at exit.
 
-use super::desc::{ArgDesc, Base, BtfBitfield, EntryArgs, FetchType, Hop, MAX_HOPS};
-use super::probe::ProbeDef;
+use super::desc::{ArgDesc, Base, BtfBitfield, FetchType, Hop, MAX_HOPS};
+use super::probe::StoredDef;
 
 /// Maximum string length stored, including the terminating NUL
 /// (C `MAX_STRING_SIZE` = `PATH_MAX`).
@@ -803,25 +803,27 @@ impl EntryProgram {
 }
 
 /// Compile the entry program of an exit probe: slot `i` receives function
-/// argument `entry.args[i]` (C `store_trace_entry_data`).
-pub fn compile_entry(entry: &EntryArgs, insns: &mut [Insn]) -> Result<EntryProgram, CompileError> {
-    let n = usize::from(entry.len);
-    let args = entry.args.get(..n).ok_or(CompileError::TooManyArgs)?;
-    let out = insns.get_mut(..n).ok_or(CompileError::NoSpace)?;
+/// argument `slots[i]` (C `store_trace_entry_data`; the slots are
+/// [`StoredDef::entry_slots`]).
+pub fn compile_entry(slots: &[u16], insns: &mut [Insn]) -> Result<EntryProgram, CompileError> {
+    if slots.len() > super::probe::MAX_TRACE_ARGS {
+        return Err(CompileError::TooManyArgs);
+    }
+    let n = slots.len() as u16;
+    let args = slots;
+    let out = insns.get_mut(..slots.len()).ok_or(CompileError::NoSpace)?;
     for (slot, (dst, &arg)) in out.iter_mut().zip(args).enumerate() {
         *dst = Insn::EntryStore {
             arg,
             slot: slot as u16,
         };
     }
-    Ok(EntryProgram {
-        nr_insns: entry.len,
-    })
+    Ok(EntryProgram { nr_insns: n })
 }
 
 /// Instructions needed for every argument of `def` (size the array for
 /// [`compile_probe`] with this).
-pub fn probe_insn_count(def: &ProbeDef) -> usize {
+pub fn probe_insn_count(def: &StoredDef<'_>) -> usize {
     def.args().iter().map(|a| insn_count(&a.desc)).sum()
 }
 
@@ -830,7 +832,7 @@ pub fn probe_insn_count(def: &ProbeDef) -> usize {
 /// `resolve` maps `@SYM` names to addresses (registration time). On error
 /// returns the failing argument's index and the reason.
 pub fn compile_probe<R>(
-    def: &ProbeDef,
+    def: &StoredDef<'_>,
     insns: &mut [Insn],
     mut resolve: R,
 ) -> Result<Program, (usize, CompileError)>

@@ -117,15 +117,6 @@ impl ArgBodies for [&str] {
     }
 }
 
-/// A parsed definition: immediate strings index each argument's `comm`.
-impl ArgBodies for super::probe::ProbeDef {
-    fn body(&self, arg: u16) -> &[u8] {
-        self.args()
-            .get(usize::from(arg))
-            .map_or(&[], |a| self.arg_comm(a))
-    }
-}
-
 /// No argument texts (programs without immediate strings).
 pub struct NoBodies;
 

@@ -7,7 +7,7 @@
 
 use super::bytes::{put_u64, ByteWrite};
 use super::desc::FetchType;
-use super::probe::{ProbeArg, ProbeDef};
+use super::probe::{ProbeArg, StoredDef};
 
 /// C `fetch_type->fmttype`: the type string of the `format` file.
 pub const fn fmttype(ty: FetchType) -> &'static str {
@@ -113,7 +113,7 @@ fn header_field(name: &'static [u8], offset: u32) -> Field<'static> {
 }
 
 /// The field of argument `a`.
-pub fn arg_field<'d>(def: &'d ProbeDef, a: &ProbeArg) -> Field<'d> {
+pub fn arg_field<'d>(def: &StoredDef<'d>, a: &ProbeArg) -> Field<'d> {
     let ty = a.desc.ty;
     let count = u32::from(a.desc.array);
     Field {
@@ -132,7 +132,8 @@ pub fn arg_field<'d>(def: &'d ProbeDef, a: &ProbeArg) -> Field<'d> {
 
 /// The event fields in definition order: `__probe_ip` (entry/tracepoint)
 /// or `__probe_func`, `__probe_ret_ip` (exit), then one per argument.
-pub fn fields(def: &ProbeDef) -> impl Iterator<Item = Field<'_>> + '_ {
+pub fn fields<'d>(def: &StoredDef<'d>) -> impl Iterator<Item = Field<'d>> + 'd {
+    let def = *def;
     let head: [Option<Field<'static>>; 2] = if def.is_return() {
         [
             Some(header_field(b"__probe_func", 8)),
@@ -143,7 +144,7 @@ pub fn fields(def: &ProbeDef) -> impl Iterator<Item = Field<'_>> + '_ {
     };
     head.into_iter()
         .flatten()
-        .chain(def.args().iter().map(move |a| arg_field(def, a)))
+        .chain(def.args().iter().map(move |a| arg_field(&def, a)))
 }
 
 /// The four common fields of every event (`trace_define_common_fields`).
@@ -154,7 +155,10 @@ pub const COMMON_FIELDS: &str =
 \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n";
 
 /// Write the event's `print fmt` (`__set_print_fmt`), without newline.
-pub fn write_print_fmt(def: &ProbeDef, w: &mut (impl ByteWrite + ?Sized)) -> core::fmt::Result {
+pub fn write_print_fmt(
+    def: &StoredDef<'_>,
+    w: &mut (impl ByteWrite + ?Sized),
+) -> core::fmt::Result {
     w.put(b"\"")?;
     w.put(if def.is_return() {
         b"(%lx <- %lx)"
@@ -209,7 +213,10 @@ pub fn write_print_fmt(def: &ProbeDef, w: &mut (impl ByteWrite + ?Sized)) -> cor
 
 /// Write the `format` file from the `format:` line to the end (what does
 /// not depend on the event id).
-pub fn write_format_body(def: &ProbeDef, w: &mut (impl ByteWrite + ?Sized)) -> core::fmt::Result {
+pub fn write_format_body(
+    def: &StoredDef<'_>,
+    w: &mut (impl ByteWrite + ?Sized),
+) -> core::fmt::Result {
     w.put(b"format:\n")?;
     w.put(COMMON_FIELDS.as_bytes())?;
     w.put(b"\n")?;
@@ -224,7 +231,7 @@ pub fn write_format_body(def: &ProbeDef, w: &mut (impl ByteWrite + ?Sized)) -> c
 /// Write the whole `format` file (`name:`, `ID:` with the registered event
 /// type `id`, then [`write_format_body`]).
 pub fn write_format(
-    def: &ProbeDef,
+    def: &StoredDef<'_>,
     id: u32,
     w: &mut (impl ByteWrite + ?Sized),
 ) -> core::fmt::Result {

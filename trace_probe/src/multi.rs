@@ -44,20 +44,19 @@ pub fn check_append<'a, I>(new: &ProbeDef, line: &[u8], existing: I) -> Result<(
 where
     I: IntoIterator<Item = StoredDef<'a>>,
 {
-    let stored = new.stored();
-    let new_st = &stored;
+    let new_st = new.stored();
     let mut it = existing.into_iter();
     let Some(to) = it.next() else {
         return Ok(());
     };
-    if new.is_return() != to.is_return() || new.is_tracepoint() != to.is_tracepoint() {
+    if new_st.is_return() != to.is_return() || new_st.is_tracepoint() != to.is_tracepoint() {
         return Err(Failure::logged(
             -EEXIST,
             ErrCode::DiffProbeType,
             new.log_pos(line, 0, 0),
         ));
     }
-    let ret = compare_arg_type(new_st, &to);
+    let ret = compare_arg_type(&new_st, &to);
     if ret != 0 {
         return Err(Failure::logged(
             -EEXIST,
@@ -66,11 +65,11 @@ where
         ));
     }
     let same = |p: StoredDef<'_>| {
-        p.symbol() == new.symbol()
+        p.symbol() == new_st.symbol()
             && p.args()
                 .iter()
-                .zip(new.args())
-                .all(|(x, y)| p.arg_comm(x) == new.arg_comm(y))
+                .zip(new_st.args())
+                .all(|(x, y)| p.arg_comm(x) == new_st.arg_comm(y))
     };
     if same(to) || it.any(same) {
         return Err(Failure::logged(

@@ -1658,8 +1658,10 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         if !is_good_name(name) {
             return Err(perr(-EINVAL, ErrCode::BadArgName, 0));
         }
-        let used = RESERVED_FIELD_NAMES.contains(&name)
-            || self.def.args().iter().any(|a| self.def.arg_name(a) == name);
+        let used = RESERVED_FIELD_NAMES.contains(&name) || {
+            let def = self.def.stored();
+            def.args().iter().any(|a| def.arg_name(a) == name)
+        };
         if used {
             return Err(perr(-EINVAL, ErrCode::UsedArgName, 0));
         }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-//! A parsed probe definition ([`ProbeDef`]): everything the kernel side
-//! keeps per `f`/`t` line, in one fixed-size, allocation-free value.
+//! Probe definitions: [`StoredDef`], the definition everything works on,
+//! and [`ProbeDef`], the fixed-size, allocation-free workspace the parser
+//! fills and gives it from.
 //!
-//! Besides the resolved arguments ([`ArgDesc`]s plus [`EntryArgs`]) it keeps
-//! the texts C keeps (`group`, `event`, `symbol`, each argument's `name` and
-//! `comm`) for `dynamic_events`, `-:` matching and multi-probe comparison,
-//! and the little state needed to print the command of an `error_log` entry
-//! the way C does (argv rewritten by `%pd`/`%pD`, see
-//! [`ProbeDef::write_log_command`]).
+//! A definition holds the resolved arguments ([`ArgDesc`]s plus entry-data
+//! slots) and the texts C keeps (`group`, `event`, `symbol`, each argument's
+//! `name` and `comm`) for `dynamic_events`, `-:` matching and multi-probe
+//! comparison. The workspace adds the little state needed to print the
+//! command of an `error_log` entry the way C does (argv rewritten by
+//! `%pd`/`%pD`, see [`ProbeDef::write_log_command`]).
 
 use super::bytes::{put_u64, ByteWrite};
 use super::cmdline::{tokens, RemoveSpec};
@@ -129,7 +130,8 @@ const EMPTY_ARG: ProbeArg = ProbeArg {
     symbol_errno: 0,
 };
 
-/// A parsed and resolved `f`/`t` definition.
+/// The parser's workspace: a definition being parsed and resolved, read
+/// through [`ProbeDef::stored`] once parsing succeeded.
 ///
 /// It is large (about 50 KiB: 128 argument slots and a text arena) and
 /// meant to be allocated once per definition; construct it in place with
@@ -167,9 +169,9 @@ impl core::fmt::Debug for ProbeDef {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("ProbeDef")
             .field("kind", &self.kind)
-            .field("group", &core::str::from_utf8(self.group()))
-            .field("event", &core::str::from_utf8(self.event()))
-            .field("symbol", &core::str::from_utf8(self.symbol()))
+            .field("group", &core::str::from_utf8(self.text_of(self.group)))
+            .field("event", &core::str::from_utf8(self.text_of(self.event)))
+            .field("symbol", &core::str::from_utf8(self.text_of(self.symbol)))
             .field("nr_args", &self.nr_args)
             .finish()
     }
@@ -287,105 +289,6 @@ impl ProbeDef {
         Some(Span { off, len })
     }
 
-    /// Probe flavour.
-    pub fn kind(&self) -> ProbeKind {
-        self.kind
-    }
-
-    /// True for exit (`%return`) probes.
-    pub fn is_return(&self) -> bool {
-        self.kind == ProbeKind::Exit
-    }
-
-    /// True for tracepoint (`t`) probes.
-    pub fn is_tracepoint(&self) -> bool {
-        self.kind == ProbeKind::Tracepoint
-    }
-
-    /// `MAXACTIVE` (0 = default); only meaningful for exit probes.
-    pub fn maxactive(&self) -> u32 {
-        self.maxactive
-    }
-
-    /// Group (system) name.
-    pub fn group(&self) -> &[u8] {
-        self.text_of(self.group)
-    }
-
-    /// Event name.
-    pub fn event(&self) -> &[u8] {
-        self.text_of(self.event)
-    }
-
-    /// Probed symbol (an ftrace filter glob for `f`) or tracepoint name, as
-    /// typed, without `%return`.
-    pub fn symbol(&self) -> &[u8] {
-        self.text_of(self.symbol)
-    }
-
-    /// `t` probes: the tracepoint was not loaded at parse time (C
-    /// `TRACEPOINT_STUB`, attached when a module providing it comes).
-    pub fn tracepoint_pending(&self) -> bool {
-        self.tp_pending
-    }
-
-    /// Number of arguments.
-    pub fn nr_args(&self) -> usize {
-        usize::from(self.nr_args)
-    }
-
-    /// The arguments.
-    pub fn args(&self) -> &[ProbeArg] {
-        self.args.get(..self.nr_args()).unwrap_or(&[])
-    }
-
-    /// Argument name (field name).
-    pub fn arg_name(&self, a: &ProbeArg) -> &[u8] {
-        self.text_of(a.name)
-    }
-
-    /// Argument `comm`: the body text (with `:TYPE`) after `$arg` and
-    /// `%pd`/`%pD` expansion, as shown in `dynamic_events`.
-    /// `Base::ImmStr`/`Base::Symbol` ranges index this text.
-    pub fn arg_comm(&self, a: &ProbeArg) -> &[u8] {
-        self.text_of(a.comm)
-    }
-
-    /// Entry-data slots of an exit probe (empty otherwise).
-    pub fn entry_args(&self) -> &EntryArgs {
-        &self.entry
-    }
-
-    /// Bytes of entry data an exit probe needs (`fp.entry_data_size`).
-    pub fn entry_data_size(&self) -> usize {
-        usize::from(self.entry.len) * 8
-    }
-
-    /// Record header size: 16 (entry/tracepoint) or 24 (exit).
-    pub fn header_size(&self) -> u32 {
-        if self.is_return() {
-            EXIT_HEADER_SIZE
-        } else {
-            ENTRY_HEADER_SIZE
-        }
-    }
-
-    /// Total size of the fixed argument fields (C `tp->size`).
-    pub fn args_size(&self) -> u32 {
-        self.size
-    }
-
-    /// Record size without dynamic data: header + fixed fields.
-    pub fn fixed_record_size(&self) -> u32 {
-        self.header_size() + self.size
-    }
-
-    /// Write the `dynamic_events` line (`trace_fprobe_show`), newline
-    /// included: `f[N]:GRP/EVENT SYM[%return] name=comm ...`.
-    pub fn write_show(&self, w: &mut (impl ByteWrite + ?Sized)) -> core::fmt::Result {
-        self.stored().write_show(w)
-    }
-
     /// Length of log argv entry `j` (C prints the original argv, except that
     /// `%pd`/`%pD` rewrites overwrite its slots when no `$arg` expansion
     /// happened).
@@ -434,6 +337,140 @@ impl ProbeDef {
         };
         p.clamp(0, i64::from(u32::MAX)) as u32
     }
+}
+
+/// The fixed-size part of a [`StoredDef`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DefHead {
+    kind: ProbeKind,
+    maxactive: u32,
+    group: Span,
+    event: Span,
+    symbol: Span,
+    size: u32,
+    tp_pending: bool,
+}
+
+/// A definition: what every consumer (listing, removal matching, appending,
+/// layout, `format`, print fmt, fetch programs, rendering) works on. It
+/// borrows four compact pieces, each exactly as long as used (a few hundred
+/// bytes for a typical definition): its [`DefHead`], its arguments, the
+/// entry-data slots and the text. [`ProbeDef::stored`] gives it for a
+/// definition just parsed; a caller that keeps definitions copies the four
+/// public fields and builds this view from its copies. The parser's
+/// workspace ([`ProbeDef`]) only adds what an `error_log` entry of the new
+/// line needs.
+#[derive(Clone, Copy, Debug)]
+pub struct StoredDef<'a> {
+    /// Kind, names and sizes.
+    pub head: DefHead,
+    /// The arguments.
+    pub args: &'a [ProbeArg],
+    /// Entry-data slots of an exit probe (function argument per slot).
+    pub entry: &'a [u16],
+    /// Names and argument bodies ([`Span`]s of the head and the arguments
+    /// index it).
+    pub text: &'a [u8],
+}
+
+impl<'a> StoredDef<'a> {
+    fn text_of(&self, s: Span) -> &'a [u8] {
+        self.text.get(s.range()).unwrap_or(&[])
+    }
+
+    /// Probe flavour.
+    pub fn kind(&self) -> ProbeKind {
+        self.head.kind
+    }
+
+    /// True for exit (`%return`) probes.
+    pub fn is_return(&self) -> bool {
+        self.head.kind == ProbeKind::Exit
+    }
+
+    /// True for tracepoint (`t`) probes.
+    pub fn is_tracepoint(&self) -> bool {
+        self.head.kind == ProbeKind::Tracepoint
+    }
+
+    /// `MAXACTIVE` (0 = default); only meaningful for exit probes.
+    pub fn maxactive(&self) -> u32 {
+        self.head.maxactive
+    }
+
+    /// Group (system) name.
+    pub fn group(&self) -> &'a [u8] {
+        self.text_of(self.head.group)
+    }
+
+    /// Event name.
+    pub fn event(&self) -> &'a [u8] {
+        self.text_of(self.head.event)
+    }
+
+    /// Probed symbol (an ftrace filter glob for `f`) or tracepoint name, as
+    /// typed, without `%return`.
+    pub fn symbol(&self) -> &'a [u8] {
+        self.text_of(self.head.symbol)
+    }
+
+    /// Number of arguments.
+    pub fn nr_args(&self) -> usize {
+        self.args.len()
+    }
+
+    /// The arguments.
+    pub fn args(&self) -> &'a [ProbeArg] {
+        self.args
+    }
+
+    /// Argument name (field name).
+    pub fn arg_name(&self, a: &ProbeArg) -> &'a [u8] {
+        self.text_of(a.name)
+    }
+
+    /// Argument `comm`: the body text (with `:TYPE`) after `$arg` and
+    /// `%pd`/`%pD` expansion, as shown in `dynamic_events`.
+    /// `Base::ImmStr`/`Base::Symbol` ranges index this text.
+    pub fn arg_comm(&self, a: &ProbeArg) -> &'a [u8] {
+        self.text_of(a.comm)
+    }
+
+    /// `t` probes: the tracepoint was not loaded at parse time (C
+    /// `TRACEPOINT_STUB`, attached when a module providing it comes).
+    pub fn tracepoint_pending(&self) -> bool {
+        self.head.tp_pending
+    }
+
+    /// The entry-data slots of an exit probe: the function argument index
+    /// stored in each slot at entry.
+    pub fn entry_slots(&self) -> &'a [u16] {
+        self.entry
+    }
+
+    /// Bytes of entry data an exit probe stores (8 per slot).
+    pub fn entry_data_size(&self) -> usize {
+        self.entry.len() * 8
+    }
+
+    /// Record header size: 16 (entry/tracepoint) or 24 (exit).
+    pub fn header_size(&self) -> u32 {
+        if self.is_return() {
+            EXIT_HEADER_SIZE
+        } else {
+            ENTRY_HEADER_SIZE
+        }
+    }
+
+    /// Total size of the fixed argument fields (C `tp->size`).
+    pub fn args_size(&self) -> u32 {
+        self.head.size
+    }
+
+    /// Record size without dynamic data: header + fixed fields.
+    pub fn fixed_record_size(&self) -> u32 {
+        self.header_size() + self.head.size
+    }
 
     /// The `@SYM` step of registration (`traceprobe_update_arg()`, run for
     /// every argument in order): the first argument whose `@SYM+OFFS`
@@ -455,107 +492,6 @@ impl ProbeDef {
             }
         }
         Ok(())
-    }
-
-    /// `trace_fprobe_match()`: does the removal spec `-:[GRP/]EVENT [SYM
-    /// [name=comm ...]]` select this probe?
-    pub fn matches(&self, spec: &RemoveSpec<'_>) -> bool {
-        self.stored().matches(spec)
-    }
-}
-
-/// The fixed-size part of a stored definition (see [`ProbeDef::head`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DefHead {
-    kind: ProbeKind,
-    maxactive: u32,
-    group: Span,
-    event: Span,
-    symbol: Span,
-    size: u32,
-    tp_pending: bool,
-}
-
-/// A successfully parsed definition kept in compact form: its [`DefHead`],
-/// its arguments, entry-data slots and text, each exactly as long as used
-/// (a few hundred bytes for a typical definition, where a [`ProbeDef`] has
-/// room for 128 arguments and 8 KiB of text: 44 KiB). A caller that keeps
-/// many definitions stores the four pieces ([`ProbeDef::head`],
-/// [`ProbeDef::args`], [`ProbeDef::entry_slots`], [`ProbeDef::text`]),
-/// answers the common questions from this view and rebuilds a full
-/// definition with [`ProbeDef::restore`] when it needs one (listing,
-/// matching a removal, checking an append). Not kept: the parser's
-/// error-log state, which only matters while the definition is new.
-#[derive(Clone, Copy, Debug)]
-pub struct StoredDef<'a> {
-    /// [`ProbeDef::head`].
-    pub head: DefHead,
-    /// [`ProbeDef::args`].
-    pub args: &'a [ProbeArg],
-    /// [`ProbeDef::entry_slots`].
-    pub entry: &'a [u16],
-    /// [`ProbeDef::text`].
-    pub text: &'a [u8],
-}
-
-impl<'a> StoredDef<'a> {
-    fn text_of(&self, s: Span) -> &'a [u8] {
-        self.text.get(s.range()).unwrap_or(&[])
-    }
-
-    /// [`ProbeDef::kind`].
-    pub fn kind(&self) -> ProbeKind {
-        self.head.kind
-    }
-
-    /// [`ProbeDef::is_return`].
-    pub fn is_return(&self) -> bool {
-        self.head.kind == ProbeKind::Exit
-    }
-
-    /// [`ProbeDef::is_tracepoint`].
-    pub fn is_tracepoint(&self) -> bool {
-        self.head.kind == ProbeKind::Tracepoint
-    }
-
-    /// [`ProbeDef::maxactive`].
-    pub fn maxactive(&self) -> u32 {
-        self.head.maxactive
-    }
-
-    /// [`ProbeDef::group`].
-    pub fn group(&self) -> &'a [u8] {
-        self.text_of(self.head.group)
-    }
-
-    /// [`ProbeDef::event`].
-    pub fn event(&self) -> &'a [u8] {
-        self.text_of(self.head.event)
-    }
-
-    /// [`ProbeDef::symbol`].
-    pub fn symbol(&self) -> &'a [u8] {
-        self.text_of(self.head.symbol)
-    }
-
-    /// [`ProbeDef::nr_args`].
-    pub fn nr_args(&self) -> usize {
-        self.args.len()
-    }
-
-    /// [`ProbeDef::args`].
-    pub fn args(&self) -> &'a [ProbeArg] {
-        self.args
-    }
-
-    /// [`ProbeDef::arg_name`].
-    pub fn arg_name(&self, a: &ProbeArg) -> &'a [u8] {
-        self.text_of(a.name)
-    }
-
-    /// [`ProbeDef::arg_comm`].
-    pub fn arg_comm(&self, a: &ProbeArg) -> &'a [u8] {
-        self.text_of(a.comm)
     }
 
     /// Write the `dynamic_events` line (`trace_fprobe_show`), newline
@@ -630,83 +566,26 @@ impl super::interp::ArgBodies for StoredDef<'_> {
     }
 }
 
-/// [`ProbeDef::restore`] was given pieces that do not fit a definition.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RestoreError;
-
 impl ProbeDef {
-    /// The fixed-size part of this definition, for [`StoredDef`].
-    pub fn head(&self) -> DefHead {
-        DefHead {
-            kind: self.kind,
-            maxactive: self.maxactive,
-            group: self.group,
-            event: self.event,
-            symbol: self.symbol,
-            size: self.size,
-            tp_pending: self.tp_pending,
-        }
-    }
-
-    /// The used part of the text arena (names, argument bodies), for
-    /// [`StoredDef`].
-    pub fn text(&self) -> &[u8] {
-        self.text.get(..usize::from(self.text_len)).unwrap_or(&[])
-    }
-
-    /// The entry-data slots of an exit probe (argument index per slot), for
-    /// [`StoredDef`].
-    pub fn entry_slots(&self) -> &[u16] {
-        self.entry
-            .args
-            .get(..usize::from(self.entry.len))
-            .unwrap_or(&[])
-    }
-
-    /// This definition as a [`StoredDef`] (borrowing it).
+    /// The definition just parsed (borrowing this workspace).
     pub fn stored(&self) -> StoredDef<'_> {
         StoredDef {
-            head: self.head(),
-            args: self.args(),
-            entry: self.entry_slots(),
-            text: self.text(),
+            head: DefHead {
+                kind: self.kind,
+                maxactive: self.maxactive,
+                group: self.group,
+                event: self.event,
+                symbol: self.symbol,
+                size: self.size,
+                tp_pending: self.tp_pending,
+            },
+            args: self.args.get(..usize::from(self.nr_args)).unwrap_or(&[]),
+            entry: self
+                .entry
+                .args
+                .get(..usize::from(self.entry.len))
+                .unwrap_or(&[]),
+            text: self.text.get(..usize::from(self.text_len)).unwrap_or(&[]),
         }
-    }
-
-    /// Rebuild this definition from a stored one: afterwards it answers
-    /// every query (show, layout, print format, programs, matching,
-    /// appending) exactly as the definition the pieces were taken from.
-    /// Costs what the pieces hold (no 44 KiB reset). On error (pieces that
-    /// do not fit) the definition is left empty.
-    pub fn restore(&mut self, d: &StoredDef<'_>) -> Result<(), RestoreError> {
-        self.nr_args = 0;
-        self.entry.len = 0;
-        self.text_len = 0;
-        self.nr_src = 0;
-        self.meta_expanded = false;
-        let args = self.args.get_mut(..d.args.len()).ok_or(RestoreError)?;
-        let entry = self
-            .entry
-            .args
-            .get_mut(..d.entry.len())
-            .ok_or(RestoreError)?;
-        let text = self.text.get_mut(..d.text.len()).ok_or(RestoreError)?;
-        args.copy_from_slice(d.args);
-        entry.copy_from_slice(d.entry);
-        text.copy_from_slice(d.text);
-        let h = d.head;
-        self.kind = h.kind;
-        self.maxactive = h.maxactive;
-        self.group = h.group;
-        self.event = h.event;
-        self.symbol = h.symbol;
-        self.size = h.size;
-        self.tp_pending = h.tp_pending;
-        // The lengths fit the arrays (checked above), whose capacities fit
-        // these types.
-        self.nr_args = d.args.len() as u16;
-        self.entry.len = d.entry.len() as u16;
-        self.text_len = d.text.len() as u16;
-        Ok(())
     }
 }

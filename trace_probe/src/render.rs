@@ -18,8 +18,8 @@ use core::fmt;
 pub use super::bytes::ByteWrite;
 use super::desc::{FetchType, PrintStyle};
 use super::fetch::KSYM_SYMBOL_LEN;
-use super::probe::ProbeDef;
 pub use super::probe::ProbeKind;
+use super::probe::StoredDef;
 
 /// Symbol lookups for printing (kernel: `sprint_symbol` and a name-only
 /// lookup).
@@ -129,7 +129,8 @@ where
 }
 
 /// The printable fields of a parsed definition (record offsets).
-pub fn def_fields(def: &ProbeDef) -> impl Iterator<Item = Field<'_>> + '_ {
+pub fn def_fields<'d>(def: &StoredDef<'d>) -> impl Iterator<Item = Field<'d>> + 'd {
+    let def = *def;
     let hdr = def.header_size();
     def.args().iter().map(move |a| Field {
         name: def.arg_name(a),
@@ -143,7 +144,7 @@ pub fn def_fields(def: &ProbeDef) -> impl Iterator<Item = Field<'_>> + '_ {
 /// (C prints the primary probe's event name).
 pub fn render_def_event<S, Y>(
     out: &mut S,
-    def: &ProbeDef,
+    def: &StoredDef<'_>,
     rec: &[u8],
     syms: &Y,
     sym_addr: bool,

@@ -25,9 +25,7 @@ pub mod resolve;
 pub use self::cmdline::{classify, split_commands, tokens, Command, RemoveSpec};
 pub use self::errors::{write_error_log_entry, ErrCode, Failure, LogEntry};
 pub use self::parse::parse_definition;
-pub use self::probe::{
-    DefHead, ProbeArg, ProbeDef, ProbeKind, RestoreError, StoredDef, MAX_TRACE_ARGS,
-};
+pub use self::probe::{DefHead, ProbeArg, ProbeDef, ProbeKind, StoredDef, MAX_TRACE_ARGS};
 pub use self::resolve::{BtfInfo, DentryOffsets, ProbeEnv, TracepointLookup};
 
 #[cfg(test)]

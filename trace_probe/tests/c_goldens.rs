@@ -446,7 +446,7 @@ impl Mock {
             Command::BadRemove(e) => Err(e),
             Command::Remove(spec) => {
                 let before = self.events.len();
-                self.events.retain(|d| !d.matches(&spec));
+                self.events.retain(|d| !d.stored().matches(&spec));
                 if self.events.len() == before {
                     Err(-ENOENT)
                 } else {
@@ -466,7 +466,10 @@ impl Mock {
                     .events
                     .iter()
                     .map(|d| &**d)
-                    .filter(|d| d.group() == def.group() && d.event() == def.event())
+                    .filter(|d| {
+                        d.stored().group() == def.stored().group()
+                            && d.stored().event() == def.stored().event()
+                    })
                     .collect();
                 if let Err(f) =
                     check_append(&def, line.as_bytes(), siblings.iter().map(|d| d.stored()))
@@ -474,20 +477,23 @@ impl Mock {
                     return fail(&def, f, logs);
                 }
                 if siblings.is_empty()
-                    && C_EVENTS
-                        .iter()
-                        .any(|(g, e)| g.as_bytes() == def.group() && e.as_bytes() == def.event())
+                    && C_EVENTS.iter().any(|(g, e)| {
+                        g.as_bytes() == def.stored().group() && e.as_bytes() == def.stored().event()
+                    })
                 {
                     return fail(&def, event_exists_failure(&def, line.as_bytes()), logs);
                 }
                 // __register_trace_fprobe(): @SYM, then attach.
-                let reg = def.check_symbols(|s| env.symbol_exists(s)).and_then(|()| {
-                    if def.is_tracepoint() || env.attachable(def.symbol()) {
-                        Ok(())
-                    } else {
-                        Err(-EINVAL)
-                    }
-                });
+                let reg = def
+                    .stored()
+                    .check_symbols(|s| env.symbol_exists(s))
+                    .and_then(|()| {
+                        if def.stored().is_tracepoint() || env.attachable(def.stored().symbol()) {
+                            Ok(())
+                        } else {
+                            Err(-EINVAL)
+                        }
+                    });
                 if let Err(errno) = reg {
                     let mut f = Failure::silent(errno);
                     f.entries[0] = registration_failure(&def, line.as_bytes(), errno);
@@ -509,14 +515,14 @@ impl Mock {
         for d in &self.events {
             let name = format!(
                 "{}/{}",
-                String::from_utf8_lossy(d.group()),
-                String::from_utf8_lossy(d.event())
+                String::from_utf8_lossy(d.stored().group()),
+                String::from_utf8_lossy(d.stored().event())
             );
             if out.iter().any(|(n, _)| *n == name) {
                 continue;
             }
             let mut b = ByteBuf::<65536>::new();
-            write_format_body(d, &mut b).unwrap();
+            write_format_body(&d.stored(), &mut b).unwrap();
             let lines = String::from_utf8_lossy(b.as_bytes())
                 .lines()
                 .filter(|l| !l.is_empty() && *l != "format:")

@@ -63,15 +63,15 @@ fn remove_spec_symbol_is_truncated_to_63_bytes() {
     let Command::Remove(s) = classify(spec63.as_bytes()) else {
         panic!()
     };
-    assert!(def.matches(&s));
+    assert!(def.stored().matches(&s));
     let Command::Remove(s) = classify(spec_full.as_bytes()) else {
         panic!()
     };
-    assert!(!def.matches(&s));
+    assert!(!def.stored().matches(&s));
     let s = RemoveSpec::parse(b"-:e").unwrap();
-    assert!(def.matches(&s));
+    assert!(def.stored().matches(&s));
     let s = RemoveSpec::parse(b"-:other/e").unwrap();
-    assert!(!def.matches(&s));
+    assert!(!def.stored().matches(&s));
 }
 
 #[test]

@@ -20,7 +20,7 @@ fn ok(env: &Env, line: &str) -> Box<ProbeDef> {
 }
 
 fn desc(env: &Env, line: &str, i: usize) -> ArgDesc {
-    ok(env, line).args()[i].desc
+    ok(env, line).stored().args()[i].desc
 }
 
 fn hops(d: &ArgDesc) -> Vec<(i64, bool)> {
@@ -85,7 +85,7 @@ fn raw_forms() {
         )
     );
     let def = ok(&env, "f vfs_read @jiffies+8 @jiffies-0x10:u8 @init_task");
-    let a = &def.args()[0];
+    let a = &def.stored().args()[0];
     assert_eq!(
         a.desc.base,
         Base::Symbol {
@@ -94,10 +94,10 @@ fn raw_forms() {
             offset: 8
         }
     );
-    assert_eq!(&def.arg_comm(a)[1..8], b"jiffies");
+    assert_eq!(&def.stored().arg_comm(a)[1..8], b"jiffies");
     assert_eq!(hops(&a.desc), vec![(0, false)]);
     assert_eq!(
-        def.args()[1].desc.base,
+        def.stored().args()[1].desc.base,
         Base::Symbol {
             start: 1,
             len: 7,
@@ -105,26 +105,26 @@ fn raw_forms() {
         }
     );
     assert_eq!(
-        def.args()[2].desc.base,
+        def.stored().args()[2].desc.base,
         Base::Symbol {
             start: 1,
             len: 9,
             offset: 0
         }
     );
-    assert!(def.args().iter().all(|a| a.symbol_errno == 0));
+    assert!(def.stored().args().iter().all(|a| a.symbol_errno == 0));
     let d = desc(&env, "f vfs_read $comm", 0);
     assert_eq!(
         (d.base, d.nr_hops, d.ty),
         (Base::Comm, 0, FetchType::String)
     );
     let def = ok(&env, "f vfs_read s=\\\"abc\"");
-    let a = &def.args()[0];
+    let a = &def.stored().args()[0];
     assert_eq!(
         (a.desc.base, a.desc.ty),
         (Base::ImmStr { start: 2, len: 3 }, FetchType::String)
     );
-    assert_eq!(&def.arg_comm(a)[2..5], b"abc");
+    assert_eq!(&def.stored().arg_comm(a)[2..5], b"abc");
     let d = desc(&env, "f vfs_read \\123 \\-5 \\+0x10", 0);
     assert_eq!((d.base, d.nr_hops), (Base::Imm(123), 0));
     assert_eq!(
@@ -202,7 +202,7 @@ fn raw_forms() {
 fn entry_args_of_exit_probes() {
     let env = Env::no_btf();
     let def = ok(&env, "f vfs_read%return a=$arg1 b=$arg2 c=$arg1 r=$retval");
-    let bases: Vec<_> = def.args().iter().map(|a| a.desc.base).collect();
+    let bases: Vec<_> = def.stored().args().iter().map(|a| a.desc.base).collect();
     assert_eq!(
         bases,
         vec![
@@ -212,11 +212,10 @@ fn entry_args_of_exit_probes() {
             Base::Retval
         ]
     );
-    let e = def.entry_args();
-    assert_eq!(&e.args[..e.len as usize], &[0, 1]);
-    assert_eq!(def.entry_data_size(), 16);
+    assert_eq!(def.stored().entry_slots(), &[0, 1]);
+    assert_eq!(def.stored().entry_data_size(), 16);
     // Entry probes have none.
-    assert_eq!(ok(&env, "f vfs_read $arg1").entry_args().len, 0);
+    assert_eq!(ok(&env, "f vfs_read $arg1").stored().entry_slots().len(), 0);
     // $arg is EDATA at exit, so it cannot be a string source.
     assert_eq!(
         err1(&env, "f vfs_read%return $arg1:string"),
@@ -295,10 +294,9 @@ fn check_btf_forms(env: &Env) {
     );
     // Exit probe: BTF parameters through entry data.
     let def = ok(env, "f vfs_open%return mode=file->f_mode:x32 p=path");
-    assert_eq!(def.args()[0].desc.base, Base::EntryData(0));
-    assert_eq!(def.args()[1].desc.base, Base::EntryData(1));
-    let e = def.entry_args();
-    assert_eq!(&e.args[..e.len as usize], &[1, 0]);
+    assert_eq!(def.stored().args()[0].desc.base, Base::EntryData(0));
+    assert_eq!(def.stored().args()[1].desc.base, Base::EntryData(1));
+    assert_eq!(def.stored().entry_slots(), &[1, 0]);
     // Explicit derefs reset the BTF type.
     let d = desc(env, "f vfs_read +0(file)", 0);
     assert_eq!(
@@ -307,7 +305,7 @@ fn check_btf_forms(env: &Env) {
     );
     // Types from BTF.
     let def = ok(env, "t sched_switch $arg*");
-    let tys: Vec<_> = def.args().iter().map(|a| a.desc.ty).collect();
+    let tys: Vec<_> = def.stored().args().iter().map(|a| a.desc.ty).collect();
     assert_eq!(
         tys,
         vec![
@@ -317,7 +315,7 @@ fn check_btf_forms(env: &Env) {
             FetchType::U32
         ]
     );
-    let bases: Vec<_> = def.args().iter().map(|a| a.desc.base).collect();
+    let bases: Vec<_> = def.stored().args().iter().map(|a| a.desc.base).collect();
     assert_eq!(
         bases,
         vec![Base::Arg(1), Base::Arg(2), Base::Arg(3), Base::Arg(4)]
@@ -346,12 +344,12 @@ fn layout_offsets_are_packed() {
         &env,
         "f vfs_read%return a=$arg1:u8 b=$arg1:s16 c=$comm d=+0($stack):u32[3] e=$stack",
     );
-    let offs: Vec<_> = def.args().iter().map(|a| a.offset).collect();
+    let offs: Vec<_> = def.stored().args().iter().map(|a| a.offset).collect();
     assert_eq!(offs, vec![0, 1, 3, 7, 19]);
-    assert_eq!(def.args_size(), 27);
-    assert_eq!(def.header_size(), 24);
-    assert_eq!(def.fixed_record_size(), 51);
-    assert_eq!(def.kind(), ProbeKind::Exit);
+    assert_eq!(def.stored().args_size(), 27);
+    assert_eq!(def.stored().header_size(), 24);
+    assert_eq!(def.stored().fixed_record_size(), 51);
+    assert_eq!(def.stored().kind(), ProbeKind::Exit);
 }
 
 #[test]

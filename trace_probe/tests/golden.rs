@@ -14,7 +14,7 @@ use defs_common::*;
 use trace_probe::bytes::ByteBuf;
 use trace_probe::fetch::{compile_entry, compile_probe, probe_insn_count, Insn};
 use trace_probe::layout::{write_format_body, write_print_fmt};
-use trace_probe::{DentryOffsets, ProbeDef, StoredDef};
+use trace_probe::{DentryOffsets, StoredDef};
 
 struct Golden {
     line: usize,
@@ -62,8 +62,8 @@ fn load() -> Vec<Golden> {
 }
 
 /// Everything a definition answers, as text (for comparing a definition
-/// with its stored-and-restored copy).
-fn answers(def: &ProbeDef) -> String {
+/// just parsed with one built from owned copies of its pieces).
+fn answers(def: &StoredDef<'_>) -> String {
     let mut b = ByteBuf::<65536>::new();
     def.write_show(&mut b).unwrap();
     write_format_body(def, &mut b).unwrap();
@@ -71,15 +71,12 @@ fn answers(def: &ProbeDef) -> String {
     let mut insns = vec![Insn::Retval; probe_insn_count(def)];
     let prog = compile_probe(def, &mut insns, |_| Some(0xffff_ffff_8100_0000));
     let mut einsns = vec![Insn::Retval; def.entry_slots().len()];
-    let eprog = compile_entry(def.entry_args(), &mut einsns);
-    let bodies: Vec<&[u8]> = def.args().iter().map(|a| def.arg_comm(a)).collect();
-    let st = def.stored();
-    let stored_bodies: Vec<&[u8]> = (0..def.nr_args())
-        .map(|i| trace_probe::interp::ArgBodies::body(&st, i as u16))
+    let eprog = compile_entry(def.entry_slots(), &mut einsns);
+    let bodies: Vec<&[u8]> = (0..def.nr_args())
+        .map(|i| trace_probe::interp::ArgBodies::body(def, i as u16))
         .collect();
-    assert_eq!(bodies, stored_bodies);
     format!(
-        "{}\n{prog:?}\n{insns:?}\n{eprog:?}\n{einsns:?}\n{:?} {} {:?} {:?} {:?} {} {}",
+        "{}\n{prog:?}\n{insns:?}\n{eprog:?}\n{einsns:?}\n{bodies:?}\n{:?} {} {:?} {:?} {:?} {} {}",
         String::from_utf8_lossy(b.as_bytes()),
         def.kind(),
         def.maxactive(),
@@ -95,16 +92,14 @@ fn check_all(env: &Env, what: &str) {
     let goldens = load();
     assert!(goldens.len() >= 40, "need at least 40 goldens");
     let mut failures = Vec::new();
-    // Restored into one definition that keeps getting reused: nothing of an
-    // earlier definition may leak into a later one.
-    let mut restored = Box::new(ProbeDef::new());
     for g in &goldens {
         let (def, r) = parse(env, &g.def);
         if let Err(f) = r {
             failures.push(format!("line {}: {:?}: parse failed: {f:?}", g.line, g.def));
             continue;
         }
-        // Stored form (owned copies of the pieces), restored.
+        // Owned copies of the pieces (what the module keeps) answer
+        // everything exactly as the definition just parsed.
         let st = def.stored();
         let (args, entry, text) = (st.args.to_vec(), st.entry.to_vec(), st.text.to_vec());
         let copy = StoredDef {
@@ -113,26 +108,9 @@ fn check_all(env: &Env, what: &str) {
             entry: &entry,
             text: &text,
         };
-        assert_eq!(
-            (
-                copy.kind(),
-                copy.group(),
-                copy.event(),
-                copy.symbol(),
-                copy.maxactive()
-            ),
-            (
-                def.kind(),
-                def.group(),
-                def.event(),
-                def.symbol(),
-                def.maxactive()
-            )
-        );
-        restored.restore(&copy).unwrap();
-        if answers(&restored) != answers(&def) {
+        if answers(&copy) != answers(&st) {
             failures.push(format!(
-                "line {}: {:?}: restored definition differs",
+                "line {}: {:?}: copied definition differs",
                 g.line, g.def
             ));
         }
@@ -144,7 +122,7 @@ fn check_all(env: &Env, what: &str) {
             ));
         }
         let mut b = ByteBuf::<65536>::new();
-        write_format_body(&def, &mut b).unwrap();
+        write_format_body(&def.stored(), &mut b).unwrap();
         let got = String::from_utf8_lossy(b.as_bytes()).into_owned();
         if got != g.format {
             failures.push(format!(
@@ -185,41 +163,4 @@ fn goldens_test_kernel_btf() {
         dentry: DentryOffsets::from_btf(btf).unwrap(),
     };
     check_all(&env, "6.12 test kernel BTF");
-}
-
-/// `restore` refuses pieces that do not fit a definition and leaves it
-/// empty (never a half-restored mix of two definitions).
-#[test]
-fn restore_rejects_oversized_pieces() {
-    let env = Env::no_btf();
-    let (def, r) = parse(&env, "f:g/e vfs_read $arg1 $arg2:u32");
-    r.unwrap();
-    let st = def.stored();
-    let long_text = vec![b'x'; trace_probe::probe::TEXT_CAP + 1];
-    let many_args = vec![st.args[0]; trace_probe::MAX_TRACE_ARGS + 1];
-    let many_slots = vec![0u16; 129];
-    let bad = [
-        StoredDef {
-            text: &long_text,
-            ..st
-        },
-        StoredDef {
-            args: &many_args,
-            ..st
-        },
-        StoredDef {
-            entry: &many_slots,
-            ..st
-        },
-    ];
-    let mut back = Box::new(ProbeDef::new());
-    for b in &bad {
-        back.restore(&st).unwrap();
-        assert_eq!(back.nr_args(), 2);
-        assert_eq!(back.restore(b), Err(trace_probe::RestoreError));
-        assert_eq!(back.nr_args(), 0);
-        assert!(back.text().is_empty() && back.entry_slots().is_empty());
-    }
-    back.restore(&st).unwrap();
-    assert_eq!(show(&back), show(&def));
 }

@@ -9,7 +9,7 @@ use trace_probe::fetch::{
     compile_entry, insn_count, CompileError as E, Compiler, Insn, Src, ENTRY_HEADER_SIZE,
     KSYM_SYMBOL_LEN, MAX_INSNS_PER_ARG, MAX_STRING_SIZE,
 };
-use trace_probe::{ArgDesc, Base, BtfBitfield, EntryArgs, FetchType as T, MAX_HOPS};
+use trace_probe::{ArgDesc, Base, BtfBitfield, FetchType as T, MAX_HOPS};
 
 fn compile1(d: &ArgDesc, body: &str) -> Result<(Vec<Insn>, trace_probe::fetch::Program), E> {
     let mut insns = vec![Insn::Retval; MAX_INSNS_PER_ARG];
@@ -379,11 +379,7 @@ fn rejected_descriptions() {
 
 #[test]
 fn entry_program() {
-    let mut e = EntryArgs {
-        args: [0; 128],
-        len: 3,
-    };
-    e.args[..3].copy_from_slice(&[4, 0, 7]);
+    let e = [4u16, 0, 7];
     let mut insns = [Insn::Retval; 3];
     let p = compile_entry(&e, &mut insns).unwrap();
     assert_eq!(p.slots(), 3);
@@ -391,8 +387,7 @@ fn entry_program() {
     assert_eq!(insns[2], Insn::EntryStore { arg: 7, slot: 2 });
     let mut small = [Insn::Retval; 2];
     assert_eq!(compile_entry(&e, &mut small), Err(E::NoSpace));
-    e.len = 129;
-    assert_eq!(compile_entry(&e, &mut insns), Err(E::TooManyArgs));
+    assert_eq!(compile_entry(&[0; 129], &mut insns), Err(E::TooManyArgs));
 }
 
 #[test]

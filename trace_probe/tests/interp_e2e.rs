@@ -78,6 +78,7 @@ fn parse(env: &Env, line: &str) -> Box<ProbeDef> {
 
 /// Compile, run (entry program first for exit probes) and render one hit.
 fn hit(def: &ProbeDef, entry_m: &Mock, m: &mut Mock, head: (u64, u64)) -> (String, usize) {
+    let def = &def.stored();
     let mut insns = vec![Insn::Retval; probe_insn_count(def)];
     let prog = compile_probe(def, &mut insns, |n| entry_m.sym_addr(n)).expect("compile");
     assert_eq!(
@@ -86,8 +87,8 @@ fn hit(def: &ProbeDef, entry_m: &Mock, m: &mut Mock, head: (u64, u64)) -> (Strin
         "layouts agree"
     );
     if def.is_return() {
-        let mut einsns = vec![Insn::Retval; usize::from(def.entry_args().len)];
-        let ep = compile_entry(def.entry_args(), &mut einsns).unwrap();
+        let mut einsns = vec![Insn::Retval; def.entry_slots().len()];
+        let ep = compile_entry(def.entry_slots(), &mut einsns).unwrap();
         assert_eq!(ep.data_size(), def.entry_data_size());
         let mut edata = vec![0u8; ep.data_size()];
         run_entry(&ep, &einsns, entry_m, &mut edata).unwrap();
@@ -104,7 +105,7 @@ fn hit(def: &ProbeDef, entry_m: &Mock, m: &mut Mock, head: (u64, u64)) -> (Strin
 }
 
 fn arg_desc(def: &ProbeDef, i: usize) -> ArgDesc {
-    def.args()[i].desc
+    def.stored().args()[i].desc
 }
 
 #[test]
@@ -131,14 +132,17 @@ fn raw_fetchargs_without_btf() {
         "raw: (vfs_read+0x4/0x340) arg1=0xbc arg2=\"via-two-hops\" comm=\"cat\" s=\"hi\" \
          j=4294937296 arg6=0x77 arg7={0xde,0xad,0xbe,0xef} bf=15 sym=vfs_read+0x10/0x340 u=\"user\"\n"
     );
-    assert_eq!(len, def.fixed_record_size() as usize + 13 + 4 + 3 + 5);
+    assert_eq!(
+        len,
+        def.stored().fixed_record_size() as usize + 13 + 4 + 3 + 5
+    );
 }
 
 #[test]
 fn exit_probe_entry_args_and_retval_without_btf() {
     let env = Env(None);
     let def = parse(&env, "f:ex vfs_read%return $retval a=$arg3 p=+0($arg1):u32");
-    assert!(def.is_return());
+    assert!(def.stored().is_return());
     // Entry: registers at function entry.
     let mut entry = machine();
     entry.args = vec![K, 0, 4096];
@@ -201,7 +205,7 @@ fn btf_field_chains() {
         line,
         "chain: (vfs_read+0x4/0x340) arg1=8192 name=\"enable\" count=42\n"
     );
-    assert_eq!(len, def.fixed_record_size() as usize + 7);
+    assert_eq!(len, def.stored().fixed_record_size() as usize + 7);
     // The same probe with the dentry unreadable: only `name` faults.
     let mut m2 = machine();
     m2.args = vec![file, 0, 42];
@@ -212,7 +216,7 @@ fn btf_field_chains() {
         line,
         "chain: (vfs_read+0x4/0x340) arg1=8192 name=(fault) count=42\n"
     );
-    assert_eq!(len, def.fixed_record_size() as usize);
+    assert_eq!(len, def.stored().fixed_record_size() as usize);
 }
 
 #[test]

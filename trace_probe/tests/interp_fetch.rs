@@ -8,7 +8,7 @@ use interp_mock::*;
 use trace_probe::fetch::{compile_entry, Insn, EXIT_HEADER_SIZE};
 use trace_probe::interp::{run_entry, RunError};
 use trace_probe::render::ProbeKind::{Entry, Exit};
-use trace_probe::{Base, EntryArgs, FetchType as T};
+use trace_probe::{Base, FetchType as T};
 
 const K: u64 = 0xffff_8880_0100_0000; // kernel heap
 const U: u64 = 0x0000_7ffe_f36c_0000; // user stack
@@ -503,12 +503,7 @@ fn entry_data_program_and_exit_reads() {
     let mut m = Mock::new();
     m.args = vec![K + 0x10, 20, 30];
     m.map_u64(K + 0x10, 0xf00d);
-    let mut e = EntryArgs {
-        args: [0; 128],
-        len: 2,
-    };
-    e.args[0] = 2;
-    e.args[1] = 0;
+    let e = [2u16, 0];
     let mut einsns = [Insn::Retval; 4];
     let ep = compile_entry(&e, &mut einsns).unwrap();
     assert_eq!(ep.data_size(), 16);

@@ -152,16 +152,16 @@ fn exercise(env: &Env, line: &[u8], def: &mut ProbeDef) {
         }
         Ok(()) => {
             let mut show = ByteBuf::<16384>::new();
-            def.write_show(&mut show).unwrap();
+            def.stored().write_show(&mut show).unwrap();
             let mut c = ByteCounter::default();
-            write_format(def, 1, &mut c).unwrap();
-            write_print_fmt(def, &mut c).unwrap();
+            write_format(&def.stored(), 1, &mut c).unwrap();
+            write_print_fmt(&def.stored(), &mut c).unwrap();
             // The canonical form parses back to itself.
             let text = show.as_bytes().strip_suffix(b"\n").unwrap().to_vec();
             let mut again = Box::new(ProbeDef::new());
             if trace_probe::parse_definition(&text, env, &mut again).is_ok() {
                 let mut show2 = ByteBuf::<16384>::new();
-                again.write_show(&mut show2).unwrap();
+                again.stored().write_show(&mut show2).unwrap();
                 assert_eq!(
                     show.as_bytes(),
                     show2.as_bytes(),
@@ -221,7 +221,7 @@ fn mutated_definitions_do_not_panic() {
             }
             exercise(env, &b, &mut def);
             if let Command::Remove(spec) = classify(&b) {
-                let _ = def.matches(&spec);
+                let _ = def.stored().matches(&spec);
             }
         }
     }

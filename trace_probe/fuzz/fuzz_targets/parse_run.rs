@@ -26,7 +26,7 @@ use trace_probe::bytes::FmtBytes;
 use trace_probe::fetch::{compile_entry, compile_probe, probe_insn_count, CompileError, Insn};
 use trace_probe::interp::{run, run_entry};
 use trace_probe::parse_definition;
-use trace_probe::probe::ProbeDef;
+use trace_probe::probe::{ProbeDef, StoredDef};
 use trace_probe::render::{def_fields, render_def_event, Field};
 use trace_probe::resolve::{DentryOffsets, ProbeEnv, TracepointLookup};
 
@@ -65,11 +65,6 @@ fn def_slot() -> &'static std::sync::Mutex<Box<ProbeDef>> {
     DEF.get_or_init(|| std::sync::Mutex::new(Box::new(ProbeDef::new())))
 }
 
-fn restored_slot() -> &'static std::sync::Mutex<Box<ProbeDef>> {
-    static DEF: OnceLock<std::sync::Mutex<Box<ProbeDef>>> = OnceLock::new();
-    DEF.get_or_init(|| std::sync::Mutex::new(Box::new(ProbeDef::new())))
-}
-
 fuzz_target!(|data: &[u8]| {
     let (line, rest) = match data.iter().position(|&b| b == b'\n') {
         Some(p) => (&data[..p], &data[p + 1..]),
@@ -80,10 +75,11 @@ fuzz_target!(|data: &[u8]| {
     };
     let env = Env(if sel & 1 == 0 { host_btf() } else { None });
     let mut guard = def_slot().lock().unwrap();
-    let def: &mut ProbeDef = &mut guard;
-    if parse_definition(line, &env, def).is_err() {
+    let ws: &mut ProbeDef = &mut guard;
+    if parse_definition(line, &env, ws).is_err() {
         return;
     }
+    let def = &ws.stored();
     let mut r = R { d: rest, p: 0 };
     let mut m = machine(&mut r);
     let mut insns = vec![Insn::Retval; probe_insn_count(def)];
@@ -98,8 +94,8 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(prog.fixed_size(), def.fixed_record_size() as usize);
     assert_eq!(usize::from(prog.nr_args()), def.nr_args());
     if def.is_return() {
-        let mut einsns = vec![Insn::Retval; usize::from(def.entry_args().len)];
-        let ep = compile_entry(def.entry_args(), &mut einsns).expect("entry program");
+        let mut einsns = vec![Insn::Retval; def.entry_slots().len()];
+        let ep = compile_entry(def.entry_slots(), &mut einsns).expect("entry program");
         assert_eq!(ep.data_size(), def.entry_data_size());
         assert!(usize::from(prog.entry_slots_used()) <= usize::from(ep.slots()));
         let mut edata = vec![0u8; ep.data_size()];
@@ -113,20 +109,23 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut rec = vec![0xAAu8; cap];
     let mut rec2 = rec.clone();
-    let res = run(&prog, &insns, &m, &*def, &mut rec).expect("run");
-    // The stored form (what the module keeps per probe) gives the same
-    // immediate-string bodies, and restores to the same definition.
-    run(&prog, &insns, &m, &def.stored(), &mut rec2).expect("run stored");
+    let res = run(&prog, &insns, &m, def, &mut rec).expect("run");
+    // Owned copies of the pieces (what the module keeps per probe) give the
+    // same immediate-string bodies and the same listing.
+    let (args, entry, text) = (def.args.to_vec(), def.entry.to_vec(), def.text.to_vec());
+    let copy = StoredDef {
+        head: def.head,
+        args: &args,
+        entry: &entry,
+        text: &text,
+    };
+    run(&prog, &insns, &m, &copy, &mut rec2).expect("run copy");
     assert_eq!(rec, rec2);
-    {
-        let mut back = restored_slot().lock().unwrap();
-        back.restore(&def.stored()).expect("restore");
-        let (mut a, mut b) = (String::new(), String::new());
-        def.write_show(&mut FmtBytes(&mut a)).unwrap();
-        back.write_show(&mut FmtBytes(&mut b)).unwrap();
-        assert_eq!(a, b);
-        assert_eq!(back.fixed_record_size(), def.fixed_record_size());
-    }
+    let (mut a, mut b) = (String::new(), String::new());
+    def.write_show(&mut FmtBytes(&mut a)).unwrap();
+    copy.write_show(&mut FmtBytes(&mut b)).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(copy.fixed_record_size(), def.fixed_record_size());
     assert!(res.len <= rec.len() && res.len <= prog.max_record_size());
     let fields: Vec<Field> = def_fields(def).collect();
     check_record(&rec, &fields, prog.fixed_size(), res.len);

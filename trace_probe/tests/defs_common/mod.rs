@@ -197,7 +197,7 @@ impl MockKernel {
             Command::BadRemove(e) => Err(Failure::silent(e)),
             Command::Remove(spec) => {
                 let before = self.events.len();
-                self.events.retain(|(d, _)| !d.matches(&spec));
+                self.events.retain(|(d, _)| !d.stored().matches(&spec));
                 if self.events.len() == before {
                     Err(Failure::silent(-ENOENT))
                 } else {
@@ -214,7 +214,10 @@ impl MockKernel {
                     .events
                     .iter()
                     .map(|(d, _)| &**d)
-                    .filter(|d| d.group() == def.group() && d.event() == def.event())
+                    .filter(|d| {
+                        d.stored().group() == def.stored().group()
+                            && d.stored().event() == def.stored().event()
+                    })
                     .collect();
                 if let Err(f) =
                     check_append(&def, line.as_bytes(), siblings.iter().map(|d| d.stored()))
@@ -223,10 +226,9 @@ impl MockKernel {
                     return Err(f);
                 }
                 if siblings.is_empty() {
-                    let taken = self
-                        .other_events
-                        .iter()
-                        .any(|(g, e)| g.as_bytes() == def.group() && e.as_bytes() == def.event());
+                    let taken = self.other_events.iter().any(|(g, e)| {
+                        g.as_bytes() == def.stored().group() && e.as_bytes() == def.stored().event()
+                    });
                     if taken {
                         let f = event_exists_failure(&def, line.as_bytes());
                         self.log_failure(&def, line, &f);
@@ -247,13 +249,14 @@ impl MockKernel {
 
     /// `__register_trace_fprobe()`: `@SYM` resolution, then attach.
     fn register(&self, def: &ProbeDef) -> Result<(), i32> {
-        def.check_symbols(|name| DATA_SYMBOLS.iter().any(|(s, _)| s.as_bytes() == name))?;
-        if def.is_tracepoint() {
+        def.stored()
+            .check_symbols(|name| DATA_SYMBOLS.iter().any(|(s, _)| s.as_bytes() == name))?;
+        if def.stored().is_tracepoint() {
             return Ok(());
         }
         if FUNCTIONS
             .iter()
-            .any(|f| glob_match(def.symbol(), f.as_bytes()))
+            .any(|f| glob_match(def.stored().symbol(), f.as_bytes()))
         {
             Ok(())
         } else {
@@ -275,7 +278,7 @@ impl MockKernel {
     pub fn dynamic_events(&self) -> String {
         let mut out = ByteBuf::<65536>::new();
         for (d, _) in &self.events {
-            d.write_show(&mut out).unwrap();
+            d.stored().write_show(&mut out).unwrap();
         }
         String::from_utf8_lossy(out.as_bytes()).into_owned()
     }
@@ -284,7 +287,7 @@ impl MockKernel {
 /// Render the show line of a definition (without newline).
 pub fn show(def: &ProbeDef) -> String {
     let mut b = ByteBuf::<8192>::new();
-    def.write_show(&mut b).unwrap();
+    def.stored().write_show(&mut b).unwrap();
     let s = String::from_utf8_lossy(b.as_bytes()).into_owned();
     s.trim_end_matches('\n').to_string()
 }
