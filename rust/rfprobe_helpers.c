@@ -433,3 +433,164 @@ void rfprobe_module_put(void)
 }
 
 /* tracepoint_synchronize_unregister() is a static inline. */
+
+/*
+ * perf (the tracepoint PMU on rfprobe events). The perf calls are wrapped
+ * here so that the Rust code is the same with and without
+ * CONFIG_PERF_EVENTS.
+ */
+
+/* This CPU's perf events on @call, or NULL when there are none. */
+struct hlist_head *notrace rfprobe_perf_head(struct trace_event_call *call)
+{
+#ifdef CONFIG_PERF_EVENTS
+	struct hlist_head __percpu *list = READ_ONCE(call->perf_events);
+	struct hlist_head *head;
+
+	if (!list)
+		return NULL;
+	head = this_cpu_ptr(list);
+	return hlist_empty(head) ? NULL : head;
+#else
+	return NULL;
+#endif
+}
+NOKPROBE_SYMBOL(rfprobe_perf_head);
+
+/*
+ * perf_trace_buf_alloc(): this CPU's perf record buffer for the current
+ * recursion context, with the pt_regs slot that goes with it. Every
+ * successful call must be followed by rfprobe_perf_submit() or
+ * rfprobe_perf_discard() (they release the recursion context).
+ */
+void *notrace rfprobe_perf_alloc(int size, struct pt_regs **regs, int *rctx)
+{
+#ifdef CONFIG_PERF_EVENTS
+	return perf_trace_buf_alloc(size, regs, rctx);
+#else
+	return NULL;
+#endif
+}
+NOKPROBE_SYMBOL(rfprobe_perf_alloc);
+
+/* perf_trace_buf_submit(): one sample of @type for the events on @head. */
+void notrace rfprobe_perf_submit(void *rec, int size, int rctx, u16 type,
+				 struct pt_regs *regs, struct hlist_head *head)
+{
+#ifdef CONFIG_PERF_EVENTS
+	perf_trace_buf_submit(rec, size, rctx, type, 1, regs, head, NULL);
+#endif
+}
+NOKPROBE_SYMBOL(rfprobe_perf_submit);
+
+/*
+ * Gives back a buffer from rfprobe_perf_alloc() without a sample
+ * (perf_swevent_put_recursion_context() is not exported): perf_tp_event()
+ * with no events to deliver to only releases the recursion context.
+ */
+void notrace rfprobe_perf_discard(void *rec, int rctx)
+{
+#ifdef CONFIG_PERF_EVENTS
+	struct hlist_head none = HLIST_HEAD_INIT;
+
+	perf_tp_event(0, 0, rec, sizeof(u64) - sizeof(u32), NULL, &none, rctx, NULL);
+#endif
+}
+NOKPROBE_SYMBOL(rfprobe_perf_discard);
+
+/*
+ * perf's registers for a sample of an entry or tracepoint probe, whose
+ * handler only has a partial pt_regs (argument registers, ax, bp, sp, ip;
+ * the rest is not saved and must not reach user space): those, with
+ * kernel-mode segments and no flags, as perf_arch_fetch_caller_regs()
+ * fills them. Samples then point at the probed function (the tracepoint's
+ * stub for t probes) and callchains unwind from there.
+ */
+void notrace rfprobe_perf_regs(struct pt_regs *dst, const struct pt_regs *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->di = src->di;
+	dst->si = src->si;
+	dst->dx = src->dx;
+	dst->cx = src->cx;
+	dst->r8 = src->r8;
+	dst->r9 = src->r9;
+	dst->ax = src->ax;
+	dst->bp = src->bp;
+	dst->sp = src->sp;
+	dst->ip = src->ip;
+	dst->cs = __KERNEL_CS;
+	dst->ss = __KERNEL_DS;
+}
+NOKPROBE_SYMBOL(rfprobe_perf_regs);
+
+/*
+ * Records of a removed event. The core marks the instances a removed event
+ * was enabled in (tr->clear_trace) but clears them only from code that
+ * modules cannot reach (tracing_reset_all_online_cpus() is not exported).
+ * rfprobe clears them itself with the exported ring-buffer API, as
+ * tracing_reset_online_cpus() does.
+ *
+ * struct trace_array is private to kernel/trace/trace.h. Its first members
+ * (6.12) are mirrored here; each array_buffer points back to its
+ * trace_array, which is checked before its buffer is used, and when the
+ * private header is available (a full kernel tree) the offsets are checked
+ * at build time.
+ */
+struct rfprobe_array_buffer {
+	struct trace_array *tr;
+	struct trace_buffer *buffer;
+	void __percpu *data;
+	u64 time_start;
+	int cpu;
+};
+
+struct rfprobe_trace_array_head {
+	struct list_head list;
+	char *name;
+	struct rfprobe_array_buffer array_buffer;
+#ifdef CONFIG_TRACER_MAX_TRACE
+	struct rfprobe_array_buffer max_buffer;
+#endif
+};
+
+#ifdef RFPROBE_HAVE_TRACE_H
+#include RFPROBE_HAVE_TRACE_H
+static_assert(offsetof(struct trace_array, list) == offsetof(struct rfprobe_trace_array_head, list));
+static_assert(offsetof(struct trace_array, array_buffer) ==
+	      offsetof(struct rfprobe_trace_array_head, array_buffer));
+static_assert(sizeof(struct array_buffer) == sizeof(struct rfprobe_array_buffer));
+static_assert(offsetof(struct array_buffer, buffer) == offsetof(struct rfprobe_array_buffer, buffer));
+#ifdef CONFIG_TRACER_MAX_TRACE
+static_assert(offsetof(struct trace_array, max_buffer) ==
+	      offsetof(struct rfprobe_trace_array_head, max_buffer));
+#endif
+#endif
+
+static void rfprobe_array_buffer_clear(struct trace_array *tr, struct rfprobe_array_buffer *ab)
+{
+	if (READ_ONCE(ab->tr) != tr) {
+		pr_warn_once("rfprobe: unknown trace_array layout, trace buffers not cleared\n");
+		return;
+	}
+	/* Disables recording, waits for running commits, resets every CPU. */
+	if (ab->buffer)
+		ring_buffer_reset(ab->buffer);
+}
+
+bool rfprobe_trace_array_clear(struct list_head *trace_arrays, struct trace_array *tr)
+{
+	struct rfprobe_trace_array_head *head = (struct rfprobe_trace_array_head *)tr;
+	struct list_head *pos;
+
+	list_for_each(pos, trace_arrays) {
+		if (pos != &head->list)
+			continue;
+		rfprobe_array_buffer_clear(tr, &head->array_buffer);
+#ifdef CONFIG_TRACER_MAX_TRACE
+		rfprobe_array_buffer_clear(tr, &head->max_buffer);
+#endif
+		return true;
+	}
+	return false;
+}

@@ -102,4 +102,20 @@ void rfprobe_assert_held(struct mutex *m);
 void rfprobe_module_get(void);
 void rfprobe_module_put(void);
 
+/* perf on rfprobe events (no-ops without CONFIG_PERF_EVENTS). */
+struct hlist_head;
+struct hlist_head *rfprobe_perf_head(struct trace_event_call *call);
+void *rfprobe_perf_alloc(int size, struct pt_regs **regs, int *rctx);
+void rfprobe_perf_submit(void *rec, int size, int rctx, u16 type,
+			 struct pt_regs *regs, struct hlist_head *head);
+void rfprobe_perf_discard(void *rec, int rctx);
+void rfprobe_perf_regs(struct pt_regs *dst, const struct pt_regs *src);
+
+/*
+ * Clears the ring buffers of trace instance @tr if it is still on
+ * @trace_arrays (ftrace_trace_arrays); caller holds event_mutex.
+ */
+struct trace_array;
+bool rfprobe_trace_array_clear(struct list_head *trace_arrays, struct trace_array *tr);
+
 #endif /* RFPROBE_HELPERS_H */

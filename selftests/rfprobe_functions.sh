@@ -14,6 +14,15 @@ else
 	RFPROBE_DIR=/sys/kernel/debug/rfprobe
 fi
 
+# rfprobe_fails CMD...: succeeds if CMD fails. Tests run under "set -e",
+# which never stops at a failing "! CMD": write the negation with this.
+rfprobe_fails() {
+	if "$@"; then
+		return 1
+	fi
+	return 0
+}
+
 # Skip (UNSUPPORTED) unless the rfprobe module is loaded.
 rfprobe_require() {
 	[ -d "$RFPROBE_DIR" ] || exit_unsupported
@@ -84,7 +93,7 @@ rfprobe_errlog_check() {
 #   rfprobe_sidebyside WORKLOAD_FUNCTION < definitions
 # Each definition line is "<f|t>[MAXACTIVE] PLACE [ARGS...]" (blank lines and
 # lines starting with '#' are skipped). Definition N becomes cref/sbscN in the
-# kernel's dynamic_events and rf/sbsrN in rfprobe's; both are enabled, the
+# kernel's dynamic_events and rfsbs/sbsrN in rfprobe's; both are enabled, the
 # workload runs (tracing_on only around it, so both see exactly the same calls,
 # pinned to CPU 0 and traced on CPU 0 only), then for every N the format files
 # (minus name:/ID:) and the argument text of every record (everything after
@@ -103,7 +112,7 @@ rfprobe_sidebyside() {
 			return 1
 		fi
 		echo > $RFPROBE_DIR/error_log
-		if ! echo "$_sb_k:rf/sbsr$_sb_n $_sb_rest" >> $RFPROBE_DIR/dynamic_events; then
+		if ! echo "$_sb_k:rfsbs/sbsr$_sb_n $_sb_rest" >> $RFPROBE_DIR/dynamic_events; then
 			cat $RFPROBE_DIR/error_log $RFPROBE_DIR/dynamic_events
 			return 1
 		fi
@@ -113,7 +122,7 @@ rfprobe_sidebyside() {
 	_sb_i=1
 	while [ $_sb_i -le $_sb_n ]; do
 		grep -v -e '^name: ' -e '^ID: ' events/cref/sbsc$_sb_i/format > $TMPDIR/sbs.cf
-		grep -v -e '^name: ' -e '^ID: ' events/rf/sbsr$_sb_i/format > $TMPDIR/sbs.rf
+		grep -v -e '^name: ' -e '^ID: ' events/rfsbs/sbsr$_sb_i/format > $TMPDIR/sbs.rf
 		if ! cmp -s $TMPDIR/sbs.cf $TMPDIR/sbs.rf; then
 			echo "format of definition $_sb_i differs: $(sed -n ${_sb_i}p $_sb_defs)"
 			diff $TMPDIR/sbs.cf $TMPDIR/sbs.rf || :
@@ -128,12 +137,12 @@ rfprobe_sidebyside() {
 	echo 1 > tracing_cpumask
 	taskset -p 1 ${PID:-$$} > /dev/null
 	echo 1 > events/cref/enable
-	echo 1 > events/rf/enable
+	echo 1 > events/rfsbs/enable
 	echo 1 > tracing_on
 	"$1"
 	echo 0 > tracing_on
 	echo 0 > events/cref/enable
-	echo 0 > events/rf/enable
+	echo 0 > events/rfsbs/enable
 	echo $_sb_mask > tracing_cpumask
 	_sb_fail=0
 	_sb_i=1
@@ -152,9 +161,50 @@ rfprobe_sidebyside() {
 		fi
 		_sb_i=$((_sb_i + 1))
 	done
+	rfprobe_sbs_perf "$1" $_sb_n $_sb_defs || _sb_fail=1
 	echo > $RFPROBE_DIR/dynamic_events
 	echo > dynamic_events
 	return $_sb_fail
+}
+
+# The perf half of rfprobe_sidebyside: WORKLOAD under perf record with every
+# cref/sbscN and rfsbs/sbsrN event; perf script must print the same arguments
+# for both, in the same order (perf decodes its samples with the format
+# files, the records are written by perf_trace_buf_submit). Skipped without
+# perf.
+rfprobe_sbs_perf() { # workload n defs
+	command -v perf > /dev/null || { echo "perf: not installed, skipped"; return 0; }
+	_sp_ev=
+	_sp_i=1
+	while [ $_sp_i -le $2 ]; do
+		_sp_ev="$_sp_ev -e cref:sbsc$_sp_i -e rfsbs:sbsr$_sp_i"
+		_sp_i=$((_sp_i + 1))
+	done
+	if ! TMPDIR=$TMPDIR perf record -o $TMPDIR/sbs.data $_sp_ev -- \
+		sh -c ". $FTRACETEST_ROOT/test.d/rfprobe/rfprobe_functions.sh; $1" > $TMPDIR/sbs.perr 2>&1; then
+		cat $TMPDIR/sbs.perr
+		return 1
+	fi
+	perf script -i $TMPDIR/sbs.data > $TMPDIR/sbs.script 2> $TMPDIR/sbs.serr || {
+		cat $TMPDIR/sbs.serr; return 1; }
+	_sp_fail=0
+	_sp_i=1
+	while [ $_sp_i -le $2 ]; do
+		sed -n "s/^.* cref:sbsc$_sp_i: //p" $TMPDIR/sbs.script > $TMPDIR/sbs.cp
+		sed -n "s/^.* rfsbs:sbsr$_sp_i: //p" $TMPDIR/sbs.script > $TMPDIR/sbs.rp
+		echo "perf, definition $_sp_i: $(wc -l < $TMPDIR/sbs.cp) C samples, $(wc -l < $TMPDIR/sbs.rp) rfprobe samples"
+		if [ ! -s $TMPDIR/sbs.cp ]; then
+			echo "  no samples"; _sp_fail=1
+		elif ! cmp -s $TMPDIR/sbs.cp $TMPDIR/sbs.rp; then
+			echo "  samples differ (C <, rfprobe >):"
+			diff $TMPDIR/sbs.cp $TMPDIR/sbs.rp | head -n 20 || :
+			_sp_fail=1
+		else
+			head -n 1 $TMPDIR/sbs.cp | sed 's/^/  /'
+		fi
+		_sp_i=$((_sp_i + 1))
+	done
+	return $_sp_fail
 }
 
 # The default side-by-side workload: reads, writes, opens, a fork and an exec.

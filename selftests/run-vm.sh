@@ -63,7 +63,7 @@ cp "$ftsrc/test.d/functions" "$stage/ftrace/test.d/"
 cp "$module" "$stage/lib/modules/rfprobe.ko"
 find "$kdir/samples" -name 'trace-events-sample.ko' -exec cp {} "$stage/lib/modules/" \;
 
-# Dynamically linked host tools the tests use (trace-cmd), with their libraries.
+# Dynamically linked host tools the tests use (trace-cmd, perf), with their libraries.
 copy_bin() {
 	local bin=$1 lib
 	cp "$bin" "$stage/usr/bin/"
@@ -73,6 +73,7 @@ copy_bin() {
 	done
 }
 copy_bin /usr/bin/trace-cmd
+copy_bin /usr/bin/perf
 [ -d /usr/lib/x86_64-linux-gnu/traceevent ] &&
 	mkdir -p "$stage/usr/lib/x86_64-linux-gnu" &&
 	cp -r /usr/lib/x86_64-linux-gnu/traceevent "$stage/usr/lib/x86_64-linux-gnu/"

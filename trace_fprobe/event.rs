@@ -4,9 +4,11 @@
 //! with one or more probes (multi-probe events).
 //!
 //! Cost model: an event's probes are attached only while the event is
-//! enabled in at least one trace instance, so a defined but disabled event
-//! costs nothing per hit of the probed function (C keeps every fprobe
-//! registered with `FPROBE_FL_DISABLED` and pays the ftrace callback).
+//! enabled in at least one trace instance or used by perf, so a defined but
+//! disabled event costs nothing per hit of the probed function (C keeps
+//! every fprobe registered with `FPROBE_FL_DISABLED` and pays the ftrace
+//! callback). An event used only by ftrace never looks at perf, and one used
+//! only by perf writes no ring-buffer record.
 //!
 //! Lifetime: an event is a dynamic event (`TRACE_EVENT_FL_DYNAMIC`), so
 //! everything in the tracing core that references it (eprobes, triggers,
@@ -40,6 +42,11 @@ use kernel::types::Opaque;
 /// Trace instances an event can be enabled in at the same time.
 pub(crate) const MAX_FILES: usize = 8;
 
+/// [`Event::users`]: the bit that says perf uses the event; the bits below
+/// it count the trace instances it is enabled in.
+pub(crate) const USERS_PERF: usize = 1 << 16;
+const USERS_FILES: usize = USERS_PERF - 1;
+
 /// Module-wide state the events and handlers need.
 pub(crate) struct State {
     pub(crate) scratch: Scratch,
@@ -71,6 +78,9 @@ pub(crate) struct EventInner {
     pub(crate) probes: KVec<(KBox<Probe>, ProbeState)>,
     /// Registered with the tracing core (and pinning the module)?
     added: bool,
+    /// The trace instances the event was enabled in: their ring buffers
+    /// are cleared when it is removed.
+    traces: KVec<*mut bindings::trace_array>,
 }
 
 /// One event (`events/GRP/EVENT/`).
@@ -98,7 +108,10 @@ pub(crate) struct Event {
     print_fields: KVec<(u32, u32, FetchType, u8, u32)>,
     pub(crate) inner: EventLocked<EventInner>,
     pub(crate) files: [AtomicPtr<bindings::trace_event_file>; MAX_FILES],
-    nr_files: AtomicUsize,
+    /// Who the probes record for: the number of enabled trace instances
+    /// plus [`USERS_PERF`] while perf uses the event. The probes are
+    /// attached while it is not 0.
+    users: AtomicUsize,
     state: *const State,
 }
 
@@ -168,9 +181,10 @@ impl Event {
                 inner: EventLocked::new(EventInner {
                     probes,
                     added: false,
+                    traces: KVec::new(),
                 }),
                 files: Default::default(),
-                nr_files: AtomicUsize::new(0),
+                users: AtomicUsize::new(0),
                 state,
             },
             GFP_KERNEL,
@@ -204,15 +218,38 @@ impl Event {
         self.inner.get(g).probes.iter().map(|(p, _)| p.def())
     }
 
-    /// Number of trace instances the event is enabled in (hot path hint:
-    /// may be stale by one while an instance is being enabled/disabled).
+    /// Who the probes record for (see [`Event::users`]); 1 in the common
+    /// case of one trace instance and no perf. A hot-path hint: may be stale
+    /// by one while an instance or perf starts or stops using the event.
     #[inline(always)]
-    pub(crate) fn nr_enabled_files(&self) -> usize {
-        self.nr_files.load(Ordering::Acquire).min(MAX_FILES)
+    pub(crate) fn users(&self) -> usize {
+        self.users.load(Ordering::Acquire)
     }
 
+    /// Number of trace instances in a [`Event::users`] value.
+    #[inline(always)]
+    pub(crate) fn nr_files(users: usize) -> usize {
+        (users & USERS_FILES).min(MAX_FILES)
+    }
+
+    /// Enabled in a trace instance or used by perf (the probes are
+    /// attached)?
     pub(crate) fn is_enabled(&self) -> bool {
-        self.nr_files.load(Ordering::Relaxed) != 0
+        self.users.load(Ordering::Relaxed) != 0
+    }
+
+    /// The registered `trace_event_call`.
+    #[inline(always)]
+    pub(crate) fn call(&self) -> *mut bindings::trace_event_call {
+        self.call.get()
+    }
+
+    /// The event's type id (`call->event.type`, set when it was added).
+    #[inline(always)]
+    pub(crate) fn type_id(&self) -> u16 {
+        // SAFETY: Written by `register_trace_event()` in `add`, before any
+        // probe can run; never changed while the event is registered.
+        unsafe { (*self.call.get()).event.type_ as u16 }
     }
 
     /// Can the event be removed now: not enabled, not referenced by
@@ -337,6 +374,10 @@ impl Event {
         for (p, st) in inner.probes.iter_mut() {
             p.detach(st);
         }
+        let traces = core::mem::take(&mut inner.traces);
+        for tr in traces.iter() {
+            g.clear_trace_array(*tr);
+        }
         // SAFETY: Taken in `add`.
         unsafe { bindings::rfprobe_module_put() };
         Ok(())
@@ -350,21 +391,66 @@ impl Event {
         else {
             return Err(code::ENOSPC);
         };
+        // SAFETY: The core passes a live file of one of its instances.
+        let tr = unsafe { (*file).tr };
+        let traces = &mut self.inner.get_mut(g).traces;
+        if !traces.contains(&tr) {
+            traces.push(tr, GFP_KERNEL)?;
+        }
         if !self.is_enabled() {
-            // First instance: attach every probe.
-            let inner = self.inner.get_mut(g);
-            for i in 0..inner.probes.len() {
-                let (p, st) = &mut inner.probes[i];
-                if let Err(e) = p.attach(st) {
-                    for (p, st) in inner.probes.iter_mut() {
-                        p.detach(st);
-                    }
-                    return Err(e);
-                }
-            }
+            // First user: attach every probe.
+            self.attach_all(g)?;
         }
         self.files[slot].store(file, Ordering::Release);
-        self.nr_files.fetch_add(1, Ordering::Relaxed);
+        self.users.fetch_add(1, Ordering::Release);
+        Ok(())
+    }
+
+    /// Attaches every probe, or none.
+    fn attach_all(&self, g: &mut EventMutexGuard<'_>) -> Result {
+        let inner = self.inner.get_mut(g);
+        for i in 0..inner.probes.len() {
+            let (p, st) = &mut inner.probes[i];
+            if let Err(e) = p.attach(st) {
+                for (p, st) in inner.probes.iter_mut() {
+                    p.detach(st);
+                }
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Detaches every probe (waits for running handlers).
+    fn detach_all(&self, g: &mut EventMutexGuard<'_>) {
+        for (p, st) in self.inner.get_mut(g).probes.iter_mut() {
+            p.detach(st);
+        }
+    }
+
+    /// `TRACE_REG_PERF_REGISTER`: the first perf event on this event was
+    /// opened (the core has allocated `call->perf_events`).
+    fn perf_register(&self, g: &mut EventMutexGuard<'_>) -> Result {
+        if self.users.load(Ordering::Relaxed) & USERS_PERF != 0 {
+            return Err(code::EBUSY);
+        }
+        if !self.is_enabled() {
+            self.attach_all(g)?;
+        }
+        self.users.fetch_add(USERS_PERF, Ordering::Release);
+        Ok(())
+    }
+
+    /// `TRACE_REG_PERF_UNREGISTER`: the last perf event went. The core
+    /// waits for an RCU grace period before it frees `call->perf_events`,
+    /// which handlers that still see [`USERS_PERF`] may read.
+    fn perf_unregister(&self, g: &mut EventMutexGuard<'_>) -> Result {
+        if self.users.load(Ordering::Relaxed) & USERS_PERF == 0 {
+            return Err(code::ENOENT);
+        }
+        if self.users.fetch_sub(USERS_PERF, Ordering::Release) == USERS_PERF {
+            self.detach_all(g);
+        }
         Ok(())
     }
 
@@ -381,15 +467,13 @@ impl Event {
             return Err(code::ENOENT);
         };
         self.files[slot].store(core::ptr::null_mut(), Ordering::Release);
-        let left = self.nr_files.fetch_sub(1, Ordering::Relaxed) - 1;
+        let left = self.users.fetch_sub(1, Ordering::Release) - 1;
         if left == 0 {
-            // Last instance: detach (waits for running handlers).
-            for (p, st) in self.inner.get_mut(g).probes.iter_mut() {
-                p.detach(st);
-            }
+            // Last user: detach (waits for running handlers).
+            self.detach_all(g);
         } else {
-            // Other instances still trace: wait until no handler can still
-            // use the cleared file pointer.
+            // Other instances or perf still use it: wait until no handler
+            // can still use the cleared file pointer.
             // SAFETY: Sleeps; `reg` runs in process context.
             unsafe { bindings::rfprobe_synchronize_rcu() };
         }
@@ -451,7 +535,7 @@ unsafe fn event_of<'a>(call: *mut bindings::trace_event_call) -> &'a Event {
     unsafe { &*(*call).data.cast::<Event>() }
 }
 
-/// `class->reg`: enable/disable for a trace instance; perf is refused.
+/// `class->reg`: enable/disable for a trace instance, and for perf.
 ///
 /// # Safety
 ///
@@ -469,9 +553,10 @@ unsafe extern "C" fn event_reg(
     let r = match ty {
         bindings::trace_reg_TRACE_REG_REGISTER => ev.enable(data.cast(), &mut g),
         bindings::trace_reg_TRACE_REG_UNREGISTER => ev.disable(data.cast(), &mut g),
-        bindings::trace_reg_TRACE_REG_PERF_REGISTER => Err(kernel::error::Error::from_errno(
-            -(bindings::EOPNOTSUPP as i32),
-        )),
+        bindings::trace_reg_TRACE_REG_PERF_REGISTER => ev.perf_register(&mut g),
+        bindings::trace_reg_TRACE_REG_PERF_UNREGISTER => ev.perf_unregister(&mut g),
+        // PERF_OPEN/CLOSE need nothing; PERF_ADD/DEL: 0 lets the core put
+        // the perf event on (take it off) `call->perf_events`.
         _ => Ok(()),
     };
     match r {

@@ -15,6 +15,7 @@
 //! overwriting the record being built (see `percpu::Scratch::claim`).
 
 use crate::bindings;
+use crate::event::{Event, USERS_PERF};
 use crate::percpu::SCRATCH_SIZE;
 use crate::probe::Probe;
 use crate::trace_probe::fetch::{Insn, Program, TASK_COMM_LEN};
@@ -424,8 +425,9 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
     let probe = hit.probe;
     probe.count_hit();
     let ev = probe.event();
-    // Usually: one instance, in the first slot, and a fixed-size record.
-    if ev.nr_enabled_files() == 1 {
+    // Usually: one instance, in the first slot, no perf, and a fixed-size
+    // record.
+    if ev.users() == 1 {
         let file = ev.files[0].load(Ordering::Acquire);
         if !file.is_null() {
             // SAFETY: Enabled files stay valid until they are cleared and an
@@ -438,7 +440,7 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
     unsafe { trace_hit_slow::<EXIT, FULL_REGS>(probe, hit.regs, hit.edata, hit.ip, hit.ret_ip) };
 }
 
-/// [`trace_hit`] for strings and for several trace instances, out of line.
+/// [`trace_hit`] for several trace instances and for perf, out of line.
 ///
 /// # Safety
 ///
@@ -461,7 +463,8 @@ unsafe fn trace_hit_slow<const EXIT: bool, const FULL_REGS: bool>(
         ret_ip,
     };
     let ev = probe.event();
-    let mut left = ev.nr_enabled_files();
+    let users = ev.users();
+    let mut left = Event::nr_files(users);
     for slot in ev.files.iter() {
         if left == 0 {
             break;
@@ -474,6 +477,103 @@ unsafe fn trace_hit_slow<const EXIT: bool, const FULL_REGS: bool>(
             unsafe { record(hit, file) };
         }
     }
+    if users & USERS_PERF != 0 {
+        // SAFETY: Caller.
+        unsafe { perf_record(hit) };
+    }
+}
+
+/// The largest record perf takes: `perf_trace_buf_alloc()` serves at most
+/// `PERF_MAX_TRACE_SIZE` bytes, and perf appends a 4-byte size word and
+/// pads to 8 bytes ([`perf_size`]).
+const PERF_RECORD_MAX: usize = bindings::RFPROBE_CONST_PERF_MAX_TRACE_SIZE - 4;
+
+/// The size perf records for a record of `len` bytes: perf prefixes raw
+/// samples with a u32 size and keeps them 8-byte aligned.
+#[inline(always)]
+const fn perf_size(len: usize) -> usize {
+    ((len + 4 + 7) & !7) - 4
+}
+
+const _: () = assert!(perf_size(PERF_RECORD_MAX) <= PERF_RECORD_MAX);
+
+/// One sample for the perf events on the probe's event on this CPU, written
+/// by the same program as the ftrace record, straight into perf's per-CPU
+/// record buffer (one per context level, which perf's recursion context
+/// guards: a nested run at the same level counts a miss). Strings longer
+/// than perf's buffer are truncated as in scratch.
+///
+/// # Safety
+///
+/// As [`trace_hit`]; the event is used by perf ([`USERS_PERF`]).
+#[inline(never)]
+unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(hit: &Hit<'_, EXIT, FULL_REGS>) {
+    let probe = hit.probe;
+    let ev = probe.event();
+    // SAFETY: The event is registered; `call->perf_events` is set before
+    // `USERS_PERF` and freed only after a grace period once it is cleared.
+    let head = unsafe { bindings::rfprobe_perf_head(ev.call()) };
+    if head.is_null() {
+        return;
+    }
+    let prog: &Program = &probe.prog;
+    let cap = prog.max_record_size().min(PERF_RECORD_MAX);
+    if prog.fixed_size() > cap {
+        probe.count_miss();
+        return;
+    }
+    let mut rctx: c_int = 0;
+    let mut pregs: *mut bindings::pt_regs = core::ptr::null_mut();
+    // SAFETY: Handler context (preemption off); `cap` fits perf's buffer.
+    let buf =
+        unsafe { bindings::rfprobe_perf_alloc(perf_size(cap) as c_int, &mut pregs, &mut rctx) };
+    if buf.is_null() {
+        probe.count_miss();
+        return;
+    }
+    // SAFETY: perf's per-CPU buffer holds PERF_MAX_TRACE_SIZE bytes and is
+    // ours until the recursion context is released (submit or discard).
+    let rec = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), PERF_RECORD_MAX) };
+    let m = hit.machine();
+    let len = match prog.static_size() {
+        Some(size) => {
+            if let Some(r) = rec.get_mut(..size) {
+                let _ = interp::run_static(prog, &probe.insns, &m, r);
+            }
+            size
+        }
+        None => {
+            let bodies = probe.def();
+            match rec
+                .get_mut(..cap)
+                .map(|r| interp::run(prog, &probe.insns, &m, &bodies, r))
+            {
+                Some(Ok(res)) => res.len,
+                _ => {
+                    // SAFETY: Allocated above; releases the context.
+                    unsafe { bindings::rfprobe_perf_discard(buf, rctx) };
+                    return;
+                }
+            }
+        }
+    };
+    hit.write_head(rec);
+    let size = perf_size(len);
+    // Padding must not leak what an earlier sample left in the buffer.
+    if let Some(pad) = rec.get_mut(len..size) {
+        pad.fill(0);
+    }
+    let regs = if FULL_REGS {
+        hit.regs
+    } else {
+        // SAFETY: `pregs` is this context's perf pt_regs slot; `hit.regs`
+        // the handler's partial registers.
+        unsafe { bindings::rfprobe_perf_regs(pregs, hit.regs) };
+        pregs
+    };
+    // SAFETY: `buf` holds `size` initialised bytes (perf writes the
+    // `trace_entry` header); releases the recursion context.
+    unsafe { bindings::rfprobe_perf_submit(buf, size as c_int, rctx, ev.type_id(), regs, head) };
 }
 
 /// fprobe entry handler of exit probes that use entry arguments: stores them.

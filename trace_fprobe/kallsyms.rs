@@ -174,3 +174,10 @@ pub(crate) fn find_event_mutex() -> Result<*mut bindings::mutex> {
 pub(crate) fn find_ftrace_events() -> Result<*mut bindings::list_head> {
     find_core_data("ftrace_events")
 }
+
+/// The tracing core's list of trace instances (`ftrace_trace_arrays`, not
+/// exported), changed only under `event_mutex`: the instances whose ring
+/// buffers an event's removal clears must still be on it.
+pub(crate) fn find_trace_arrays() -> Result<*mut bindings::list_head> {
+    find_core_data("ftrace_trace_arrays")
+}

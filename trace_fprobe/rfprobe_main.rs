@@ -200,6 +200,7 @@ impl kernel::Module for RfProbeModule {
 
         let mutex = kallsyms::find_event_mutex()?;
         let events = kallsyms::find_ftrace_events()?;
+        let trace_arrays = kallsyms::find_trace_arrays()?;
         let vmlinux = btf::BtfData::load_vmlinux().inspect_err(|e| {
             pr_err!("cannot load /sys/kernel/btf/vmlinux: {:?}\n", e);
         })?;
@@ -218,6 +219,7 @@ impl kernel::Module for RfProbeModule {
                     sync::EventMutex::new(
                         NonNull::new(mutex).ok_or(code::ENOENT)?,
                         NonNull::new(events).ok_or(code::ENOENT)?,
+                        NonNull::new(trace_arrays).ok_or(code::ENOENT)?,
                     )
                 },
             },

@@ -18,6 +18,7 @@ use core::ptr::NonNull;
 pub(crate) struct EventMutex {
     mutex: NonNull<bindings::mutex>,
     events: NonNull<bindings::list_head>,
+    trace_arrays: NonNull<bindings::list_head>,
 }
 
 // SAFETY: The pointers are kernel globals, valid for the kernel's lifetime;
@@ -30,12 +31,17 @@ impl EventMutex {
     /// # Safety
     ///
     /// `mutex` is the tracing core's `event_mutex`, `events` its
-    /// `ftrace_events` list.
+    /// `ftrace_events` list, `trace_arrays` its `ftrace_trace_arrays`.
     pub(crate) unsafe fn new(
         mutex: NonNull<bindings::mutex>,
         events: NonNull<bindings::list_head>,
+        trace_arrays: NonNull<bindings::list_head>,
     ) -> Self {
-        EventMutex { mutex, events }
+        EventMutex {
+            mutex,
+            events,
+            trace_arrays,
+        }
     }
 
     /// Takes `event_mutex` (sleeps).
@@ -93,6 +99,20 @@ impl EventMutexGuard<'_> {
                 name.as_char_ptr().cast(),
             )
         }
+    }
+}
+
+impl EventMutexGuard<'_> {
+    /// Clears the ring buffers of trace instance `tr` if it still exists,
+    /// as the core does for the instances a removed event was enabled in:
+    /// a later event that gets the freed type id must never print its
+    /// records. `false` if `tr` is gone (or its layout is not the one
+    /// rfprobe knows).
+    pub(crate) fn clear_trace_array(&self, tr: *mut bindings::trace_array) -> bool {
+        // SAFETY: `event_mutex` is held (the guard): instances are created
+        // and removed only under it, so the list is stable; `tr` is only
+        // dereferenced if it is on the list.
+        unsafe { bindings::rfprobe_trace_array_clear(self.mutex.trace_arrays.as_ptr(), tr) }
     }
 }
 

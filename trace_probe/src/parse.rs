@@ -994,7 +994,9 @@ fn kstrtoll_neg(s: &[u8]) -> Result<i64, NumError> {
     let mut buf = [0u8; MAX_ARGSTR_LEN + 2];
     let n = cstr(s).len();
     let dst = buf.get_mut(1..1 + n).ok_or(NumError::Invalid)?;
-    dst.copy_from_slice(cstr(s).get(..n).unwrap_or(&[]));
+    for (d, c) in dst.iter_mut().zip(cstr(s)) {
+        *d = *c;
+    }
     if let Some(b) = buf.first_mut() {
         *b = b'-';
     }
