@@ -10,6 +10,11 @@
 #   make kernel       build (or reuse) the KVARIANT test kernel
 #   make bench        benchmark vs the C fprobe events (fast kernel, QEMU -icount):
 #                     BENCH="--smoke" or "--shapes count,string" (selftests/bench/run.sh)
+#   make install      build against KDIR (default: the running kernel's
+#                     /lib/modules/$(uname -r)/build) and install it there
+#                     (modules_install + depmod; INSTALL_MOD_PATH= for a staging root)
+#   make dkms-install register the source with DKMS and build + install it for
+#                     the running kernel (or DKMS_KERNEL=version)
 #
 # Kbuild (in-tree or M= builds) reads the file "Kbuild", not this Makefile.
 
@@ -17,6 +22,12 @@ KVARIANT ?= fast
 T ?=
 TOP := $(CURDIR)
 SELFTESTS := $(TOP)/selftests
+VERSION := $(shell cat $(TOP)/VERSION)
+
+# make install: the running kernel unless KDIR says otherwise.
+ifneq ($(filter install,$(MAKECMDGOALS)),)
+KDIR ?= /lib/modules/$(shell uname -r)/build
+endif
 
 ifeq ($(KDIR),)
 MODDIR := $(TOP)/build/$(KVARIANT)
@@ -26,7 +37,7 @@ MODDIR := $(TOP)/build/kdir-$(shell echo $(abspath $(KDIR)) | sha1sum | cut -c1-
 KDIR_CMD := echo $(abspath $(KDIR))
 endif
 
-.PHONY: all module setup kernel demo check vmtest host-test bench clean
+.PHONY: all module setup kernel demo check vmtest host-test bench clean install dkms-source dkms-install dkms-remove
 
 all: module
 
@@ -54,6 +65,34 @@ check:
 
 bench: setup
 	@$(MAKE) --no-print-directory KVARIANT=fast KDIR= module && $(SELFTESTS)/bench/run.sh $(BENCH)
+
+# A user's install: no packages installed, no test kernel built.
+install:
+	@[ -f "$(KDIR)/Makefile" ] || { echo "rfprobe: $(KDIR): no kernel build tree (install your kernel's headers or set KDIR=)"; exit 1; }
+	@$(SELFTESTS)/build-module.sh "$(KDIR)" $(MODDIR) >/dev/null
+	@$(MAKE) --no-print-directory -C "$(KDIR)" $$($(TOP)/scripts/kbuild-flags.sh "$(KDIR)") \
+		M=$(MODDIR) INSTALL_MOD_DIR=extra modules_install
+	@echo "rfprobe: installed $(VERSION) for $$($(MAKE) -s -C "$(KDIR)" kernelrelease); load it with: modprobe rfprobe"
+
+# DKMS: the module's sources (what dkms.conf builds) go to
+# $(DKMS_SOURCE)/rfprobe-VERSION, /usr/src by default.
+DKMS_SOURCE ?= /usr/src
+DKMS_KERNEL ?= $(shell uname -r)
+dkms-source:
+	@d=$(DKMS_SOURCE)/rfprobe-$(VERSION) && rm -rf $$d && mkdir -p $$d/btf_query $$d/trace_probe && \
+	cp -r $(TOP)/dkms.conf $(TOP)/VERSION $(TOP)/Kbuild $(TOP)/Kconfig $(TOP)/scripts $(TOP)/rust \
+		$(TOP)/trace_fprobe $$d/ && \
+	cp -r $(TOP)/btf_query/src $$d/btf_query/ && cp -r $(TOP)/trace_probe/src $$d/trace_probe/ && \
+	echo "rfprobe: DKMS source in $$d"
+
+dkms-install: dkms-source
+	@dkms status rfprobe/$(VERSION) | grep -q . || dkms add rfprobe/$(VERSION)
+	dkms build rfprobe/$(VERSION) -k $(DKMS_KERNEL)
+	dkms install rfprobe/$(VERSION) -k $(DKMS_KERNEL)
+
+dkms-remove:
+	dkms remove rfprobe/$(VERSION) --all
+	rm -rf $(DKMS_SOURCE)/rfprobe-$(VERSION)
 
 clean:
 	rm -rf $(TOP)/build $(TOP)/target

@@ -29,6 +29,8 @@
 #include <linux/uaccess.h>
 #include "rfprobe_helpers.h"
 
+MODULE_VERSION(RFPROBE_VERSION);
+
 static bool selftest_warn;
 module_param(selftest_warn, bool, 0444);
 MODULE_PARM_DESC(selftest_warn,

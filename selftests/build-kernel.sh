@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Build (or reuse from the cache) a test kernel variant: fast | debug.
+# Build (or reuse from the cache) a test kernel variant: fast | debug | user.
 # Prints the build directory on stdout. Rebuilds only when the cache key
 # (kernel version + config fragments + toolchain versions) changes.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 
-variant=${1:?usage: build-kernel.sh fast|debug}
+variant=${1:?usage: build-kernel.sh fast|debug|user}
 frags=$(variant_fragments "$variant")
 out=$(variant_dir "$variant")
 link=$RFPROBE_CACHE/kernel/$variant
@@ -56,10 +56,12 @@ for f in arch/x86/boot/bzImage vmlinux rust/libkernel.rmeta; do
 done
 # Raw BTF blobs for host tests (vmlinux and one module's split BTF).
 llvm-objcopy$LLVM_SUFFIX -O binary --only-section=.BTF "$out/vmlinux" "$out/vmlinux.btf"
-mod=$(find "$out/samples" -name 'trace-events-sample.ko' | head -1)
-[ -n "$mod" ] || die "$variant build has no trace-events-sample.ko"
-# In a .ko, .BTF is not an allocated section: -O binary would drop it.
-llvm-objcopy$LLVM_SUFFIX --dump-section .BTF="$out/trace-events-sample.btf" "$mod" /dev/null
+if [ "$variant" != user ]; then
+	mod=$(find "$out/samples" -name 'trace-events-sample.ko' | head -1)
+	[ -n "$mod" ] || die "$variant build has no trace-events-sample.ko"
+	# In a .ko, .BTF is not an allocated section: -O binary would drop it.
+	llvm-objcopy$LLVM_SUFFIX --dump-section .BTF="$out/trace-events-sample.btf" "$mod" /dev/null
+fi
 echo "built in $(($(date +%s) - start)) s" >>"$log"
 touch "$out/.rfprobe-built"
 ln -sfn "$out" "$link"

@@ -17,7 +17,7 @@ grep -q '^CONFIG_RUST=y' "$kdir/.config" || die "$kdir: kernel is not built with
 mkdir -p "$outdir"
 rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' --exclude='*.mod*' \
 	--exclude='Module.symvers' --exclude='modules.order' --exclude='bindings_generated.rs' \
-	--include='/Kbuild' --include='/Kconfig' \
+	--include='/Kbuild' --include='/Kconfig' --include='/VERSION' \
 	--include='/rust/***' --include='/trace_fprobe/***' \
 	--include='/btf_query/' --include='/btf_query/src/***' \
 	--include='/trace_probe/' --include='/trace_probe/src/***' \
@@ -30,6 +30,8 @@ lint=()
 if [ "${RFPROBE_LINT:-0}" = 1 ]; then
 	lint=(CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver KRUSTFLAGS=-Dwarnings)
 fi
-make -C "$kdir" "${KMAKE_FLAGS[@]}" ${lint[@]+"${lint[@]}"} M="$outdir" -j"$JOBS" modules >&2
+# The kernel's own compiler, rustc and bindgen (from its .config).
+read -r -a kflags <<< "$("$RFPROBE_TOP/scripts/kbuild-flags.sh" "$kdir")"
+make -C "$kdir" ${kflags[@]+"${kflags[@]}"} ${lint[@]+"${lint[@]}"} M="$outdir" -j"$JOBS" modules >&2
 [ -f "$outdir/rfprobe.ko" ] || die "no rfprobe.ko produced in $outdir"
 echo "$outdir/rfprobe.ko"

@@ -73,6 +73,9 @@ wait $kdebug || { cat build/check/kernel-debug.out; die "debug kernel build fail
 cat build/check/kernel-debug.out
 kdir=$(variant_dir debug)
 selftests/build-module.sh "$kdir" build/debug >/dev/null || die "module build (debug) failed"
+# The "user" kernel (configured unlike the test kernels) builds meanwhile.
+selftests/build-kernel.sh user >build/check/kernel-user.out 2>&1 &
+kuser=$!
 selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko 2>&1 | tee build/check/vm-debug.log
 count "VM suite (debug)" build/check/vm-debug.log "${PIPESTATUS[0]}"
 
@@ -82,6 +85,10 @@ stage "stress suite on debug (references, module tracepoints)"
 selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko -t 2400 \
 	selftests/stress/refs.tc selftests/stress/module_tp.tc 2>&1 | tee build/check/vm-stress.log
 count "stress suite (debug)" build/check/vm-stress.log "${PIPESTATUS[0]}"
+
+stage "install paths: make install, DKMS, a user's build on another kernel configuration"
+selftests/install-test.sh "$kuser" 2>&1 | tee build/check/install.log
+count "install paths" build/check/install.log "${PIPESTATUS[0]}"
 
 stage "summary"
 echo "wall time: $(($(date +%s) - start)) s"

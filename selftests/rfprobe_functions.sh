@@ -167,7 +167,7 @@ rfprobe_sidebyside() {
 	return $_sb_fail
 }
 
-# The perf half of rfprobe_sidebyside: WORKLOAD under perf record with every
+# The perf half of rfprobe_sidebyside: WORKLOAD under perf record (CPU 0) with every
 # cref/sbscN and rfsbs/sbsrN event; perf script must print the same arguments
 # for both, in the same order (perf decodes its samples with the format
 # files, the records are written by perf_trace_buf_submit). Skipped without
@@ -180,7 +180,9 @@ rfprobe_sbs_perf() { # workload n defs
 		_sp_ev="$_sp_ev -e cref:sbsc$_sp_i -e rfsbs:sbsr$_sp_i"
 		_sp_i=$((_sp_i + 1))
 	done
-	if ! TMPDIR=$TMPDIR perf record -o $TMPDIR/sbs.data $_sp_ev -- \
+	# CPU 0 only, where the workload runs (pinned above), system-wide: the
+	# hits of a task's exit come after its own perf events are gone.
+	if ! TMPDIR=$TMPDIR perf record -q -C 0 -o $TMPDIR/sbs.data $_sp_ev -- \
 		sh -c ". $FTRACETEST_ROOT/test.d/rfprobe/rfprobe_functions.sh; $1" > $TMPDIR/sbs.perr 2>&1; then
 		cat $TMPDIR/sbs.perr
 		return 1

@@ -44,7 +44,7 @@ kdir=$(variant_dir "$variant")
 [ -n "$module" ] || module=$RFPROBE_TOP/build/$variant/rfprobe.ko
 [ -f "$module" ] || die "module $module not found (run: make KVARIANT=$variant)"
 case $variant in
-fast) : "${timeout:=600}"; mem=1G ;;
+fast | user) : "${timeout:=600}"; mem=1G ;;
 debug) : "${timeout:=1500}"; mem=2G ;;
 esac
 [ -n "$logdir" ] || logdir=$RFPROBE_TOP/build/vm/$variant-$(date +%Y%m%d-%H%M%S)-$$

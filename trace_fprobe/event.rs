@@ -546,18 +546,26 @@ unsafe extern "C" fn event_reg(
     ty: bindings::trace_reg,
     data: *mut c_void,
 ) -> c_int {
+    match ty {
+        bindings::trace_reg_TRACE_REG_REGISTER
+        | bindings::trace_reg_TRACE_REG_UNREGISTER
+        | bindings::trace_reg_TRACE_REG_PERF_REGISTER
+        | bindings::trace_reg_TRACE_REG_PERF_UNREGISTER => {}
+        // PERF_OPEN/CLOSE need nothing. PERF_ADD/DEL come from perf's
+        // scheduling (IRQs off, no `event_mutex`): 0 lets the core put the
+        // perf event on (take it off) this CPU's `call->perf_events`.
+        _ => return 0,
+    }
     // SAFETY: The core calls `reg` only for our registered events.
     let ev = unsafe { event_of(call) };
-    // SAFETY: The core calls `reg` with `event_mutex` held.
+    // SAFETY: The core calls `reg` with `event_mutex` held for these four
+    // (`trace_event_enable_disable`, `perf_trace_init`/`perf_trace_destroy`).
     let mut g = unsafe { ev.state().event_mutex.assume_held() };
     let r = match ty {
         bindings::trace_reg_TRACE_REG_REGISTER => ev.enable(data.cast(), &mut g),
         bindings::trace_reg_TRACE_REG_UNREGISTER => ev.disable(data.cast(), &mut g),
         bindings::trace_reg_TRACE_REG_PERF_REGISTER => ev.perf_register(&mut g),
-        bindings::trace_reg_TRACE_REG_PERF_UNREGISTER => ev.perf_unregister(&mut g),
-        // PERF_OPEN/CLOSE need nothing; PERF_ADD/DEL: 0 lets the core put
-        // the perf event on (take it off) `call->perf_events`.
-        _ => Ok(()),
+        _ => ev.perf_unregister(&mut g),
     };
     match r {
         Ok(()) => 0,

@@ -21,7 +21,8 @@ variant_fragments() {
 	case "$1" in
 	fast) echo "$c/base.config $c/fast.config" ;;
 	debug) echo "$c/base.config $c/fast.config $c/debug.config" ;;
-	*) die "unknown kernel variant '$1' (want fast or debug)" ;;
+	user) echo "$c/base.config $c/user.config" ;;
+	*) die "unknown kernel variant '$1' (want fast, debug or user)" ;;
 	esac
 }
 
