@@ -35,36 +35,27 @@ if [ "$(conf CONFIG_CC_IS_CLANG)" = y ] && [ -z "${LLVM:-}" ]; then
 	fi
 	out="$out LLVM=$llvm"
 fi
-if [ "$(conf CONFIG_RUST)" = y ] && [ -z "${RUSTC:-}" ]; then
-	want=$(conf CONFIG_RUSTC_VERSION_TEXT)
-	rustc=
-	for r in $(which -a rustc 2>/dev/null) /usr/bin/rustc-*; do
-		[ -x "$r" ] || continue
-		if [ "$("$r" --version 2>/dev/null)" = "$want" ]; then
-			rustc=$r
-			break
+# pick WANT CANDIDATE...: the first candidate whose --version prints WANT.
+pick() {
+	want=$1
+	shift
+	for c in "$@"; do
+		if [ -x "$c" ] && [ "$("$c" --version 2>/dev/null)" = "$want" ]; then
+			echo "$c"
+			return 0
 		fi
 	done
-	if [ -z "$rustc" ]; then
-		echo "kbuild-flags.sh: the kernel was built with '$want', which is not installed" >&2
-		exit 1
-	fi
+	echo "kbuild-flags.sh: the kernel was built with '$want', which is not installed" >&2
+	return 1
+}
+if [ "$(conf CONFIG_RUST)" = y ] && [ -z "${RUSTC:-}" ]; then
+	# shellcheck disable=SC2046
+	rustc=$(pick "$(conf CONFIG_RUSTC_VERSION_TEXT)" $(which -a rustc 2>/dev/null) /usr/bin/rustc-*)
 	out="$out RUSTC=$rustc"
 fi
 if [ "$(conf CONFIG_RUST)" = y ] && [ -z "${BINDGEN:-}" ]; then
-	want=$(conf CONFIG_BINDGEN_VERSION_TEXT)
-	bindgen=
-	for b in $(which -a bindgen 2>/dev/null) "$HOME/.cargo/bin/bindgen"; do
-		[ -x "$b" ] || continue
-		if [ "$("$b" --version 2>/dev/null)" = "$want" ]; then
-			bindgen=$b
-			break
-		fi
-	done
-	if [ -z "$bindgen" ]; then
-		echo "kbuild-flags.sh: the kernel was built with '$want', which is not installed" >&2
-		exit 1
-	fi
+	# shellcheck disable=SC2046
+	bindgen=$(pick "$(conf CONFIG_BINDGEN_VERSION_TEXT)" $(which -a bindgen 2>/dev/null) "$HOME/.cargo/bin/bindgen")
 	out="$out BINDGEN=$bindgen"
 fi
 echo $out

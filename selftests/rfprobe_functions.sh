@@ -145,22 +145,7 @@ rfprobe_sidebyside() {
 	echo 0 > events/rfsbs/enable
 	echo $_sb_mask > tracing_cpumask
 	_sb_fail=0
-	_sb_i=1
-	while [ $_sb_i -le $_sb_n ]; do
-		sed -n "s/^.* sbsc$_sb_i: //p" trace > $TMPDIR/sbs.ct
-		sed -n "s/^.* sbsr$_sb_i: //p" trace > $TMPDIR/sbs.rt
-		echo "definition $_sb_i: $(wc -l < $TMPDIR/sbs.ct) C records, $(wc -l < $TMPDIR/sbs.rt) rfprobe records: $(sed -n ${_sb_i}p $_sb_defs)"
-		if [ ! -s $TMPDIR/sbs.ct ]; then
-			echo "  no records"; _sb_fail=1
-		elif ! cmp -s $TMPDIR/sbs.ct $TMPDIR/sbs.rt; then
-			echo "  records differ (C <, rfprobe >):"
-			diff $TMPDIR/sbs.ct $TMPDIR/sbs.rt | head -n 20 || :
-			_sb_fail=1
-		else
-			head -n 2 $TMPDIR/sbs.ct | sed 's/^/  /'
-		fi
-		_sb_i=$((_sb_i + 1))
-	done
+	rfprobe_sbs_compare trace "sbsc" "sbsr" records $_sb_n $_sb_defs || _sb_fail=1
 	rfprobe_sbs_perf "$1" $_sb_n $_sb_defs || _sb_fail=1
 	echo > $RFPROBE_DIR/dynamic_events
 	echo > dynamic_events
@@ -189,24 +174,32 @@ rfprobe_sbs_perf() { # workload n defs
 	fi
 	perf script -i $TMPDIR/sbs.data > $TMPDIR/sbs.script 2> $TMPDIR/sbs.serr || {
 		cat $TMPDIR/sbs.serr; return 1; }
-	_sp_fail=0
-	_sp_i=1
-	while [ $_sp_i -le $2 ]; do
-		sed -n "s/^.* cref:sbsc$_sp_i: //p" $TMPDIR/sbs.script > $TMPDIR/sbs.cp
-		sed -n "s/^.* rfsbs:sbsr$_sp_i: //p" $TMPDIR/sbs.script > $TMPDIR/sbs.rp
-		echo "perf, definition $_sp_i: $(wc -l < $TMPDIR/sbs.cp) C samples, $(wc -l < $TMPDIR/sbs.rp) rfprobe samples"
-		if [ ! -s $TMPDIR/sbs.cp ]; then
-			echo "  no samples"; _sp_fail=1
-		elif ! cmp -s $TMPDIR/sbs.cp $TMPDIR/sbs.rp; then
-			echo "  samples differ (C <, rfprobe >):"
-			diff $TMPDIR/sbs.cp $TMPDIR/sbs.rp | head -n 20 || :
-			_sp_fail=1
+	echo "perf:"
+	rfprobe_sbs_compare $TMPDIR/sbs.script "cref:sbsc" "rfsbs:sbsr" samples $2 $3
+}
+
+# rfprobe_sbs_compare FILE CPREFIX RPREFIX WHAT N DEFS: for each definition
+# 1..N, the text after "CPREFIXi: " and after "RPREFIXi: " in FILE must be
+# the same lines in the same order, and there must be some.
+rfprobe_sbs_compare() {
+	_sc_fail=0
+	_sc_i=1
+	while [ $_sc_i -le $5 ]; do
+		sed -n "s/^.* $2$_sc_i: //p" $1 > $TMPDIR/sbs.c
+		sed -n "s/^.* $3$_sc_i: //p" $1 > $TMPDIR/sbs.r
+		echo "definition $_sc_i: $(wc -l < $TMPDIR/sbs.c) C $4, $(wc -l < $TMPDIR/sbs.r) rfprobe $4: $(sed -n ${_sc_i}p $6)"
+		if [ ! -s $TMPDIR/sbs.c ]; then
+			echo "  no $4"; _sc_fail=1
+		elif ! cmp -s $TMPDIR/sbs.c $TMPDIR/sbs.r; then
+			echo "  $4 differ (C <, rfprobe >):"
+			diff $TMPDIR/sbs.c $TMPDIR/sbs.r | head -n 20 || :
+			_sc_fail=1
 		else
-			head -n 1 $TMPDIR/sbs.cp | sed 's/^/  /'
+			head -n 2 $TMPDIR/sbs.c | sed 's/^/  /'
 		fi
-		_sp_i=$((_sp_i + 1))
+		_sc_i=$((_sc_i + 1))
 	done
-	return $_sp_fail
+	return $_sc_fail
 }
 
 # The default side-by-side workload: reads, writes, opens, a fork and an exec.
