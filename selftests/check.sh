@@ -80,11 +80,12 @@ selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko 2>&1 | tee build/check/vm
 count "VM suite (debug)" build/check/vm-debug.log "${PIPESTATUS[0]}"
 
 # The tests of selftests/stress/ that fit make check's time on 2 cores;
-# faults, churn and livefuzz take longer under TCG and are run by hand:
+# churn and livefuzz take longer under TCG and are run by hand:
 # selftests/run-vm.sh -k debug -t 3000 selftests/stress
-stage "stress suite on debug (references, module tracepoints, nesting)"
+stage "stress suite on debug (references, module tracepoints, nesting, faults)"
 selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko -t 2400 \
-	selftests/stress/refs.tc selftests/stress/module_tp.tc selftests/stress/nesting.tc 2>&1 |
+	selftests/stress/refs.tc selftests/stress/module_tp.tc selftests/stress/nesting.tc \
+	selftests/stress/faults.tc 2>&1 |
 	tee build/check/vm-stress.log
 count "stress suite (debug)" build/check/vm-stress.log "${PIPESTATUS[0]}"
 

@@ -181,7 +181,14 @@ splat_re+='possible recursive locking|inconsistent lock state|suspicious RCU usa
 splat_re+='lockdep is turned off|UBSAN:|'
 splat_re+='unreferenced object|kmemleak: [0-9]+ new suspected|Unknown symbol|module verification failed|'
 splat_re+='disagrees about version|rcu.*detected stall|soft lockup|hung_task|Call Trace:'
-splats=$(grep -aE '^\[ *[0-9]+\.[0-9]+\]' "$console" | grep -aE "$splat_re" | sort -u || true)
+# A failed allocation the kernel reports (warn_alloc: "page allocation
+# failure", "vmalloc error") dumps the stack too: expected where a test
+# injects faults, so the "Call Trace:" of such a report is not a splat. Any
+# other splat in it (a WARNING, a BUG) still is.
+splats=$(grep -aE '^\[ *[0-9]+\.[0-9]+\]' "$console" | awk '
+	/page allocation failure|vmalloc error: / { alloc = 1 }
+	/Call Trace:/ && alloc { alloc = 0; next }
+	{ print }' | grep -aE "$splat_re" | sort -u || true)
 # kmemleak's own report (debug kernel), printed between markers by the guest.
 leaks=$(sed -n '/^RFPROBE-KMEMLEAK-BEGIN/,/^RFPROBE-KMEMLEAK-END/p' "$console" | grep -av '^RFPROBE-KMEMLEAK' || true)
 [ -z "$leaks" ] || splats=$(printf '%s\n%s' "$splats" "$leaks")
