@@ -1,1 +1,680 @@
 // SPDX-License-Identifier: GPL-2.0
+//! The command line (clap) and what each command prints.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::{CommandFactory, Parser, Subcommand};
+
+use crate::btf::KernelBtf;
+use crate::discover;
+use crate::live::Live;
+use crate::offline::{self, errno_name, event_name, Facts, Kallsyms, Session, Target};
+
+/// Discover kernel functions and types, check rfprobe definitions offline,
+/// and drive rfprobe events.
+///
+/// Definitions use the syntax of the kernel's fprobe events
+/// (Documentation/trace/fprobetrace.rst), which rfprobe's dynamic_events
+/// file (/sys/kernel/debug/rfprobe/dynamic_events) accepts. Offline commands
+/// (funcs, type, check) read the running kernel's BTF from /sys/kernel/btf
+/// unless --btf names a file; live commands (add, list, rm, enable,
+/// disable, errors, stream) need root and the rfprobe module loaded.
+#[derive(Parser, Debug)]
+#[command(name = "rfprobe", version, about, long_about, max_term_width = 100)]
+pub struct Cli {
+    /// vmlinux BTF: raw BTF (/sys/kernel/btf/vmlinux copied from the target)
+    /// or an ELF vmlinux with a .BTF section. Default: the running kernel's.
+    #[arg(long, global = true, value_name = "FILE", env = "RFPROBE_BTF")]
+    pub btf: Option<PathBuf>,
+    /// A module's BTF (raw split BTF or a .ko with .BTF), on top of --btf;
+    /// repeatable. The module name is the file name without .ko/.btf.
+    #[arg(long = "module-btf", global = true, value_name = "FILE")]
+    pub module_btf: Vec<PathBuf>,
+    /// The target's /proc/kallsyms (symbols for @SYM, module of a function,
+    /// what can be attached). Default with the running kernel: /proc/kallsyms.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub kallsyms: Option<PathBuf>,
+    /// rfprobe's debugfs directory.
+    #[arg(long, global = true, hide = true, env = "RFPROBE_DIR", default_value = "/sys/kernel/debug/rfprobe")]
+    pub rfprobe_dir: PathBuf,
+    /// The tracefs mount.
+    #[arg(long, global = true, hide = true, env = "RFPROBE_TRACEFS", default_value = "/sys/kernel/tracing")]
+    pub tracefs: PathBuf,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Cmd,
+}
+
+/// The commands.
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// List functions with BTF and their prototypes (vmlinux, then modules).
+    ///
+    /// PATTERN is an ftrace glob (`vfs_*`, `*sys_open*`), optionally
+    /// `MODULE:GLOB` to list one module's functions.
+    Funcs {
+        /// Which functions (default: all).
+        pattern: Option<String>,
+        /// Also list each parameter with the type rfprobe records for it
+        /// (what `f FUNC $arg*` would create).
+        #[arg(short, long)]
+        verbose: bool,
+    },
+    /// Show a type's members with offsets and sizes (like pahole).
+    ///
+    /// NAME is `struct NAME`, `union NAME`, `enum NAME`, a typedef, or a bare
+    /// name (tried as struct, union, typedef, enum).
+    Type {
+        /// The type(s).
+        #[arg(required = true)]
+        names: Vec<String>,
+    },
+    /// Check definitions offline with rfprobe's own parser: the same errors,
+    /// messages and carets as the module, the line dynamic_events would list,
+    /// and optionally the format file and the compiled fetch program.
+    ///
+    /// Each DEF (and each line of each FILE, files first) is one write to an
+    /// offline dynamic_events, in order: later lines see earlier ones
+    /// (appending a probe to an event, `-:` removals). Exit status 1 if any
+    /// write fails.
+    Check {
+        /// Definitions, e.g. 'f:vfs/rd vfs_read file->f_pos count'.
+        defs: Vec<String>,
+        /// Read definitions from FILE, one per line (`-`: stdin). `#`
+        /// comments and blank lines are skipped.
+        #[arg(short, long = "file", value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// Print the format file (fields, print fmt) of each new event.
+        #[arg(long)]
+        format: bool,
+        /// Print the compiled fetch program of each new definition.
+        #[arg(long)]
+        explain: bool,
+        /// Print only errors.
+        #[arg(short, long)]
+        quiet: bool,
+        /// At the end, print the whole offline dynamic_events listing.
+        #[arg(long)]
+        list: bool,
+        /// A trace event name GROUP/EVENT that already exists on the target
+        /// (repeatable; with the running kernel, tracefs is read too).
+        #[arg(long, value_name = "GROUP/EVENT")]
+        existing: Vec<String>,
+    },
+    /// Add definitions to the loaded module (one write each).
+    Add {
+        /// Definitions.
+        #[arg(required = true)]
+        defs: Vec<String>,
+    },
+    /// List the module's definitions (dynamic_events).
+    List {
+        /// Also show each event's enable state, hits and misses.
+        #[arg(short, long)]
+        long: bool,
+    },
+    /// Remove events (`GROUP/EVENT` or `EVENT`), or all of them.
+    Rm {
+        /// Events to remove.
+        events: Vec<String>,
+        /// Remove every rfprobe event.
+        #[arg(long, conflicts_with = "events")]
+        all: bool,
+    },
+    /// Enable events (tracefs events/GROUP/EVENT/enable).
+    Enable {
+        /// Events.
+        #[arg(required = true)]
+        events: Vec<String>,
+    },
+    /// Disable events.
+    Disable {
+        /// Events.
+        #[arg(required = true)]
+        events: Vec<String>,
+    },
+    /// Show the module's error_log, or clear it.
+    Errors {
+        /// Clear the log.
+        #[arg(long)]
+        clear: bool,
+    },
+    /// Stream records of events (enabling them for the duration; restored
+    /// on exit or Ctrl-C).
+    Stream {
+        /// Events (default: all rfprobe events).
+        events: Vec<String>,
+        /// One JSON object per record, decoded with the event's format file
+        /// from the binary ring buffer (trace_pipe_raw).
+        #[arg(long)]
+        json: bool,
+        /// Stop after N records.
+        #[arg(short = 'n', long, value_name = "N")]
+        count: Option<u64>,
+        /// Stop after SECONDS.
+        #[arg(short, long, value_name = "SECONDS")]
+        duration: Option<f64>,
+    },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Write man pages (rfprobe.1 and one per command) into DIR.
+    Man {
+        /// Output directory.
+        dir: PathBuf,
+    },
+}
+
+/// Runs the command line; `Ok(false)` means "exit status 1" (e.g. a check
+/// found errors) with everything already reported.
+pub fn run(cli: Cli) -> Result<bool> {
+    let out = std::io::stdout();
+    let mut out = out.lock();
+    match &cli.command {
+        Cmd::Funcs { pattern, verbose } => {
+            let k = load_btf(&cli)?;
+            k.load_all_modules()?;
+            funcs(&k, pattern.as_deref(), *verbose, &mut out)
+        }
+        Cmd::Type { names } => {
+            let k = load_btf(&cli)?;
+            for (i, n) in names.iter().enumerate() {
+                if i > 0 {
+                    writeln!(out)?;
+                }
+                let btf = k.vmlinux();
+                let id = discover::find_type(btf, n)?;
+                write!(out, "{}", discover::describe_type(btf, id)?)?;
+            }
+            Ok(true)
+        }
+        Cmd::Check {
+            defs,
+            files,
+            format,
+            explain,
+            quiet,
+            list,
+            existing,
+        } => {
+            let k = load_btf(&cli)?;
+            let target = Target::new(&k, facts(&cli, existing)?);
+            let mut inputs: Vec<(String, String)> = Vec::new();
+            for f in files {
+                read_defs(f, &mut inputs)?;
+            }
+            for (i, d) in defs.iter().enumerate() {
+                inputs.push((format!("argument {}", i + 1), d.clone()));
+            }
+            if inputs.is_empty() {
+                bail!("nothing to check: give definitions or -f FILE");
+            }
+            let opts = CheckOpts {
+                format: *format,
+                explain: *explain,
+                quiet: *quiet,
+            };
+            let ok = check(&target, &inputs, opts, &mut out)?;
+            if *list {
+                // The listing a `cat dynamic_events` would show.
+                let mut s = Session::new(&target);
+                for (_, d) in &inputs {
+                    s.write(d);
+                }
+                for l in s.listing() {
+                    writeln!(out, "{l}")?;
+                }
+            }
+            Ok(ok)
+        }
+        Cmd::Add { defs } => {
+            let live = Live::open(&cli.rfprobe_dir, &cli.tracefs)?;
+            let mut ok = true;
+            for d in defs {
+                match live.command(d)? {
+                    None => {}
+                    Some(report) => {
+                        ok = false;
+                        eprint!("{report}");
+                    }
+                }
+            }
+            Ok(ok)
+        }
+        Cmd::List { long } => {
+            let live = Live::open(&cli.rfprobe_dir, &cli.tracefs)?;
+            if !long {
+                out.write_all(live.listing()?.as_bytes())?;
+                return Ok(true);
+            }
+            let prof = live.profile()?;
+            writeln!(out, "{:<32} {:<8} {:>12} {:>8}  DEFINITION", "EVENT", "STATE", "HITS", "MISSES")?;
+            for l in live.listing()?.lines() {
+                let Some(ev) = Live::event_of_line(l) else {
+                    continue;
+                };
+                let state = match live.is_enabled(&ev) {
+                    Ok(true) => "enabled",
+                    Ok(false) => "disabled",
+                    Err(_) => "?",
+                };
+                let name = ev.rsplit('/').next().unwrap_or(&ev);
+                let (hits, misses) = prof.get(name).copied().unwrap_or((0, 0));
+                writeln!(out, "{ev:<32} {state:<8} {hits:>12} {misses:>8}  {l}")?;
+            }
+            Ok(true)
+        }
+        Cmd::Rm { events, all } => {
+            let live = Live::open(&cli.rfprobe_dir, &cli.tracefs)?;
+            if *all {
+                live.clear()?;
+                return Ok(true);
+            }
+            if events.is_empty() {
+                bail!("rm: name events to remove, or --all");
+            }
+            let mut ok = true;
+            for e in events {
+                let ev = live.resolve_event(e)?;
+                if let Some(report) = live.command(&format!("-:{ev}"))? {
+                    ok = false;
+                    eprint!("{report}");
+                }
+            }
+            Ok(ok)
+        }
+        Cmd::Enable { events } | Cmd::Disable { events } => {
+            let on = matches!(cli.command, Cmd::Enable { .. });
+            let live = Live::open(&cli.rfprobe_dir, &cli.tracefs)?;
+            for e in events {
+                let ev = live.resolve_event(e)?;
+                live.set_enabled(&ev, on)?;
+            }
+            Ok(true)
+        }
+        Cmd::Errors { clear } => {
+            let live = Live::open(&cli.rfprobe_dir, &cli.tracefs)?;
+            if *clear {
+                live.clear_errors()?;
+            } else {
+                out.write_all(live.errors()?.as_bytes())?;
+            }
+            Ok(true)
+        }
+        Cmd::Stream {
+            events,
+            json,
+            count,
+            duration,
+        } => {
+            let live = Live::open(&cli.rfprobe_dir, &cli.tracefs)?;
+            let events = if events.is_empty() {
+                live.events()?
+            } else {
+                events
+                    .iter()
+                    .map(|e| live.resolve_event(e))
+                    .collect::<Result<_>>()?
+            };
+            if events.is_empty() {
+                bail!("stream: no rfprobe events defined (add one with `rfprobe add`)");
+            }
+            let limit = crate::live::Limit {
+                count: *count,
+                duration: duration.map(std::time::Duration::from_secs_f64),
+            };
+            live.stream(&events, *json, limit, &mut out)?;
+            Ok(true)
+        }
+        Cmd::Completions { shell } => {
+            clap_complete::generate(*shell, &mut Cli::command(), "rfprobe", &mut out);
+            Ok(true)
+        }
+        Cmd::Man { dir } => {
+            std::fs::create_dir_all(dir).with_context(|| format!("{}", dir.display()))?;
+            clap_mangen::generate_to(Cli::command(), dir)?;
+            writeln!(out, "man pages written to {}", dir.display())?;
+            Ok(true)
+        }
+    }
+}
+
+fn load_btf(cli: &Cli) -> Result<KernelBtf> {
+    let k = match &cli.btf {
+        Some(p) => KernelBtf::from_files(p, &cli.module_btf)?,
+        None => {
+            if !cli.module_btf.is_empty() {
+                bail!("--module-btf needs --btf (the base it is split from)");
+            }
+            KernelBtf::running().context(
+                "cannot read the running kernel's BTF (a kernel with CONFIG_DEBUG_INFO_BTF=y \
+                 has /sys/kernel/btf/vmlinux); or give --btf FILE",
+            )?
+        }
+    };
+    Ok(k)
+}
+
+/// The facts about the target besides its BTF: given files, or the running
+/// kernel's where readable.
+fn facts(cli: &Cli, existing: &[String]) -> Result<Facts> {
+    let mut f = Facts::default();
+    let running = cli.btf.is_none();
+    let kallsyms = match &cli.kallsyms {
+        Some(p) => Some(
+            std::fs::read_to_string(p).with_context(|| format!("--kallsyms {}", p.display()))?,
+        ),
+        None if running => std::fs::read_to_string("/proc/kallsyms").ok(),
+        None => None,
+    };
+    f.kallsyms = kallsyms.map(|t| Kallsyms::parse(&t));
+    if running {
+        if let Ok(t) = std::fs::read_to_string(cli.tracefs.join("available_filter_functions")) {
+            f.filter_functions = Some(Facts::parse_filter_functions(&t));
+        }
+        if let Ok(groups) = std::fs::read_dir(cli.tracefs.join("events")) {
+            for g in groups.flatten() {
+                let Ok(evs) = std::fs::read_dir(g.path()) else {
+                    continue;
+                };
+                for e in evs.flatten() {
+                    if e.path().is_dir() {
+                        f.existing.insert((
+                            g.file_name().to_string_lossy().into_owned(),
+                            e.file_name().to_string_lossy().into_owned(),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    for e in existing {
+        let Some((g, n)) = e.split_once('/') else {
+            bail!("--existing {e}: want GROUP/EVENT");
+        };
+        f.existing.insert((g.to_string(), n.to_string()));
+    }
+    Ok(f)
+}
+
+fn read_defs(path: &Path, out: &mut Vec<(String, String)>) -> Result<()> {
+    let (name, reader): (String, Box<dyn BufRead>) = if path == Path::new("-") {
+        ("<stdin>".to_string(), Box::new(std::io::stdin().lock()))
+    } else {
+        let f = std::fs::File::open(path).with_context(|| format!("{}", path.display()))?;
+        (path.display().to_string(), Box::new(std::io::BufReader::new(f)))
+    };
+    for (i, l) in reader.lines().enumerate() {
+        let l = l.with_context(|| name.clone())?;
+        let t = l.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        out.push((format!("{name}:{}", i + 1), l));
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy)]
+struct CheckOpts {
+    format: bool,
+    explain: bool,
+    quiet: bool,
+}
+
+fn check(target: &Target<'_>, inputs: &[(String, String)], o: CheckOpts, out: &mut impl Write) -> Result<bool> {
+    let mut s = Session::new(target);
+    let mut ok = true;
+    let mut shown_formats: Vec<String> = Vec::new();
+    for (origin, text) in inputs {
+        let r = s.write(text);
+        if r.errno != 0 {
+            ok = false;
+            // Errors go to stdout too when checking: they are the result.
+            writeln!(out, "{origin}: {}: {}", errno_name(r.errno), describe_errno(r.errno))?;
+            for l in &r.logs {
+                write!(out, "{}", l.block())?;
+            }
+            continue;
+        }
+        if o.quiet {
+            continue;
+        }
+        for &i in &r.added {
+            let e = &s.defs()[i];
+            writeln!(out, "{}", offline::show(&e.def))?;
+            let d = e.def.stored();
+            if o.format {
+                let name = event_name(&d);
+                if !shown_formats.contains(&name) {
+                    write!(out, "{}", offline::format_body(&d))?;
+                    shown_formats.push(name);
+                }
+            }
+            if o.explain {
+                write!(out, "{}", explain(&d, e.module.map(|m| target.btf().module_name(m))))?;
+            }
+        }
+    }
+    Ok(ok)
+}
+
+fn describe_errno(e: i32) -> &'static str {
+    use trace_probe::errors::*;
+    match -e {
+        EINVAL => "invalid definition",
+        ENOENT => "no such event or symbol",
+        EEXIST => "an event of that name exists",
+        E2BIG => "too many arguments or too long",
+        ENOMEM => "out of memory",
+        EBUSY => "event in use",
+        ENOSPC => "no space",
+        EOPNOTSUPP => "not supported",
+        _ => "failed",
+    }
+}
+
+/// `--explain`: what the module compiles for `d`.
+pub fn explain(d: &trace_probe::probe::StoredDef<'_>, module: Option<&str>) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let kind = if d.is_tracepoint() {
+        "tracepoint"
+    } else if d.is_return() {
+        "function exit"
+    } else {
+        "function entry"
+    };
+    let _ = writeln!(
+        s,
+        "  probe: {kind} of {}{}{}",
+        String::from_utf8_lossy(d.symbol()),
+        module.map(|m| format!(" (BTF of module {m})")).unwrap_or_default(),
+        if d.tracepoint_pending() { ", tracepoint not loaded yet (pending)" } else { "" }
+    );
+    let _ = writeln!(
+        s,
+        "  record: {} bytes fixed ({}-byte header, {} bytes of fields) + dynamic data",
+        d.fixed_record_size(),
+        d.header_size(),
+        d.args_size()
+    );
+    match offline::compile(d) {
+        Err((i, e)) => {
+            let _ = writeln!(s, "  argument {}: does not compile: {e:?}", i + 1);
+        }
+        Ok(c) => {
+            if !c.entry.is_empty() {
+                let _ = writeln!(s, "  at entry ({} bytes of entry data):", c.entry.len() * 8);
+                for i in &c.entry {
+                    let _ = writeln!(s, "      {}", insn_text(i));
+                }
+            }
+            for (a, r) in d.args().iter().zip(&c.per_arg) {
+                let f = trace_probe::layout::arg_field(d, a);
+                let mut ty = trace_probe::bytes::ByteBuf::<128>::new();
+                let _ = f.write_type(&mut ty);
+                let _ = writeln!(
+                    s,
+                    "  {} = {} ({}, record offset {}):",
+                    String::from_utf8_lossy(d.arg_name(a)),
+                    String::from_utf8_lossy(d.arg_comm(a)),
+                    String::from_utf8_lossy(ty.as_bytes()),
+                    f.offset
+                );
+                for i in &c.insns[r.clone()] {
+                    let _ = writeln!(s, "      {}", insn_text(i));
+                }
+            }
+        }
+    }
+    s
+}
+
+/// x86-64 argument registers (`regs_get_kernel_argument()`), then stack.
+fn arg_reg(n: u16) -> String {
+    const R: [&str; 6] = ["di", "si", "dx", "cx", "r8", "r9"];
+    match R.get(usize::from(n)) {
+        Some(r) => format!("arg{} (%{r})", n + 1),
+        None => format!("arg{} (stack)", n + 1),
+    }
+}
+
+fn off(o: i64) -> String {
+    if o < 0 {
+        format!("-{:#x}", o.unsigned_abs())
+    } else {
+        format!("+{o:#x}")
+    }
+}
+
+fn mem(user: bool) -> &'static str {
+    if user {
+        "user "
+    } else {
+        ""
+    }
+}
+
+/// One instruction as a readable step.
+pub fn insn_text(i: &trace_probe::fetch::Insn) -> String {
+    use trace_probe::fetch::{Insn, Src};
+    let src = |s: &Src| match s {
+        Src::Arg(a) => arg_reg(*a),
+        Src::Entry(n) => format!("entry data word {n}"),
+        Src::Retval => "return value (%ax)".to_string(),
+    };
+    match i {
+        Insn::Arg(a) => format!("load {}", arg_reg(*a)),
+        Insn::Entry(n) => format!("load entry data word {n}"),
+        Insn::Retval => "load return value (%ax)".to_string(),
+        Insn::StackPtr => "load stack pointer".to_string(),
+        Insn::Stack(n) => format!("load stack word {n}"),
+        Insn::Imm(v) => format!("load immediate {v:#x} (@SYM: its address, resolved when registered)"),
+        Insn::Deref { off: o, user } => format!("deref: load 8 bytes of {}memory at value{}", mem(*user), off(*o)),
+        Insn::Bits { shift, width, read, signed } => format!(
+            "bitfield: bits {shift}..{} of the {read}-byte read{}",
+            u32::from(*shift) + u32::from(*width),
+            if *signed { ", sign-extended" } else { "" }
+        ),
+        Insn::StVal { src: s, dst, size } => format!("store {size} bytes of {} at record+{dst}", src(s)),
+        Insn::StArgMem { arg, dst, off: o, size, user } => format!(
+            "load {}, read {size} bytes of {}memory at value{}, store at record+{dst}",
+            arg_reg(*arg),
+            mem(*user),
+            off(i64::from(*o))
+        ),
+        Insn::StRaw { dst, size } => format!("store {size} bytes of the value at record+{dst}"),
+        Insn::StMem { dst, off: o, size, count, user } => {
+            if *count == 0 {
+                format!("read {size} bytes of {}memory at value{}, store at record+{dst}", mem(*user), off(*o))
+            } else {
+                format!("read {count} x {size} bytes of {}memory at value{}, store at record+{dst}", mem(*user), off(*o))
+            }
+        }
+        Insn::StStr { dst, off: o, count, user, ptr_user } => {
+            let what = if *count == 0 {
+                format!("the {}string at value{}", mem(*user), off(*o))
+            } else {
+                format!(
+                    "{count} {}strings pointed to by the {}words at value{}",
+                    mem(*user),
+                    mem(*ptr_user),
+                    off(*o)
+                )
+            };
+            format!("copy {what} to the dynamic area, __data_loc at record+{dst}")
+        }
+        Insn::StComm { dst } => format!("copy current->comm to the dynamic area, __data_loc at record+{dst}"),
+        Insn::StImmStr { dst, arg, start, len } => format!(
+            "copy the immediate string (argument {} bytes {start}..{}) to the dynamic area, __data_loc at record+{dst}",
+            arg + 1,
+            start + len
+        ),
+        Insn::StSymStr { dst } => format!("symbolise the value (%pS) into the dynamic area, __data_loc at record+{dst}"),
+        Insn::EntryStore { arg, slot } => format!("save {} in entry data word {slot}", arg_reg(*arg)),
+    }
+}
+
+fn funcs(k: &KernelBtf, pattern: Option<&str>, verbose: bool, out: &mut impl Write) -> Result<bool> {
+    let (module, glob) = match pattern {
+        Some(p) => match p.split_once(':') {
+            Some((m, g)) => {
+                let idx = k
+                    .module_index(m)
+                    .with_context(|| format!("no module '{m}' with BTF"))?;
+                (Some(Some(idx)), g)
+            }
+            None => (None, p),
+        },
+        None => (None, "*"),
+    };
+    let plain = !crate::glob::is_glob(glob.as_bytes());
+    let mut all = k.funcs();
+    all.retain(|(name, loc)| {
+        module.is_none_or(|m| m == loc.module)
+            && if plain { *name == glob.as_bytes() } else { crate::glob::glob_match(glob.as_bytes(), name) }
+    });
+    if all.is_empty() {
+        bail!("no function with BTF matches '{}'", pattern.unwrap_or("*"));
+    }
+    all.sort_by(|a, b| a.0.cmp(b.0).then(a.1.module.cmp(&b.1.module)));
+    let target = verbose.then(|| Target::new(k, Facts::default()));
+    for (name, loc) in &all {
+        let Some(btf) = k.btf_of(loc.module) else {
+            continue;
+        };
+        let proto = discover::prototype(btf, loc.id)?;
+        match loc.module {
+            Some(m) => writeln!(out, "{proto}  [{}]", k.module_name(m))?,
+            None => writeln!(out, "{proto}")?,
+        }
+        if let Some(t) = &target {
+            let name = String::from_utf8_lossy(name);
+            let mut s = Session::new(t);
+            let r = s.write(&format!("f:rfprobe_tool/x {name} $arg*"));
+            if r.errno != 0 {
+                let why = r.logs.first().map(|l| l.msg.as_str()).unwrap_or("");
+                writeln!(out, "    (no BTF arguments: {})", why.trim_start_matches("trace_fprobe: error: "))?;
+                continue;
+            }
+            let d = s.defs()[0].def.stored();
+            for a in d.args() {
+                let f = trace_probe::layout::arg_field(&d, a);
+                let mut ty = trace_probe::bytes::ByteBuf::<128>::new();
+                let _ = f.write_type(&mut ty);
+                writeln!(
+                    out,
+                    "    {:<24} records {}",
+                    String::from_utf8_lossy(d.arg_name(a)),
+                    String::from_utf8_lossy(ty.as_bytes())
+                )?;
+            }
+        }
+    }
+    Ok(true)
+}

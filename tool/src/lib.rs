@@ -3,10 +3,17 @@
 //! and types, offline checking of definitions with the module's own parser
 //! (`trace_probe` on `btf_query`), and live control of the loaded module.
 
+/// Kernel BTF (vmlinux and modules).
 pub mod btf;
-pub mod cli;
+/// The command line and its commands.
+// (enabled once discover/rawbuf land) pub mod cli;
+/// Functions and types from BTF.
 pub mod discover;
+/// ftrace globs.
 pub mod glob;
-pub mod live;
+/// The loaded module and tracefs.
+// (enabled once discover/rawbuf land) pub mod live;
+/// Offline `dynamic_events` with the module's parser.
 pub mod offline;
+/// `format` files and ring-buffer pages (`trace_pipe_raw`).
 pub mod rawbuf;

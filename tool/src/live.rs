@@ -1,1 +1,432 @@
 // SPDX-License-Identifier: GPL-2.0
+//! Live use: the loaded module's debugfs files (`dynamic_events`,
+//! `error_log`, `profile`) and the events' tracefs files (`enable`,
+//! `format`, `trace_pipe`, `per_cpu/cpuN/trace_pipe_raw`).
+
+use std::collections::HashMap;
+use std::fs::OpenOptions;
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+
+use crate::rawbuf;
+
+/// `O_NONBLOCK` (the generic Linux value, x86-64 included).
+const O_NONBLOCK: i32 = 0o4000;
+
+/// The loaded module and tracefs.
+pub struct Live {
+    dir: PathBuf,
+    tracefs: PathBuf,
+}
+
+/// When `stream` stops (besides Ctrl-C).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Limit {
+    /// After this many records.
+    pub count: Option<u64>,
+    /// After this long.
+    pub duration: Option<Duration>,
+}
+
+fn euid() -> Option<u32> {
+    std::fs::metadata("/proc/self").ok().map(|m| m.uid())
+}
+
+/// Splits an `error_log` text into entries (each starts with `[`).
+pub fn log_entries(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for l in text.split_inclusive('\n') {
+        if l.starts_with('[') || out.is_empty() {
+            out.push(String::new());
+        }
+        if let Some(last) = out.last_mut() {
+            last.push_str(l);
+        }
+    }
+    out
+}
+
+/// Entries of `after` that are not in `before` (the log keeps the last 8;
+/// a timestamp makes every entry unique).
+pub fn new_entries(before: &str, after: &str) -> Vec<String> {
+    let old = log_entries(before);
+    log_entries(after)
+        .into_iter()
+        .filter(|e| !old.contains(e))
+        .collect()
+}
+
+/// Human name of an errno.
+fn errno_text(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(n) => format!("{} ({e})", crate::offline::errno_name(-n)),
+        None => e.to_string(),
+    }
+}
+
+impl Live {
+    /// Opens the module's debugfs directory, explaining what is missing.
+    pub fn open(dir: &Path, tracefs: &Path) -> Result<Live> {
+        let l = Live {
+            dir: dir.to_owned(),
+            tracefs: tracefs.to_owned(),
+        };
+        match std::fs::metadata(dir.join("dynamic_events")) {
+            Ok(_) => return Ok(l),
+            Err(e) if e.kind() == ErrorKind::PermissionDenied => {
+                bail!("{}: permission denied: live commands need root", dir.display())
+            }
+            Err(_) => {}
+        }
+        let debugfs = dir.parent().unwrap_or(Path::new("/"));
+        if euid() != Some(0) && std::fs::read_dir(debugfs).is_err() {
+            bail!(
+                "cannot read {}: live commands need root (debugfs is root-only)",
+                debugfs.display()
+            );
+        }
+        if std::fs::read_dir(debugfs).map(|mut d| d.next().is_none()).unwrap_or(true) {
+            bail!(
+                "debugfs is not mounted at {} (mount -t debugfs none {})",
+                debugfs.display(),
+                debugfs.display()
+            );
+        }
+        bail!(
+            "the rfprobe module is not loaded ({} does not exist): modprobe rfprobe",
+            dir.display()
+        )
+    }
+
+    fn read(&self, name: &str) -> Result<String> {
+        let p = self.dir.join(name);
+        std::fs::read_to_string(&p).with_context(|| format!("{}", p.display()))
+    }
+
+    /// One write to `dynamic_events`. `None` on success, else a report:
+    /// the errno and the `error_log` entries this write added.
+    pub fn command(&self, def: &str) -> Result<Option<String>> {
+        let before = self.read("error_log").unwrap_or_default();
+        let p = self.dir.join("dynamic_events");
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(&p)
+            .with_context(|| format!("{}", p.display()))?;
+        let r = f.write_all(format!("{def}\n").as_bytes());
+        let Err(e) = r else {
+            return Ok(None);
+        };
+        let mut report = format!("rfprobe: '{def}': {}\n", errno_text(&e));
+        let after = self.read("error_log").unwrap_or_default();
+        for entry in new_entries(&before, &after) {
+            report.push_str(&entry);
+        }
+        Ok(Some(report))
+    }
+
+    /// Removes every definition (`O_TRUNC` on `dynamic_events`).
+    pub fn clear(&self) -> Result<()> {
+        let p = self.dir.join("dynamic_events");
+        OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&p)
+            .map_err(|e| anyhow::anyhow!("{}: {}", p.display(), errno_text(&e)))?;
+        Ok(())
+    }
+
+    /// The `dynamic_events` listing.
+    pub fn listing(&self) -> Result<String> {
+        self.read("dynamic_events")
+    }
+
+    /// The `error_log`.
+    pub fn errors(&self) -> Result<String> {
+        self.read("error_log")
+    }
+
+    /// Clears the `error_log`.
+    pub fn clear_errors(&self) -> Result<()> {
+        let p = self.dir.join("error_log");
+        OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&p)
+            .with_context(|| format!("{}", p.display()))?;
+        Ok(())
+    }
+
+    /// `GROUP/EVENT` of a listing line (`f:GROUP/EVENT SYM ...`).
+    pub fn event_of_line(line: &str) -> Option<String> {
+        let head = line.split_ascii_whitespace().next()?;
+        let (_, name) = head.split_once(':')?;
+        Some(name.to_string())
+    }
+
+    /// Every event, in listing order, once.
+    pub fn events(&self) -> Result<Vec<String>> {
+        let mut out: Vec<String> = Vec::new();
+        for l in self.listing()?.lines() {
+            if let Some(e) = Self::event_of_line(l) {
+                if !out.contains(&e) {
+                    out.push(e);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `GROUP/EVENT` for a user's `GROUP/EVENT` or `EVENT`.
+    pub fn resolve_event(&self, name: &str) -> Result<String> {
+        let evs = self.events()?;
+        if evs.iter().any(|e| e == name) {
+            return Ok(name.to_string());
+        }
+        let m: Vec<&String> = evs
+            .iter()
+            .filter(|e| e.rsplit('/').next() == Some(name))
+            .collect();
+        match m.as_slice() {
+            [one] => Ok((*one).clone()),
+            [] => bail!("no rfprobe event '{name}' (see `rfprobe list`)"),
+            _ => bail!(
+                "'{name}' is ambiguous: {} (give GROUP/EVENT)",
+                m.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        }
+    }
+
+    fn event_file(&self, ev: &str, file: &str) -> PathBuf {
+        self.tracefs.join("events").join(ev).join(file)
+    }
+
+    /// Is the event enabled (`enable` reads `1`, or `1*` soft)?
+    pub fn is_enabled(&self, ev: &str) -> Result<bool> {
+        let p = self.event_file(ev, "enable");
+        let s = std::fs::read_to_string(&p).with_context(|| format!("{}", p.display()))?;
+        Ok(s.starts_with('1'))
+    }
+
+    /// Enables or disables an event.
+    pub fn set_enabled(&self, ev: &str, on: bool) -> Result<()> {
+        let p = self.event_file(ev, "enable");
+        std::fs::write(&p, if on { "1" } else { "0" })
+            .map_err(|e| anyhow::anyhow!("{}: {}", p.display(), errno_text(&e)))
+    }
+
+    /// The event's `format` file.
+    pub fn format(&self, ev: &str) -> Result<String> {
+        let p = self.event_file(ev, "format");
+        std::fs::read_to_string(&p).with_context(|| format!("{}", p.display()))
+    }
+
+    /// Hits and misses per event name (the module's `profile`).
+    pub fn profile(&self) -> Result<HashMap<String, (u64, u64)>> {
+        let mut out = HashMap::new();
+        for l in self.read("profile")?.lines() {
+            let mut it = l.split_ascii_whitespace();
+            if let (Some(n), Some(h), Some(m)) = (it.next(), it.next(), it.next()) {
+                if let (Ok(h), Ok(m)) = (h.parse(), m.parse()) {
+                    out.insert(n.to_string(), (h, m));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Streams records of `events` to `out` until `limit` or Ctrl-C; the
+    /// events are enabled meanwhile and restored afterwards.
+    pub fn stream(&self, events: &[String], json: bool, limit: Limit, out: &mut impl Write) -> Result<()> {
+        let was: Vec<bool> = events
+            .iter()
+            .map(|e| self.is_enabled(e))
+            .collect::<Result<_>>()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        {
+            let stop = stop.clone();
+            // A second handler cannot be installed in the same process;
+            // then Ctrl-C simply kills us (the events stay as they are).
+            let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
+        }
+        let formats: Vec<(String, rawbuf::Format)> = if json {
+            events
+                .iter()
+                .map(|e| {
+                    let f = rawbuf::parse_format(&self.format(e)?)
+                        .with_context(|| format!("format of {e}"))?;
+                    Ok((e.clone(), f))
+                })
+                .collect::<Result<_>>()?
+        } else {
+            Vec::new()
+        };
+        for e in events {
+            self.set_enabled(e, true)?;
+        }
+        let r = if json {
+            self.stream_json(&formats, limit, &stop, out)
+        } else {
+            self.stream_text(events, limit, &stop, out)
+        };
+        for (e, on) in events.iter().zip(&was) {
+            if !on {
+                let _ = self.set_enabled(e, false);
+            }
+        }
+        r
+    }
+
+    fn stream_text(&self, events: &[String], limit: Limit, stop: &AtomicBool, out: &mut impl Write) -> Result<()> {
+        let p = self.tracefs.join("trace_pipe");
+        let f = std::fs::File::open(&p).with_context(|| format!("{}", p.display()))?;
+        // trace_pipe blocks: read it on a thread, so that the deadline and
+        // Ctrl-C are seen while it waits.
+        let (tx, rx) = mpsc::channel::<String>();
+        std::thread::spawn(move || {
+            for l in BufReader::new(f).lines() {
+                let Ok(l) = l else { break };
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        let names: Vec<String> = events
+            .iter()
+            .map(|e| format!(" {}: ", e.rsplit('/').next().unwrap_or(e)))
+            .collect();
+        let start = Instant::now();
+        let mut n = 0u64;
+        while !stop.load(Ordering::SeqCst) {
+            if limit.count.is_some_and(|c| n >= c) || limit.duration.is_some_and(|d| start.elapsed() >= d) {
+                break;
+            }
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(l) => {
+                    if names.iter().any(|n| l.contains(n.as_str())) {
+                        writeln!(out, "{l}")?;
+                        out.flush()?;
+                        n += 1;
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        Ok(())
+    }
+
+    fn stream_json(
+        &self,
+        formats: &[(String, rawbuf::Format)],
+        limit: Limit,
+        stop: &AtomicBool,
+        out: &mut impl Write,
+    ) -> Result<()> {
+        let page_size = std::fs::read_to_string(self.tracefs.join("buffer_subbuf_size_kb"))
+            .ok()
+            .and_then(|s| s.trim().parse::<usize>().ok())
+            .map_or(4096, |kb| kb * 1024);
+        let mut cpus = Vec::new();
+        let per_cpu = self.tracefs.join("per_cpu");
+        for e in std::fs::read_dir(&per_cpu).with_context(|| format!("{}", per_cpu.display()))? {
+            let e = e?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(cpu) = name.strip_prefix("cpu").and_then(|c| c.parse::<u32>().ok()) else {
+                continue;
+            };
+            let p = e.path().join("trace_pipe_raw");
+            let f = OpenOptions::new()
+                .read(true)
+                .custom_flags(O_NONBLOCK)
+                .open(&p)
+                .with_context(|| format!("{}", p.display()))?;
+            cpus.push((cpu, f));
+        }
+        cpus.sort_by_key(|c| c.0);
+        let by_id: HashMap<u16, (&str, &rawbuf::Format)> = formats
+            .iter()
+            .map(|(n, f)| (f.id, (n.as_str(), f)))
+            .collect();
+        let start = Instant::now();
+        let mut n = 0u64;
+        let mut page = vec![0u8; page_size];
+        'outer: while !stop.load(Ordering::SeqCst) {
+            let mut any = false;
+            for (cpu, f) in cpus.iter_mut() {
+                let len = match f.read(&mut page) {
+                    Ok(0) => continue,
+                    Ok(len) => len,
+                    Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e).context("trace_pipe_raw"),
+                };
+                any = true;
+                let Ok(evs) = rawbuf::page_events(&page[..len]) else {
+                    continue;
+                };
+                for ev in evs {
+                    let Some((name, fmt)) = rawbuf::Format::record_type(ev.data).and_then(|t| by_id.get(&t)) else {
+                        continue;
+                    };
+                    let mut obj = serde_json::Map::new();
+                    obj.insert("event".into(), (*name).into());
+                    obj.insert("cpu".into(), (*cpu).into());
+                    obj.insert("ts_ns".into(), ev.ts.into());
+                    obj.extend(fmt.to_json(ev.data));
+                    writeln!(out, "{}", serde_json::Value::Object(obj))?;
+                    n += 1;
+                    if limit.count.is_some_and(|c| n >= c) {
+                        break 'outer;
+                    }
+                }
+                out.flush()?;
+            }
+            if limit.duration.is_some_and(|d| start.elapsed() >= d) {
+                break;
+            }
+            if !any {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_log_entries() {
+        let a = "[   1.000000] trace_fprobe: error: x\n  Command: f a\n            ^\n";
+        let b = format!("{a}[   2.000000] trace_fprobe: error: y\n  Command: f b\n             ^\n");
+        assert_eq!(log_entries(&b).len(), 2);
+        let n = new_entries(a, &b);
+        assert_eq!(n.len(), 1);
+        assert!(n[0].starts_with("[   2.000000] trace_fprobe: error: y\n"));
+        assert!(new_entries(&b, &b).is_empty());
+    }
+
+    #[test]
+    fn event_of_listing_line() {
+        assert_eq!(
+            Live::event_of_line("f:vfs/rd vfs_read count=count:u64").as_deref(),
+            Some("vfs/rd")
+        );
+        assert_eq!(Live::event_of_line(""), None);
+    }
+
+    #[test]
+    fn missing_module_is_explained() {
+        let d = std::env::temp_dir().join(format!("rfprobe-live-{}", std::process::id()));
+        std::fs::create_dir_all(d.join("other")).unwrap();
+        let e = Live::open(&d.join("rfprobe"), Path::new("/nonexistent")).err().unwrap();
+        assert!(e.to_string().contains("module is not loaded"), "{e}");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
