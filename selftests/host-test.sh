@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Host-side tests of the no_std layers: formatting, clippy, unit/integration tests.
+# Host-side tests of the no_std layers and the rfprobe tool: formatting, clippy,
+# unit/integration tests; then the tool's release binary for the VM suite.
 # Real-BTF tests use the test kernel's blobs when available (make check builds them).
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
@@ -27,5 +28,7 @@ cargo test --workspace >"$log" 2>&1 || rc=$?
 grep -E '^(test result:|SKIP|     Running|failures:|---- )' "$log" || true
 total=$(grep -Eo '[0-9]+ passed' "$log" | awk '{s += $1} END {print s + 0}')
 failed=$(grep -Eo '[0-9]+ failed' "$log" | awk '{s += $1} END {print s + 0}')
+info "release build of the rfprobe tool (copied into the VM for tool.tc)"
+cargo build --release --quiet -p rfprobe-tool >>"$log" 2>&1 || rc=$?
 echo "host tests: $total passed, $failed failed (log: $log)"
 [ "$rc" = 0 ] || die "cargo test failed (exit $rc), see $log"

@@ -74,6 +74,10 @@ copy_bin() {
 }
 copy_bin /usr/bin/trace-cmd
 copy_bin /usr/bin/perf
+# The rfprobe host tool when built (host-test.sh builds it; tool.tc skips without it).
+if [ -x "$RFPROBE_TOP/target/release/rfprobe" ]; then
+	copy_bin "$RFPROBE_TOP/target/release/rfprobe"
+fi
 [ -d /usr/lib/x86_64-linux-gnu/traceevent ] &&
 	mkdir -p "$stage/usr/lib/x86_64-linux-gnu" &&
 	cp -r /usr/lib/x86_64-linux-gnu/traceevent "$stage/usr/lib/x86_64-linux-gnu/"
