@@ -13,6 +13,9 @@
 #   make install      build against KDIR (default: the running kernel's
 #                     /lib/modules/$(uname -r)/build) and install it there
 #                     (modules_install + depmod; INSTALL_MOD_PATH= for a staging root)
+#   make tool         the rfprobe command-line tool (target/release/rfprobe) with
+#                     its man pages and shell completions under build/tool/
+#   make tool-install install them under PREFIX (default /usr/local)
 #   make dkms-install register the source with DKMS and build + install it for
 #                     the running kernel (or DKMS_KERNEL=version)
 #
@@ -37,7 +40,7 @@ MODDIR := $(TOP)/build/kdir-$(shell echo $(abspath $(KDIR)) | sha1sum | cut -c1-
 KDIR_CMD := echo $(abspath $(KDIR))
 endif
 
-.PHONY: all module setup kernel demo check vmtest host-test bench clean install dkms-source dkms-install dkms-remove
+.PHONY: all module setup kernel demo check vmtest host-test bench clean install dkms-source dkms-install dkms-remove tool tool-install
 
 all: module
 
@@ -93,6 +96,24 @@ dkms-install: dkms-source
 dkms-remove:
 	dkms remove rfprobe/$(VERSION) --all
 	rm -rf $(DKMS_SOURCE)/rfprobe-$(VERSION)
+
+# The host tool (std Rust, crates from crates.io): no kernel needed.
+PREFIX ?= /usr/local
+TOOLOUT := $(TOP)/build/tool
+tool:
+	cargo build --release -p rfprobe-tool
+	@rm -rf $(TOOLOUT) && mkdir -p $(TOOLOUT)/completions
+	@$(TOP)/target/release/rfprobe man $(TOOLOUT)/man >/dev/null
+	@for sh in bash zsh fish; do $(TOP)/target/release/rfprobe completions $$sh > $(TOOLOUT)/completions/rfprobe.$$sh; done
+	@echo "rfprobe: tool in target/release/rfprobe, man pages and completions in build/tool/"
+
+tool-install: tool
+	install -D -m 755 $(TOP)/target/release/rfprobe $(DESTDIR)$(PREFIX)/bin/rfprobe
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 $(TOOLOUT)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -D -m 644 $(TOOLOUT)/completions/rfprobe.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/rfprobe
+	install -D -m 644 $(TOOLOUT)/completions/rfprobe.zsh $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_rfprobe
+	install -D -m 644 $(TOOLOUT)/completions/rfprobe.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/rfprobe.fish
 
 clean:
 	rm -rf $(TOP)/build $(TOP)/target

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The `rfprobe` binary on real BTF: output and exit status of every
+//! offline command, BTF from raw files and from ELF `vmlinux`/`.ko`, man
+//! pages and completions, and the live commands' messages without module.
+//!
+//! BTF: the 6.12 test kernel's (`RFPROBE_TEST_BTF_VMLINUX`, whose directory
+//! also holds the ELF `vmlinux` and the sample module) — else SKIP.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn test_btf(test: &str) -> Option<PathBuf> {
+    match std::env::var_os("RFPROBE_TEST_BTF_VMLINUX") {
+        Some(p) => Some(PathBuf::from(p)),
+        None => {
+            eprintln!("SKIP: {test}: set RFPROBE_TEST_BTF_VMLINUX");
+            None
+        }
+    }
+}
+
+fn rfprobe(btf: Option<&PathBuf>, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_rfprobe"));
+    c.args(args).env_remove("RFPROBE_BTF");
+    if let Some(b) = btf {
+        c.env("RFPROBE_BTF", b);
+    }
+    c.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+    c.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = c.spawn().expect("spawn rfprobe");
+    if let Some(s) = stdin {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn check_prints_the_listing_format_and_program() {
+    let Some(btf) = test_btf("check_prints") else { return };
+    let o = rfprobe(Some(&btf), &["check", "--format", "--explain", "f:vfs/rd vfs_read file->f_pos count"], None);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next(),
+        Some("f:vfs/rd vfs_read f_pos=file->f_pos:s64 count=count:u64"),
+        "{out}"
+    );
+    assert!(out.contains("\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"), "{out}");
+    assert!(out.contains("\tfield:s64 f_pos;\toffset:16;\tsize:8;\tsigned:1;\n"), "{out}");
+    assert!(out.contains("print fmt: \"(%lx) f_pos=%Ld count=%Lu\", REC->__probe_ip, REC->f_pos, REC->count"), "{out}");
+    assert!(out.contains("record: 32 bytes fixed (16-byte header, 16 bytes of fields)"), "{out}");
+    assert!(out.contains("load arg1 (%di), read 8 bytes of memory at value+0x"), "{out}");
+    assert!(out.contains("store 8 bytes of arg3 (%dx) at record+24"), "{out}");
+}
+
+#[test]
+fn check_errors_are_the_modules() {
+    let Some(btf) = test_btf("check_errors") else { return };
+    let o = rfprobe(Some(&btf), &["check", "f:vfs/rd vfs_read file->nosuch"], None);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert_eq!(
+        out,
+        "argument 1: EINVAL: invalid definition\n\
+         trace_fprobe: error: The field is not found.\n  \
+         Command: f:vfs/rd vfs_read file->nosuch\n\
+         \x20                                 ^\n"
+    );
+    // Several writes, in order: the second sees the first (EEXIST-free
+    // append needs the same arguments: DIFF_ARG_TYPE otherwise).
+    let o = rfprobe(
+        Some(&btf),
+        &["check", "f:g/e vfs_read count", "f:g/e vfs_write count", "f:g/e vfs_write buf"],
+        None,
+    );
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.starts_with("f:g/e vfs_read count=count:u64\nf:g/e vfs_write count=count:u64\nargument 3: EINVAL"), "{out}");
+    assert!(out.contains("trace_fprobe: error: Argument type or name is different from existing probe"), "{out}");
+    // An existing event name on the target.
+    let o = rfprobe(Some(&btf), &["check", "--existing", "sched/sched_switch", "f:sched/sched_switch vfs_read"], None);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("EEXIST"), "{out}");
+}
+
+#[test]
+fn check_files_and_stdin() {
+    let Some(btf) = test_btf("check_files") else { return };
+    let input = "# comment\n\nf:a/b vfs_read count\nf:a/c vfs_read $nonesuch\n-:a/b\n";
+    let o = rfprobe(Some(&btf), &["check", "--list", "-f", "-"], Some(input));
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("<stdin>:4: EINVAL"), "{out}");
+    // --list: after the removal nothing is left.
+    assert!(!out.lines().any(|l| l.starts_with("f:a/b")), "{out}");
+    let o = rfprobe(Some(&btf), &["check", "-q", "-f", "-"], Some("f:a/b vfs_read count\n"));
+    assert!(o.status.success());
+    assert!(o.stdout.is_empty());
+    let o = rfprobe(Some(&btf), &["check"], None);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).1.contains("nothing to check"));
+}
+
+#[test]
+fn funcs_and_types() {
+    let Some(btf) = test_btf("funcs_and_types") else { return };
+    let o = rfprobe(Some(&btf), &["funcs", "vfs_rea?"], None);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.lines().any(|l| l == "ssize_t vfs_read(struct file *file, char *buf, size_t count, loff_t *pos)"), "{out}");
+    let o = rfprobe(Some(&btf), &["funcs", "-v", "vfs_read"], None);
+    let (out, _) = text(&o);
+    assert!(out.contains("    count                    records u64\n"), "{out}");
+    assert!(out.contains("    file                     records u64\n") || out.contains("    file "), "{out}");
+    let o = rfprobe(Some(&btf), &["funcs", "no_such_function_*"], None);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).1.contains("no function with BTF matches"));
+
+    let o = rfprobe(Some(&btf), &["type", "struct path"], None);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.starts_with("struct path {"), "{out}");
+    assert!(out.contains("mnt;"), "{out}");
+    assert!(out.contains("dentry;"), "{out}");
+    let o = rfprobe(Some(&btf), &["type", "struct no_such_type"], None);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn btf_from_elf_and_modules() {
+    let Some(btf) = test_btf("btf_from_elf") else { return };
+    let dir = btf.parent().unwrap();
+    let elf = dir.join("vmlinux");
+    if elf.exists() {
+        let o = rfprobe(Some(&elf), &["funcs", "vfs_read"], None);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{err}");
+        assert!(out.starts_with("ssize_t vfs_read("), "{out}");
+    } else {
+        eprintln!("SKIP: no ELF vmlinux next to {}", btf.display());
+    }
+    let ko = dir.join("samples/trace_events/trace-events-sample.ko");
+    let raw = dir.join("trace-events-sample.btf");
+    for m in [ko, raw] {
+        if !m.exists() {
+            eprintln!("SKIP: no {}", m.display());
+            continue;
+        }
+        let o = rfprobe(Some(&btf), &["--module-btf", m.to_str().unwrap(), "funcs", "trace_events_sample:*"], None);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{err}");
+        assert!(out.lines().count() > 3 && out.lines().all(|l| l.ends_with("  [trace_events_sample]")), "{out}");
+        // A tracepoint of the module: resolved with the module's BTF.
+        let o = rfprobe(Some(&btf), &["--module-btf", m.to_str().unwrap(), "check", "--explain", "t:tg/fb foo_bar foo:string bar"], None);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{out}{err}");
+        assert!(out.contains("BTF of module trace_events_sample"), "{out}");
+    }
+}
+
+#[test]
+fn completions_and_man_pages() {
+    let o = rfprobe(None, &["completions", "bash"], None);
+    assert!(o.status.success());
+    assert!(text(&o).0.contains("rfprobe"));
+    let dir = std::env::temp_dir().join(format!("rfprobe-man-{}", std::process::id()));
+    let o = rfprobe(None, &["man", dir.to_str().unwrap()], None);
+    assert!(o.status.success());
+    for page in ["rfprobe.1", "rfprobe-check.1", "rfprobe-funcs.1", "rfprobe-stream.1"] {
+        let p = dir.join(page);
+        let t = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert!(t.contains(".TH"), "{page}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn live_commands_explain_a_missing_module() {
+    let dir = std::env::temp_dir().join(format!("rfprobe-nodebugfs-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("something")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_rfprobe"))
+        .args(["list"])
+        .env("RFPROBE_DIR", dir.join("rfprobe"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("the rfprobe module is not loaded"), "{err}");
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_rfprobe"))
+        .args(["list"])
+        .env("RFPROBE_DIR", empty.join("rfprobe"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("debugfs is not mounted") || err.contains("need root"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
