@@ -425,7 +425,7 @@ impl<'t, 'k> Session<'t, 'k> {
             .filter(|s| s.group() == d.group() && s.event() == d.event())
             .collect();
         if !siblings.is_empty() {
-            if let Err(f) = check_append(&def, line, siblings.into_iter()) {
+            if let Err(f) = check_append(&def, line, siblings) {
                 return fail(&def, f, logs);
             }
         } else if t.facts.existing.contains(&(

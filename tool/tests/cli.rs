@@ -71,7 +71,7 @@ fn check_errors_are_the_modules() {
     assert_eq!(
         out,
         "argument 1: EINVAL: invalid definition\n\
-         trace_fprobe: error: The field is not found.\n  \
+         trace_fprobe: error: This field is not found.\n  \
          Command: f:vfs/rd vfs_read file->nosuch\n\
          \x20                                 ^\n"
     );
