@@ -43,7 +43,8 @@ fn run(args: &[&str], btf: &str) -> Duration {
 }
 
 fn main() {
-    let btf = std::env::var("RFPROBE_TEST_BTF_VMLINUX").unwrap_or_else(|_| "/sys/kernel/btf/vmlinux".into());
+    let btf = std::env::var("RFPROBE_TEST_BTF_VMLINUX")
+        .unwrap_or_else(|_| "/sys/kernel/btf/vmlinux".into());
     if std::fs::metadata(&btf).is_err() {
         println!("SKIP: no BTF ({btf})");
         return;

@@ -72,7 +72,11 @@ pub fn read_btf_file(path: &Path) -> Result<Vec<u8>, LoadError> {
     Ok(bytes.to_vec())
 }
 
-fn index(blob: Vec<u8>, base: Option<&'static Btf<'static>>, path: &Path) -> Result<&'static Btf<'static>, LoadError> {
+fn index(
+    blob: Vec<u8>,
+    base: Option<&'static Btf<'static>>,
+    path: &Path,
+) -> Result<&'static Btf<'static>, LoadError> {
     let bad = |err| LoadError::Btf {
         path: path.to_owned(),
         err,
@@ -247,7 +251,11 @@ impl KernelBtf {
     pub fn funcs(&self) -> Vec<(&'static [u8], FuncLoc)> {
         let mut out = Vec::new();
         let add = |btf: &'static Btf<'static>, module: Option<usize>, out: &mut Vec<_>| {
-            let start = if module.is_some() { btf.start_id().0 } else { 1 };
+            let start = if module.is_some() {
+                btf.start_id().0
+            } else {
+                1
+            };
             for id in start..btf.end_id() {
                 let Ok(t) = btf.type_by_id(TypeId(id)) else {
                     continue;
@@ -257,7 +265,13 @@ impl KernelBtf {
                 }
                 if let Ok(name) = btf.name(t.name_off()) {
                     if !name.is_empty() {
-                        out.push((name, FuncLoc { module, id: TypeId(id) }));
+                        out.push((
+                            name,
+                            FuncLoc {
+                                module,
+                                id: TypeId(id),
+                            },
+                        ));
                     }
                 }
             }
@@ -275,7 +289,11 @@ impl KernelBtf {
     pub fn vars(&self) -> HashMap<&'static [u8], Option<usize>> {
         let mut out = HashMap::new();
         let mut add = |btf: &'static Btf<'static>, module: Option<usize>| {
-            let start = if module.is_some() { btf.start_id().0 } else { 1 };
+            let start = if module.is_some() {
+                btf.start_id().0
+            } else {
+                1
+            };
             for id in start..btf.end_id() {
                 let Ok(t) = btf.type_by_id(TypeId(id)) else {
                     continue;
@@ -307,13 +325,18 @@ mod tests {
             module_name_from_path(Path::new("/x/trace-events-sample.ko")),
             "trace_events_sample"
         );
-        assert_eq!(module_name_from_path(Path::new("/sys/kernel/btf/ext4")), "ext4");
+        assert_eq!(
+            module_name_from_path(Path::new("/sys/kernel/btf/ext4")),
+            "ext4"
+        );
         assert_eq!(module_name_from_path(Path::new("a/foo.btf")), "foo");
     }
 
     #[test]
     fn missing_file_is_a_clear_error() {
-        let e = KernelBtf::from_files(Path::new("/nonexistent/vmlinux"), &[]).err().unwrap();
+        let e = KernelBtf::from_files(Path::new("/nonexistent/vmlinux"), &[])
+            .err()
+            .unwrap();
         assert!(e.to_string().starts_with("/nonexistent/vmlinux: "), "{e}");
     }
 

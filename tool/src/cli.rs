@@ -37,10 +37,22 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "FILE")]
     pub kallsyms: Option<PathBuf>,
     /// rfprobe's debugfs directory.
-    #[arg(long, global = true, hide = true, env = "RFPROBE_DIR", default_value = "/sys/kernel/debug/rfprobe")]
+    #[arg(
+        long,
+        global = true,
+        hide = true,
+        env = "RFPROBE_DIR",
+        default_value = "/sys/kernel/debug/rfprobe"
+    )]
     pub rfprobe_dir: PathBuf,
     /// The tracefs mount.
-    #[arg(long, global = true, hide = true, env = "RFPROBE_TRACEFS", default_value = "/sys/kernel/tracing")]
+    #[arg(
+        long,
+        global = true,
+        hide = true,
+        env = "RFPROBE_TRACEFS",
+        default_value = "/sys/kernel/tracing"
+    )]
     pub tracefs: PathBuf,
     /// What to do.
     #[command(subcommand)]
@@ -252,7 +264,11 @@ pub fn run(cli: Cli) -> Result<bool> {
                 return Ok(true);
             }
             let prof = live.profile()?;
-            writeln!(out, "{:<32} {:<8} {:>12} {:>8}  DEFINITION", "EVENT", "STATE", "HITS", "MISSES")?;
+            writeln!(
+                out,
+                "{:<32} {:<8} {:>12} {:>8}  DEFINITION",
+                "EVENT", "STATE", "HITS", "MISSES"
+            )?;
             for l in live.listing()?.lines() {
                 let Some(ev) = Live::event_of_line(l) else {
                     continue;
@@ -406,7 +422,10 @@ fn read_defs(path: &Path, out: &mut Vec<(String, String)>) -> Result<()> {
         ("<stdin>".to_string(), Box::new(std::io::stdin().lock()))
     } else {
         let f = std::fs::File::open(path).with_context(|| format!("{}", path.display()))?;
-        (path.display().to_string(), Box::new(std::io::BufReader::new(f)))
+        (
+            path.display().to_string(),
+            Box::new(std::io::BufReader::new(f)),
+        )
     };
     for (i, l) in reader.lines().enumerate() {
         let l = l.with_context(|| name.clone())?;
@@ -426,7 +445,12 @@ struct CheckOpts {
     quiet: bool,
 }
 
-fn check(target: &Target<'_>, inputs: &[(String, String)], o: CheckOpts, out: &mut impl Write) -> Result<bool> {
+fn check(
+    target: &Target<'_>,
+    inputs: &[(String, String)],
+    o: CheckOpts,
+    out: &mut impl Write,
+) -> Result<bool> {
     let mut s = Session::new(target);
     let mut ok = true;
     let mut shown_formats: Vec<String> = Vec::new();
@@ -435,7 +459,11 @@ fn check(target: &Target<'_>, inputs: &[(String, String)], o: CheckOpts, out: &m
         if r.errno != 0 {
             ok = false;
             // Errors go to stdout too when checking: they are the result.
-            writeln!(out, "{origin}: {}: {}", errno_name(r.errno), describe_errno(r.errno))?;
+            writeln!(
+                out,
+                "{origin}: rejected: the write fails with {}",
+                errno_name(r.errno)
+            )?;
             for l in &r.logs {
                 write!(out, "{}", l.block())?;
             }
@@ -456,26 +484,15 @@ fn check(target: &Target<'_>, inputs: &[(String, String)], o: CheckOpts, out: &m
                 }
             }
             if o.explain {
-                write!(out, "{}", explain(&d, e.module.map(|m| target.btf().module_name(m))))?;
+                write!(
+                    out,
+                    "{}",
+                    explain(&d, e.module.map(|m| target.btf().module_name(m)))
+                )?;
             }
         }
     }
     Ok(ok)
-}
-
-fn describe_errno(e: i32) -> &'static str {
-    use trace_probe::errors::*;
-    match -e {
-        EINVAL => "invalid definition",
-        ENOENT => "no such event or symbol",
-        EEXIST => "an event of that name exists",
-        E2BIG => "too many arguments or too long",
-        ENOMEM => "out of memory",
-        EBUSY => "event in use",
-        ENOSPC => "no space",
-        EOPNOTSUPP => "not supported",
-        _ => "failed",
-    }
 }
 
 /// `--explain`: what the module compiles for `d`.
@@ -493,8 +510,14 @@ pub fn explain(d: &trace_probe::probe::StoredDef<'_>, module: Option<&str>) -> S
         s,
         "  probe: {kind} of {}{}{}",
         String::from_utf8_lossy(d.symbol()),
-        module.map(|m| format!(" (BTF of module {m})")).unwrap_or_default(),
-        if d.tracepoint_pending() { ", tracepoint not loaded yet (pending)" } else { "" }
+        module
+            .map(|m| format!(" (BTF of module {m})"))
+            .unwrap_or_default(),
+        if d.tracepoint_pending() {
+            ", tracepoint not loaded yet (pending)"
+        } else {
+            ""
+        }
     );
     let _ = writeln!(
         s,
@@ -620,7 +643,12 @@ pub fn insn_text(i: &trace_probe::fetch::Insn) -> String {
     }
 }
 
-fn funcs(k: &KernelBtf, pattern: Option<&str>, verbose: bool, out: &mut impl Write) -> Result<bool> {
+fn funcs(
+    k: &KernelBtf,
+    pattern: Option<&str>,
+    verbose: bool,
+    out: &mut impl Write,
+) -> Result<bool> {
     let (module, glob) = match pattern {
         Some(p) => match p.split_once(':') {
             Some((m, g)) => {
@@ -637,7 +665,11 @@ fn funcs(k: &KernelBtf, pattern: Option<&str>, verbose: bool, out: &mut impl Wri
     let mut all = k.funcs();
     all.retain(|(name, loc)| {
         module.is_none_or(|m| m == loc.module)
-            && if plain { *name == glob.as_bytes() } else { crate::glob::glob_match(glob.as_bytes(), name) }
+            && if plain {
+                *name == glob.as_bytes()
+            } else {
+                crate::glob::glob_match(glob.as_bytes(), name)
+            }
     });
     if all.is_empty() {
         bail!("no function with BTF matches '{}'", pattern.unwrap_or("*"));
@@ -659,17 +691,31 @@ fn funcs(k: &KernelBtf, pattern: Option<&str>, verbose: bool, out: &mut impl Wri
             let r = s.write(&format!("f:rfprobe_tool/x {name} $arg*"));
             if r.errno != 0 {
                 let why = r.logs.first().map(|l| l.msg.as_str()).unwrap_or("");
-                writeln!(out, "    (no BTF arguments: {})", why.trim_start_matches("trace_fprobe: error: "))?;
+                writeln!(
+                    out,
+                    "    (no BTF arguments: {})",
+                    why.trim_start_matches("trace_fprobe: error: ")
+                )?;
                 continue;
             }
             let d = s.defs()[0].def.stored();
-            for a in d.args() {
+            let params: Vec<_> = btf
+                .func_proto(loc.id)
+                .map_err(discover::DiscoverError::from)?
+                .params()
+                .collect::<Result<_, _>>()
+                .map_err(discover::DiscoverError::from)?;
+            for (a, p) in d.args().iter().zip(&params) {
                 let f = trace_probe::layout::arg_field(&d, a);
                 let mut ty = trace_probe::bytes::ByteBuf::<128>::new();
                 let _ = f.write_type(&mut ty);
                 writeln!(
                     out,
-                    "    {:<24} records {}",
+                    "    {:<40} -> {}:{}",
+                    format!(
+                        "{};",
+                        discover::declare(btf, p.ty, &String::from_utf8_lossy(p.name))
+                    ),
                     String::from_utf8_lossy(d.arg_name(a)),
                     String::from_utf8_lossy(ty.as_bytes())
                 )?;

@@ -6,13 +6,13 @@
 /// Kernel BTF (vmlinux and modules).
 pub mod btf;
 /// The command line and its commands.
-// (enabled once discover/rawbuf land) pub mod cli;
+pub mod cli;
 /// Functions and types from BTF.
 pub mod discover;
 /// ftrace globs.
 pub mod glob;
 /// The loaded module and tracefs.
-// (enabled once discover/rawbuf land) pub mod live;
+pub mod live;
 /// Offline `dynamic_events` with the module's parser.
 pub mod offline;
 /// `format` files and ring-buffer pages (`trace_pipe_raw`).

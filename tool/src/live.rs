@@ -80,7 +80,10 @@ impl Live {
         match std::fs::metadata(dir.join("dynamic_events")) {
             Ok(_) => return Ok(l),
             Err(e) if e.kind() == ErrorKind::PermissionDenied => {
-                bail!("{}: permission denied: live commands need root", dir.display())
+                bail!(
+                    "{}: permission denied: live commands need root",
+                    dir.display()
+                )
             }
             Err(_) => {}
         }
@@ -91,7 +94,10 @@ impl Live {
                 debugfs.display()
             );
         }
-        if std::fs::read_dir(debugfs).map(|mut d| d.next().is_none()).unwrap_or(true) {
+        if std::fs::read_dir(debugfs)
+            .map(|mut d| d.next().is_none())
+            .unwrap_or(true)
+        {
             bail!(
                 "debugfs is not mounted at {} (mount -t debugfs none {})",
                 debugfs.display(),
@@ -242,7 +248,13 @@ impl Live {
 
     /// Streams records of `events` to `out` until `limit` or Ctrl-C; the
     /// events are enabled meanwhile and restored afterwards.
-    pub fn stream(&self, events: &[String], json: bool, limit: Limit, out: &mut impl Write) -> Result<()> {
+    pub fn stream(
+        &self,
+        events: &[String],
+        json: bool,
+        limit: Limit,
+        out: &mut impl Write,
+    ) -> Result<()> {
         let was: Vec<bool> = events
             .iter()
             .map(|e| self.is_enabled(e))
@@ -282,7 +294,13 @@ impl Live {
         r
     }
 
-    fn stream_text(&self, events: &[String], limit: Limit, stop: &AtomicBool, out: &mut impl Write) -> Result<()> {
+    fn stream_text(
+        &self,
+        events: &[String],
+        limit: Limit,
+        stop: &AtomicBool,
+        out: &mut impl Write,
+    ) -> Result<()> {
         let p = self.tracefs.join("trace_pipe");
         let f = std::fs::File::open(&p).with_context(|| format!("{}", p.display()))?;
         // trace_pipe blocks: read it on a thread, so that the deadline and
@@ -303,7 +321,9 @@ impl Live {
         let start = Instant::now();
         let mut n = 0u64;
         while !stop.load(Ordering::SeqCst) {
-            if limit.count.is_some_and(|c| n >= c) || limit.duration.is_some_and(|d| start.elapsed() >= d) {
+            if limit.count.is_some_and(|c| n >= c)
+                || limit.duration.is_some_and(|d| start.elapsed() >= d)
+            {
                 break;
             }
             match rx.recv_timeout(Duration::from_millis(100)) {
@@ -362,7 +382,12 @@ impl Live {
                 let len = match f.read(&mut page) {
                     Ok(0) => continue,
                     Ok(len) => len,
-                    Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => continue,
+                    Err(e)
+                        if e.kind() == ErrorKind::WouldBlock
+                            || e.kind() == ErrorKind::Interrupted =>
+                    {
+                        continue
+                    }
                     Err(e) => return Err(e).context("trace_pipe_raw"),
                 };
                 any = true;
@@ -370,7 +395,9 @@ impl Live {
                     continue;
                 };
                 for ev in evs {
-                    let Some((name, fmt)) = rawbuf::Format::record_type(ev.data).and_then(|t| by_id.get(&t)) else {
+                    let Some((name, fmt)) =
+                        rawbuf::Format::record_type(ev.data).and_then(|t| by_id.get(&t))
+                    else {
                         continue;
                     };
                     let mut obj = serde_json::Map::new();
@@ -404,7 +431,8 @@ mod tests {
     #[test]
     fn error_log_entries() {
         let a = "[   1.000000] trace_fprobe: error: x\n  Command: f a\n            ^\n";
-        let b = format!("{a}[   2.000000] trace_fprobe: error: y\n  Command: f b\n             ^\n");
+        let b =
+            format!("{a}[   2.000000] trace_fprobe: error: y\n  Command: f b\n             ^\n");
         assert_eq!(log_entries(&b).len(), 2);
         let n = new_entries(a, &b);
         assert_eq!(n.len(), 1);
@@ -425,7 +453,9 @@ mod tests {
     fn missing_module_is_explained() {
         let d = std::env::temp_dir().join(format!("rfprobe-live-{}", std::process::id()));
         std::fs::create_dir_all(d.join("other")).unwrap();
-        let e = Live::open(&d.join("rfprobe"), Path::new("/nonexistent")).err().unwrap();
+        let e = Live::open(&d.join("rfprobe"), Path::new("/nonexistent"))
+            .err()
+            .unwrap();
         assert!(e.to_string().contains("module is not loaded"), "{e}");
         let _ = std::fs::remove_dir_all(&d);
     }

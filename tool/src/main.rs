@@ -12,8 +12,7 @@ fn main() -> std::process::ExitCode {
         Ok(false) => std::process::ExitCode::FAILURE,
         Err(e) => {
             // `rfprobe funcs | head` closes the pipe: not an error.
-            if e
-                .downcast_ref::<std::io::Error>()
+            if e.downcast_ref::<std::io::Error>()
                 .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
             {
                 return std::process::ExitCode::SUCCESS;

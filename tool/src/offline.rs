@@ -27,7 +27,9 @@ use trace_probe::layout::write_format_body;
 use trace_probe::multi::check_append;
 use trace_probe::parse::{event_exists_failure, parse_definition, registration_failure};
 use trace_probe::probe::{ProbeDef, StoredDef};
-use trace_probe::resolve::{BtfInfo, BtfParam, DentryOffsets, MemberLookup, ProbeEnv, TracepointLookup};
+use trace_probe::resolve::{
+    BtfInfo, BtfParam, DentryOffsets, MemberLookup, ProbeEnv, TracepointLookup,
+};
 
 use crate::btf::KernelBtf;
 use crate::glob::{glob_match, is_glob};

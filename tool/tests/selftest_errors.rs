@@ -122,7 +122,15 @@ fn run_tc(name: &str) -> Option<usize> {
         out.status.success(),
         "{name} failed after {checks} cases (exit {:?}):\n{}\n{}",
         out.status.code(),
-        stdout.lines().rev().take(30).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n"),
+        stdout
+            .lines()
+            .rev()
+            .take(30)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect::<Vec<_>>()
+            .join("\n"),
         String::from_utf8_lossy(&out.stderr)
     );
     let _ = std::fs::remove_dir_all(&dir);
