@@ -165,7 +165,11 @@ fn check_files_and_stdin() {
         "{out}"
     );
     // Accepted once; --list after the removal shows nothing more.
-    assert_eq!(out.lines().filter(|l| l.starts_with("f:a/b")).count(), 1, "{out}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("f:a/b")).count(),
+        1,
+        "{out}"
+    );
     assert!(out.ends_with("^\n"), "{out}");
     let o = rfprobe(
         Some(&btf),
