@@ -43,12 +43,24 @@ fn run(args: &[&str], btf: &str) -> Duration {
 }
 
 fn main() {
-    let btf = std::env::var("RFPROBE_TEST_BTF_VMLINUX")
-        .unwrap_or_else(|_| "/sys/kernel/btf/vmlinux".into());
-    if std::fs::metadata(&btf).is_err() {
-        println!("SKIP: no BTF ({btf})");
+    let mut blobs: Vec<String> = Vec::new();
+    if let Ok(b) = std::env::var("RFPROBE_TEST_BTF_VMLINUX") {
+        blobs.push(b);
+    }
+    // The host's kernel: a distribution config, several times larger.
+    if std::fs::metadata("/sys/kernel/btf/vmlinux").is_ok() {
+        blobs.push("/sys/kernel/btf/vmlinux".into());
+    }
+    if blobs.is_empty() {
+        println!("SKIP: no BTF (RFPROBE_TEST_BTF_VMLINUX, /sys/kernel/btf/vmlinux)");
         return;
     }
+    for btf in &blobs {
+        bench(btf);
+    }
+}
+
+fn bench(btf: &str) {
     let dir = std::env::temp_dir().join(format!("rfprobe-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let defs: PathBuf = dir.join("defs");
@@ -61,14 +73,18 @@ fn main() {
     let defs = defs.to_string_lossy().into_owned();
 
     // Sanity: every definition is accepted (else the figure means nothing).
-    run(&["check", "-q", "-f", &defs], &btf);
-    let check = best_of(5, || run(&["check", "-q", "-f", &defs], &btf));
-    let funcs = best_of(5, || run(&["funcs", "*"], &btf));
-    let load = best_of(5, || run(&["funcs", "vfs_read"], &btf));
+    run(&["check", "-q", "-f", &defs], btf);
+    let check = best_of(5, || run(&["check", "-q", "-f", &defs], btf));
+    let funcs = best_of(5, || run(&["funcs", "*"], btf));
+    let load = best_of(5, || run(&["funcs", "vfs_read"], btf));
     let _ = std::fs::remove_dir_all(&dir);
+    let size = std::fs::metadata(btf).map_or(0, |m| m.len());
 
     let verdict = |d: Duration, max: Duration| if d < max { "PASS" } else { "MISS" };
-    println!("rfprobe tool speed (BTF {btf}, best of 5, wall time of the process):");
+    println!(
+        "rfprobe tool speed (BTF {btf}, {:.1} MB; best of 5, wall time of the process):",
+        size as f64 / 1e6
+    );
     println!(
         "  check -f (10000 definitions)  {:>8.1} ms   target < 1000 ms  {}",
         check.as_secs_f64() * 1e3,

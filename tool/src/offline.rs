@@ -346,6 +346,9 @@ pub struct Entry {
 pub struct Session<'t, 'k> {
     target: &'t Target<'k>,
     defs: Vec<Entry>,
+    /// `(group, event)` → indexes into `defs` (checking 10 000 definitions
+    /// must not scan every earlier one).
+    by_name: HashMap<(Vec<u8>, Vec<u8>), Vec<usize>>,
 }
 
 impl<'t, 'k> Session<'t, 'k> {
@@ -354,6 +357,7 @@ impl<'t, 'k> Session<'t, 'k> {
         Session {
             target,
             defs: Vec::new(),
+            by_name: HashMap::new(),
         }
     }
 
@@ -389,6 +393,14 @@ impl<'t, 'k> Session<'t, 'k> {
             Command::Remove(spec) => {
                 let before = self.defs.len();
                 self.defs.retain(|d| !d.def.stored().matches(&spec));
+                self.by_name.clear();
+                for (i, e) in self.defs.iter().enumerate() {
+                    let d = e.def.stored();
+                    self.by_name
+                        .entry((d.group().to_vec(), d.event().to_vec()))
+                        .or_default()
+                        .push(i);
+                }
                 if self.defs.len() == before {
                     Err(-ENOENT)
                 } else {
@@ -397,6 +409,11 @@ impl<'t, 'k> Session<'t, 'k> {
             }
             Command::Define => {
                 let e = self.define(line, &mut out.logs)?;
+                let d = e.def.stored();
+                self.by_name
+                    .entry((d.group().to_vec(), d.event().to_vec()))
+                    .or_default()
+                    .push(self.defs.len());
                 out.added.push(self.defs.len());
                 self.defs.push(e);
                 Ok(())
@@ -421,11 +438,10 @@ impl<'t, 'k> Session<'t, 'k> {
         }
         let d = def.stored();
         let siblings: Vec<StoredDef<'_>> = self
-            .defs
-            .iter()
-            .map(|e| e.def.stored())
-            .filter(|s| s.group() == d.group() && s.event() == d.event())
-            .collect();
+            .by_name
+            .get(&(d.group().to_vec(), d.event().to_vec()))
+            .map(|v| v.iter().map(|&i| self.defs[i].def.stored()).collect())
+            .unwrap_or_default();
         if !siblings.is_empty() {
             if let Err(f) = check_append(&def, line, siblings) {
                 return fail(&def, f, logs);
