@@ -134,19 +134,27 @@ pub fn describe_type(btf: &Btf<'_>, id: TypeId) -> Result<String, DiscoverError>
         Kind::Typedef => {
             let name = s(btf.name(t.name_off())?);
             let target = t.ref_type().unwrap_or(TypeId::VOID);
+            let (qid, qt) = qualified(btf, target)?;
+            let anon = qt.is_some_and(|q| {
+                matches!(
+                    q.kind(),
+                    Kind::Struct | Kind::Union | Kind::Enum | Kind::Enum64
+                ) && btf.name(q.name_off()).is_ok_and(|n| n.is_empty())
+            });
+            if anon {
+                // `typedef struct { ... } atomic_t;`
+                let inner = describe_type(btf, qid)?;
+                let body = inner.trim_end().trim_end_matches("};");
+                let body = body.replacen("  {", " {", 1);
+                let _ = writeln!(out, "typedef {body}}} {name};");
+                return Ok(out);
+            }
             let _ = writeln!(out, "typedef {};", declare(btf, target, &name));
             let (rid, rt) = btf.resolve(target)?;
             match rt.map(|r| r.kind()) {
                 Some(Kind::Struct | Kind::Union | Kind::Enum | Kind::Enum64) => {
                     out.push('\n');
-                    let inner = describe_type(btf, rid)?;
-                    // An anonymous target prints as `struct  {`: name it.
-                    out.push_str(
-                        &inner
-                            .replacen("struct  {", &format!("struct /* {name} */ {{"), 1)
-                            .replacen("union  {", &format!("union /* {name} */ {{"), 1)
-                            .replacen("enum  {", &format!("enum /* {name} */ {{"), 1),
-                    );
+                    out.push_str(&describe_type(btf, rid)?);
                 }
                 _ => {
                     let _ = writeln!(out, "/* size: {} */", btf.size_of(target).unwrap_or(0));
@@ -188,7 +196,9 @@ fn composite_body(
         let m = m?;
         n += 1;
         let bit = base + m.bit_offset;
-        let (rid, rt) = btf.resolve(m.ty)?;
+        // Through qualifiers only: a typedef of an anonymous struct
+        // (`atomic_long_t`) prints by its name, as pahole does.
+        let (rid, rt) = qualified(btf, m.ty)?;
         let anon_composite = rt.is_some_and(|r| {
             matches!(r.kind(), Kind::Struct | Kind::Union)
                 && btf.name(r.name_off()).is_ok_and(|n| n.is_empty())
@@ -254,6 +264,27 @@ fn composite_body(
     Ok(n)
 }
 
+/// `id` with const/volatile/restrict/type tags skipped (typedefs kept).
+fn qualified<'a>(
+    btf: &Btf<'a>,
+    start: TypeId,
+) -> Result<(TypeId, Option<btf_query::Type<'a>>), DiscoverError> {
+    let mut id = start;
+    for _ in 0..btf_query::MAX_RESOLVE_DEPTH {
+        if id == TypeId::VOID {
+            return Ok((id, None));
+        }
+        let t = btf.type_by_id(id)?;
+        match t.kind() {
+            Kind::Const | Kind::Volatile | Kind::Restrict | Kind::TypeTag => {
+                id = t.ref_type().unwrap_or(TypeId::VOID);
+            }
+            _ => return Ok((id, Some(t))),
+        }
+    }
+    Err(DiscoverError::Btf(btf_query::Error::TooDeep { id: start }))
+}
+
 fn enum_body(
     btf: &Btf<'_>,
     id: TypeId,
@@ -272,4 +303,84 @@ fn enum_body(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use btf_query::required_index_len;
+
+    /// The test kernel's BTF, else the host's; `None` (SKIP) without either.
+    fn with_btf(test: &str, f: impl FnOnce(&Btf<'_>)) {
+        let path = std::env::var("RFPROBE_TEST_BTF_VMLINUX")
+            .unwrap_or_else(|_| "/sys/kernel/btf/vmlinux".to_string());
+        let Ok(blob) = std::fs::read(&path) else {
+            eprintln!("SKIP: {test}: no BTF at {path}");
+            return;
+        };
+        let mut storage = vec![0u32; required_index_len(&blob).unwrap()];
+        let btf = Btf::new(&blob, &mut storage).unwrap();
+        f(&btf);
+    }
+
+    fn describe(btf: &Btf<'_>, q: &str) -> String {
+        describe_type(btf, find_type(btf, q).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn prototypes() {
+        with_btf("prototypes", |btf| {
+            let f = btf.find_func(b"vfs_read").unwrap();
+            assert_eq!(
+                prototype(btf, f).unwrap(),
+                "ssize_t vfs_read(struct file *file, char *buf, size_t count, loff_t *pos)"
+            );
+            let f = btf.find_func(b"schedule").unwrap();
+            assert_eq!(prototype(btf, f).unwrap(), "void schedule(void)");
+        });
+    }
+
+    #[test]
+    fn structs_unions_typedefs_enums() {
+        with_btf("structs", |btf| {
+            let file = describe(btf, "struct file");
+            let pos = btf
+                .find_member(find_type(btf, "file").unwrap(), b"f_pos")
+                .unwrap()
+                .unwrap();
+            assert!(
+                file.lines().any(|l| l.contains("loff_t f_pos;")
+                    && l.contains(&format!("/* {:>5}     8 */", pos.bit_offset / 8))),
+                "{file}"
+            );
+            // A typedef of an anonymous struct keeps its name.
+            assert!(file.contains("\tatomic_long_t f_count;"), "{file}");
+            assert!(file.contains("/* size: "), "{file}");
+            // Anonymous unions are expanded with absolute offsets, named ones too.
+            let d = describe(btf, "struct dentry");
+            assert!(d.contains("unsigned char d_iname["), "{d}");
+            assert!(d.contains("} d_u;"), "{d}");
+            assert!(d.contains("struct hlist_node d_alias;"), "{d}");
+            let a = describe(btf, "atomic_t");
+            assert!(a.starts_with("typedef struct {\n\tint counter;"), "{a}");
+            assert!(a.ends_with("} atomic_t;\n"), "{a}");
+            assert!(describe(btf, "loff_t").starts_with("typedef __kernel_loff_t loff_t;\n"));
+            let e = describe(btf, "enum pid_type");
+            assert!(e.contains("\tPIDTYPE_PID = 0,\n"), "{e}");
+            assert!(matches!(
+                find_type(btf, "struct no_such_type"),
+                Err(DiscoverError::NoType(_))
+            ));
+        });
+    }
+
+    #[test]
+    fn bitfields() {
+        with_btf("bitfields", |btf| {
+            let s = describe(btf, "struct sk_buff");
+            let l = s.lines().find(|l| l.contains(" cloned:1;")).expect(&s);
+            // `/* BYTE:BIT SIZE */`
+            assert!(l.contains(": 0   1 */"), "{l}");
+        });
+    }
 }

@@ -115,7 +115,7 @@ fn run_tc(name: &str) -> Option<usize> {
     let checks = stdout
         .lines()
         .filter_map(|l| l.strip_prefix("CHECKS="))
-        .last()
+        .next_back()
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
     assert!(
