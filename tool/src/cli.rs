@@ -534,7 +534,7 @@ pub fn explain(d: &trace_probe::probe::StoredDef<'_>, module: Option<&str>) -> S
             if !c.entry.is_empty() {
                 let _ = writeln!(s, "  at entry ({} bytes of entry data):", c.entry.len() * 8);
                 for i in &c.entry {
-                    let _ = writeln!(s, "      {}", insn_text(i));
+                    let _ = writeln!(s, "      {}", insn_text(i, d.is_tracepoint()));
                 }
             }
             for (a, r) in d.args().iter().zip(&c.per_arg) {
@@ -550,7 +550,7 @@ pub fn explain(d: &trace_probe::probe::StoredDef<'_>, module: Option<&str>) -> S
                     f.offset
                 );
                 for i in &c.insns[r.clone()] {
-                    let _ = writeln!(s, "      {}", insn_text(i));
+                    let _ = writeln!(s, "      {}", insn_text(i, d.is_tracepoint()));
                 }
             }
         }
@@ -584,7 +584,16 @@ fn mem(user: bool) -> &'static str {
 }
 
 /// One instruction as a readable step.
-pub fn insn_text(i: &trace_probe::fetch::Insn) -> String {
+/// `tracepoint`: arguments are the tracepoint's (after `__data`), not
+/// registers of a traced function.
+pub fn insn_text(i: &trace_probe::fetch::Insn, tracepoint: bool) -> String {
+    let arg_reg = |n: u16| {
+        if tracepoint {
+            format!("tracepoint argument {n}")
+        } else {
+            arg_reg(n)
+        }
+    };
     use trace_probe::fetch::{Insn, Src};
     let src = |s: &Src| match s {
         Src::Arg(a) => arg_reg(*a),
