@@ -39,6 +39,9 @@ impl BtfInfo for KernelBtf<'_> {
     fn array_elem(&self, tid: u32) -> Option<u32> {
         BtfInfo::array_elem(&self.0, tid)
     }
+    fn array_info(&self, tid: u32) -> Option<(u32, u32, u32)> {
+        BtfInfo::array_info(&self.0, tid)
+    }
     fn param(&self, proto: u32, i: u32) -> Option<BtfParam> {
         BtfInfo::param(&self.0, proto, i)
     }

@@ -70,6 +70,12 @@ impl BtfInfo for Btf<'_> {
         self.type_by_id(TypeId(tid)).ok()?.array().map(|a| a.elem.0)
     }
 
+    fn array_info(&self, tid: u32) -> Option<(u32, u32, u32)> {
+        let a = self.type_by_id(TypeId(tid)).ok()?.array()?;
+        let size = Btf::size_of(self, a.elem).ok()?;
+        Some((a.elem.0, a.nelems, size))
+    }
+
     fn param(&self, proto: u32, i: u32) -> Option<BtfParam> {
         let t = self.type_by_id(TypeId(proto)).ok()?;
         let (name_off, ty) = t.param(u16::try_from(i).ok()?)?;

@@ -163,6 +163,9 @@ errors! {
     BadType4str, BAD_TYPE4STR, "This type does not fit for string.";
     NeedStringType, NEED_STRING_TYPE, "$comm and immediate-string only accepts string type";
     EventTooBig, EVENT_TOO_BIG, "Event too big (too many fields?)";
+    // rfprobe's own (no C counterpart): array indexes in BTF paths.
+    ArrayIndex, BAD_ARRAY_INDEX, "Array index is out of range";
+    NotArray, NOT_ARRAY_FIELD, "This field is not an array";
 }
 
 impl ErrCode {
@@ -318,7 +321,7 @@ mod tests {
 
     #[test]
     fn table() {
-        assert_eq!(ALL_ERRORS.len(), 79);
+        assert_eq!(ALL_ERRORS.len(), 81);
         for (i, e) in ALL_ERRORS.iter().enumerate() {
             assert_eq!(e.index() as usize, i);
             assert_eq!(ErrCode::from_index(i as u8), Some(*e));

@@ -327,6 +327,71 @@ struct Parser<'a, 'b, B: BtfInfo + ?Sized> {
     ctx: Ctx<'b, B>,
 }
 
+/// One `[N]` of an array index suffix.
+struct Index {
+    value: u64,
+    /// Bytes of `[N]`.
+    len: usize,
+}
+
+/// Splits `NAME[I][J]...` into `NAME` and the index suffix; a name not of
+/// exactly that form (decimal indexes, nothing after the last `]`) is
+/// returned whole with an empty suffix.
+fn split_indexes(full: &[u8]) -> (&[u8], &[u8]) {
+    let Some(b) = full.iter().position(|&c| c == b'[') else {
+        return (full, &[]);
+    };
+    let (name, suffix) = full.split_at(b);
+    if name.is_empty() || IndexIter(suffix).try_count().is_none() {
+        return (full, &[]);
+    }
+    (name, suffix)
+}
+
+/// Iterates the `[N]` parts of a suffix checked by [`split_indexes`].
+struct IndexIter<'s>(&'s [u8]);
+
+impl IndexIter<'_> {
+    /// Number of well-formed indexes, or `None` if anything is malformed.
+    fn try_count(mut self) -> Option<usize> {
+        let mut n = 0;
+        while !self.0.is_empty() {
+            self.next_checked()?;
+            n += 1;
+        }
+        (n > 0).then_some(n)
+    }
+
+    fn next_checked(&mut self) -> Option<Index> {
+        let s = self.0;
+        if s.first() != Some(&b'[') {
+            return None;
+        }
+        let close = s.iter().position(|&c| c == b']')?;
+        let digits = s.get(1..close)?;
+        if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        // Saturates: a huge index is out of range, not malformed.
+        let value = digits.iter().fold(0u64, |v, &d| {
+            v.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+        });
+        self.0 = s.get(close + 1..)?;
+        Some(Index {
+            value,
+            len: close + 1,
+        })
+    }
+}
+
+impl Iterator for IndexIter<'_> {
+    type Item = Index;
+
+    fn next(&mut self) -> Option<Index> {
+        self.next_checked()
+    }
+}
+
 /// Result of `split_next_field`: (head length, Some((is_arrow, tail start))).
 type FieldSplit = (usize, Option<(bool, usize)>);
 
@@ -386,7 +451,11 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             let mut cur = Some(fname);
             while let Some(f) = cur {
                 let (head, next) = self.split_next_field(f)?;
-                let name = f.get(..head).unwrap_or(&[]);
+                let full = f.get(..head).unwrap_or(&[]);
+                // rfprobe: `NAME[I]...` indexes an array member (C has no
+                // indexes: anything not of that exact form is looked up as
+                // a name, as C does).
+                let (name, indexes) = split_indexes(full);
                 let (member_type, bit_offset, bitfield_size) = match btf.find_member(ty, name) {
                     MemberLookup::NotStruct => {
                         return Err(perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset));
@@ -406,6 +475,30 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                 ty = btf
                     .skip_modifiers(member_type)
                     .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
+                let mut at_idx = name.len();
+                for idx in IndexIter(indexes) {
+                    // Caret on the index digits.
+                    let pos = self.ctx.offset + at_idx as i64 + 1;
+                    at_idx += idx.len;
+                    let Some((elem, nelems, elem_size)) = btf.array_info(ty) else {
+                        return Err(perr(-EINVAL, ErrCode::NotArray, pos));
+                    };
+                    // A flexible array (0 elements) has no bound to check.
+                    if nelems != 0 && idx.value >= u64::from(nelems) {
+                        return Err(perr(-EINVAL, ErrCode::ArrayIndex, pos));
+                    }
+                    let bits = idx
+                        .value
+                        .checked_mul(u64::from(elem_size) * 8)
+                        .and_then(|b| u32::try_from(b).ok())
+                        .and_then(|b| bitoffs.checked_add(b))
+                        .ok_or_else(|| perr(-EINVAL, ErrCode::ArrayIndex, pos))?;
+                    bitoffs = bits;
+                    self.ctx.last_bitsize = 0;
+                    ty = btf
+                        .skip_modifiers(elem)
+                        .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
+                }
                 match next {
                     Some((is_ptr, tail)) => {
                         // C: ctx->offset += next - fieldname.

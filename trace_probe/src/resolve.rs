@@ -128,6 +128,11 @@ pub trait BtfInfo {
     /// `btf_array.type` of an `ARRAY` type.
     fn array_elem(&self, tid: u32) -> Option<u32>;
 
+    /// An `ARRAY` type's element type, element count (0: flexible array)
+    /// and element size in bytes, for rfprobe's array indexes in BTF paths
+    /// (`d_iname[0]`; C has none); `None` if `tid` is not an array.
+    fn array_info(&self, tid: u32) -> Option<(u32, u32, u32)>;
+
     /// Parameter `i` of a `FUNC_PROTO`.
     fn param(&self, proto: u32, i: u32) -> Option<BtfParam>;
 
