@@ -71,21 +71,29 @@ rfprobe_errlog_check() {
 		echo "the command was accepted"
 		return 1
 	fi
+	rfprobe_errlog_verify "$1" "$_ec_cmd" "$_ec_pos" "$3"
+}
+
+# rfprobe_errlog_verify SUBSYSTEM COMMAND POS MESSAGE: the LAST entry of
+# $RFPROBE_DIR/error_log is "[timestamp] SUBSYSTEM: error: MESSAGE",
+# "  Command: COMMAND" and the caret at column POS of the command. (Also
+# used by the host tool's tests, whose error_log comes from `rfprobe check`.)
+rfprobe_errlog_verify() {
 	cat $RFPROBE_DIR/error_log
 	test "$(wc -l < $RFPROBE_DIR/error_log)" -ge 3
-	_ec_msg=$(tail -n 3 $RFPROBE_DIR/error_log | head -n 1)
-	case "$_ec_msg" in
-	"["*"] $1: error: $3") ;;
-	*) echo "wrong error message: '$_ec_msg'"; return 1 ;;
+	_ev_msg=$(tail -n 3 $RFPROBE_DIR/error_log | head -n 1)
+	case "$_ev_msg" in
+	"["*"] $1: error: $4") ;;
+	*) echo "wrong error message: '$_ev_msg'"; return 1 ;;
 	esac
-	_ec_line=$(tail -n 2 $RFPROBE_DIR/error_log | head -n 1)
-	if [ "$_ec_line" != "  Command: $_ec_cmd" ]; then
-		echo "wrong command line: '$_ec_line'"
+	_ev_line=$(tail -n 2 $RFPROBE_DIR/error_log | head -n 1)
+	if [ "$_ev_line" != "  Command: $2" ]; then
+		echo "wrong command line: '$_ev_line'"
 		return 1
 	fi
 	# "  Command: " and "^\n" => 13
-	_ec_n=$(tail -n 1 $RFPROBE_DIR/error_log | wc -c)
-	test $((13 + _ec_pos)) -eq "$_ec_n"
+	_ev_n=$(tail -n 1 $RFPROBE_DIR/error_log | wc -c)
+	test $((13 + $3)) -eq "$_ev_n"
 	test "$(tail -n 1 $RFPROBE_DIR/error_log | tr -d ' ')" = "^"
 }
 

@@ -113,7 +113,7 @@ struct ModuleBtf {
     btf: OnceLock<Option<&'static Btf<'static>>>,
 }
 
-/// Where a function is described: vmlinux or a module.
+/// Where a function (or another named type) is described: vmlinux or a module.
 #[derive(Clone, Copy, Debug)]
 pub struct FuncLoc {
     /// Index into [`KernelBtf::modules`], `None` for vmlinux.
@@ -246,70 +246,47 @@ impl KernelBtf {
         })
     }
 
-    /// Every `FUNC` name with where it is described, vmlinux first, then
-    /// modules in name order (a name in several places keeps every place).
-    pub fn funcs(&self) -> Vec<(&'static [u8], FuncLoc)> {
+    /// Every named type of `kind` with where it is described: vmlinux
+    /// first, then modules in name order (each BTF's own ids only; a name in
+    /// several places keeps every place).
+    pub fn named(&self, kind: Kind) -> Vec<(&'static [u8], FuncLoc)> {
         let mut out = Vec::new();
-        let add = |btf: &'static Btf<'static>, module: Option<usize>, out: &mut Vec<_>| {
+        let places = std::iter::once((Some(self.vmlinux), None))
+            .chain((0..self.modules.len()).map(|i| (self.module(i), Some(i))));
+        for (btf, module) in places {
+            let Some(btf) = btf else {
+                continue;
+            };
             let start = if module.is_some() {
                 btf.start_id().0
             } else {
                 1
             };
-            for id in start..btf.end_id() {
-                let Ok(t) = btf.type_by_id(TypeId(id)) else {
+            for id in (start..btf.end_id()).map(TypeId) {
+                let Ok(t) = btf.type_by_id(id) else {
                     continue;
                 };
-                if t.kind() != Kind::Func {
-                    continue;
-                }
-                if let Ok(name) = btf.name(t.name_off()) {
-                    if !name.is_empty() {
-                        out.push((
-                            name,
-                            FuncLoc {
-                                module,
-                                id: TypeId(id),
-                            },
-                        ));
+                match btf.name(t.name_off()) {
+                    Ok(name) if t.kind() == kind && !name.is_empty() => {
+                        out.push((name, FuncLoc { module, id }));
                     }
+                    _ => {}
                 }
-            }
-        };
-        add(self.vmlinux, None, &mut out);
-        for i in 0..self.modules.len() {
-            if let Some(m) = self.module(i) {
-                add(m, Some(i), &mut out);
             }
         }
         out
     }
 
-    /// Names of every `VAR` (vmlinux and loaded module BTF).
+    /// Every `FUNC` (see [`KernelBtf::named`]).
+    pub fn funcs(&self) -> Vec<(&'static [u8], FuncLoc)> {
+        self.named(Kind::Func)
+    }
+
+    /// Every `VAR` name, with the first place describing it.
     pub fn vars(&self) -> HashMap<&'static [u8], Option<usize>> {
         let mut out = HashMap::new();
-        let mut add = |btf: &'static Btf<'static>, module: Option<usize>| {
-            let start = if module.is_some() {
-                btf.start_id().0
-            } else {
-                1
-            };
-            for id in start..btf.end_id() {
-                let Ok(t) = btf.type_by_id(TypeId(id)) else {
-                    continue;
-                };
-                if t.kind() == Kind::Var {
-                    if let Ok(name) = btf.name(t.name_off()) {
-                        out.entry(name).or_insert(module);
-                    }
-                }
-            }
-        };
-        add(self.vmlinux, None);
-        for i in 0..self.modules.len() {
-            if let Some(m) = self.module(i) {
-                add(m, Some(i));
-            }
+        for (name, loc) in self.named(Kind::Var) {
+            out.entry(name).or_insert(loc.module);
         }
         out
     }
