@@ -168,6 +168,14 @@ pub enum Cmd {
         /// Stop after SECONDS.
         #[arg(short, long, value_name = "SECONDS")]
         duration: Option<f64>,
+        /// Set this tracefs filter on the events meanwhile (combined with
+        /// any filter they already have; restored afterwards).
+        #[arg(short, long, value_name = "EXPR")]
+        filter: Option<String>,
+        /// Also show records caused by rfprobe itself (by default its own
+        /// threads are filtered out: reading the buffer is a vfs_read).
+        #[arg(long)]
+        include_self: bool,
     },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
@@ -326,6 +334,8 @@ pub fn run(cli: Cli) -> Result<bool> {
             json,
             count,
             duration,
+            filter,
+            include_self,
         } => {
             let live = Live::open(&cli.rfprobe_dir, &cli.tracefs)?;
             let events = if events.is_empty() {
@@ -343,7 +353,13 @@ pub fn run(cli: Cli) -> Result<bool> {
                 count: *count,
                 duration: duration.map(std::time::Duration::from_secs_f64),
             };
-            live.stream(&events, *json, limit, &mut out)?;
+            let opts = crate::live::StreamOpts {
+                json: *json,
+                limit,
+                filter: filter.as_deref(),
+                include_self: *include_self,
+            };
+            live.stream(&events, &opts, &mut out)?;
             Ok(true)
         }
         Cmd::Completions { shell } => {

@@ -34,6 +34,40 @@ pub struct Limit {
     pub duration: Option<Duration>,
 }
 
+/// How `stream` runs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StreamOpts<'a> {
+    /// One JSON object per record, from `trace_pipe_raw`.
+    pub json: bool,
+    /// When to stop.
+    pub limit: Limit,
+    /// A tracefs filter expression set on every streamed event meanwhile.
+    pub filter: Option<&'a str>,
+    /// Keep records caused by the tool's own threads.
+    pub include_self: bool,
+}
+
+/// Reads a tracefs file that answers only the first `read()` (an event's
+/// `filter` returns 0 at any non-zero offset): one read with a buffer
+/// larger than the kernel's page-sized answer. `read_to_string` would
+/// start with a 32-byte probe read and lose the rest.
+fn read_once(p: &Path) -> std::io::Result<String> {
+    let mut buf = vec![0u8; 64 * 1024];
+    let n = std::fs::File::open(p)?.read(&mut buf)?;
+    buf.truncate(n);
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// The calling thread's id, from `/proc/thread-self` (`PID/task/TID`).
+fn thread_id() -> Option<u32> {
+    std::fs::read_link("/proc/thread-self")
+        .ok()?
+        .file_name()?
+        .to_str()?
+        .parse()
+        .ok()
+}
+
 fn euid() -> Option<u32> {
     std::fs::metadata("/proc/self").ok().map(|m| m.uid())
 }
@@ -246,18 +280,49 @@ impl Live {
         Ok(out)
     }
 
+    /// The event's `filter`, or `None` when it has none.
+    pub fn filter(&self, ev: &str) -> Result<Option<String>> {
+        let p = self.event_file(ev, "filter");
+        let s = read_once(&p).with_context(|| format!("{}", p.display()))?;
+        let s = s.trim();
+        Ok((s != "none" && !s.is_empty()).then(|| s.to_string()))
+    }
+
+    /// Sets (or with `None` clears) the event's `filter`. A rejected
+    /// filter is reported with the kernel's explanation, which tracefs
+    /// leaves in the `filter` file.
+    pub fn set_filter(&self, ev: &str, filter: Option<&str>) -> Result<()> {
+        let p = self.event_file(ev, "filter");
+        match std::fs::write(&p, filter.unwrap_or("0")) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                let why = read_once(&p).unwrap_or_default();
+                bail!(
+                    "{ev}: filter rejected ({}):\n{}",
+                    errno_text(&e),
+                    why.trim_end()
+                )
+            }
+        }
+    }
+
     /// Streams records of `events` to `out` until `limit` or Ctrl-C; the
     /// events are enabled meanwhile and restored afterwards.
+    ///
+    /// `filter` is set on every event for the duration (combined with the
+    /// event's own filter). Unless `include_self`, the tool's own threads
+    /// are filtered out by `common_pid`: reading the buffer is itself a
+    /// `vfs_read`, and a stream of such an event would otherwise feed on
+    /// its own reads.
     pub fn stream(
         &self,
         events: &[String],
-        json: bool,
-        limit: Limit,
+        opts: &StreamOpts<'_>,
         out: &mut impl Write,
     ) -> Result<()> {
-        let was: Vec<bool> = events
+        let was: Vec<(bool, Option<String>)> = events
             .iter()
-            .map(|e| self.is_enabled(e))
+            .map(|e| Ok((self.is_enabled(e)?, self.filter(e)?)))
             .collect::<Result<_>>()?;
         let stop = Arc::new(AtomicBool::new(false));
         {
@@ -266,7 +331,7 @@ impl Live {
             // then Ctrl-C simply kills us (the events stay as they are).
             let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
         }
-        let formats: Vec<(String, rawbuf::Format)> = if json {
+        let formats: Vec<(String, rawbuf::Format)> = if opts.json {
             events
                 .iter()
                 .map(|e| {
@@ -278,35 +343,59 @@ impl Live {
         } else {
             Vec::new()
         };
-        for e in events {
-            self.set_enabled(e, true)?;
-        }
-        let r = if json {
-            self.stream_json(&formats, limit, &stop, out)
+        // The text reader runs on its own thread; start it first so that
+        // its thread id is known before the filters are written.
+        let mut own = vec![std::process::id()];
+        let lines = if opts.json {
+            None
         } else {
-            self.stream_text(events, limit, &stop, out)
+            let (rx, tid) = self.trace_pipe_reader()?;
+            own.extend(tid);
+            Some(rx)
         };
-        for (e, on) in events.iter().zip(&was) {
-            if !on {
-                let _ = self.set_enabled(e, false);
+        let restore = |upto: usize| {
+            for (e, (on, filter)) in events.iter().zip(&was).take(upto) {
+                if !on {
+                    let _ = self.set_enabled(e, false);
+                }
+                let _ = self.set_filter(e, filter.as_deref());
+            }
+        };
+        for (i, (e, (_, old))) in events.iter().zip(&was).enumerate() {
+            let mut parts: Vec<String> = Vec::new();
+            parts.extend(old.iter().map(|f| format!("({f})")));
+            parts.extend(opts.filter.map(|f| format!("({f})")));
+            if !opts.include_self {
+                parts.extend(own.iter().map(|t| format!("common_pid != {t}")));
+            }
+            let set = if parts.is_empty() {
+                Ok(())
+            } else {
+                self.set_filter(e, Some(&parts.join(" && ")))
+            };
+            if let Err(err) = set.and_then(|()| self.set_enabled(e, true)) {
+                restore(i + 1);
+                return Err(err);
             }
         }
+        let r = match lines {
+            Some(rx) => self.stream_text(events, rx, opts.limit, &stop, out),
+            None => self.stream_json(&formats, opts.limit, &stop, out),
+        };
+        restore(events.len());
         r
     }
 
-    fn stream_text(
-        &self,
-        events: &[String],
-        limit: Limit,
-        stop: &AtomicBool,
-        out: &mut impl Write,
-    ) -> Result<()> {
+    /// Opens `trace_pipe` and reads it on a thread (it blocks), so that the
+    /// deadline and Ctrl-C are seen while it waits. Returns the lines and
+    /// the reader's thread id.
+    fn trace_pipe_reader(&self) -> Result<(mpsc::Receiver<String>, Option<u32>)> {
         let p = self.tracefs.join("trace_pipe");
         let f = std::fs::File::open(&p).with_context(|| format!("{}", p.display()))?;
-        // trace_pipe blocks: read it on a thread, so that the deadline and
-        // Ctrl-C are seen while it waits.
         let (tx, rx) = mpsc::channel::<String>();
+        let (tid_tx, tid_rx) = mpsc::channel::<Option<u32>>();
         std::thread::spawn(move || {
+            let _ = tid_tx.send(thread_id());
             for l in BufReader::new(f).lines() {
                 let Ok(l) = l else { break };
                 if tx.send(l).is_err() {
@@ -314,6 +403,18 @@ impl Live {
                 }
             }
         });
+        let tid = tid_rx.recv().ok().flatten();
+        Ok((rx, tid))
+    }
+
+    fn stream_text(
+        &self,
+        events: &[String],
+        rx: mpsc::Receiver<String>,
+        limit: Limit,
+        stop: &AtomicBool,
+        out: &mut impl Write,
+    ) -> Result<()> {
         let names: Vec<String> = events
             .iter()
             .map(|e| format!(" {}: ", e.rsplit('/').next().unwrap_or(e)))
