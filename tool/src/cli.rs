@@ -574,98 +574,15 @@ pub fn explain(d: &trace_probe::probe::StoredDef<'_>, module: Option<&str>) -> S
     s
 }
 
-/// x86-64 argument registers (`regs_get_kernel_argument()`), then stack.
-fn arg_reg(n: u16) -> String {
-    const R: [&str; 6] = ["di", "si", "dx", "cx", "r8", "r9"];
-    match R.get(usize::from(n)) {
-        Some(r) => format!("arg{} (%{r})", n + 1),
-        None => format!("arg{} (stack)", n + 1),
-    }
-}
-
-fn off(o: i64) -> String {
-    if o < 0 {
-        format!("-{:#x}", o.unsigned_abs())
-    } else {
-        format!("+{o:#x}")
-    }
-}
-
-fn mem(user: bool) -> &'static str {
-    if user {
-        "user "
-    } else {
-        ""
-    }
-}
-
-/// One instruction as a readable step.
-/// `tracepoint`: arguments are the tracepoint's (after `__data`), not
-/// registers of a traced function.
+/// One instruction as a readable step (the text the module's
+/// `dump_fetcharg` prints too). `tracepoint`: arguments are the
+/// tracepoint's (after `__data`), not registers of a traced function.
 pub fn insn_text(i: &trace_probe::fetch::Insn, tracepoint: bool) -> String {
-    let arg_reg = |n: u16| {
-        if tracepoint {
-            format!("tracepoint argument {n}")
-        } else {
-            arg_reg(n)
-        }
-    };
-    use trace_probe::fetch::{Insn, Src};
-    let src = |s: &Src| match s {
-        Src::Arg(a) => arg_reg(*a),
-        Src::Entry(n) => format!("entry data word {n}"),
-        Src::Retval => "return value (%ax)".to_string(),
-    };
-    match i {
-        Insn::Arg(a) => format!("load {}", arg_reg(*a)),
-        Insn::Entry(n) => format!("load entry data word {n}"),
-        Insn::Retval => "load return value (%ax)".to_string(),
-        Insn::StackPtr => "load stack pointer".to_string(),
-        Insn::Stack(n) => format!("load stack word {n}"),
-        Insn::Imm(v) => format!("load immediate {v:#x} (@SYM: its address, resolved when registered)"),
-        Insn::Deref { off: o, user } => format!("deref: load 8 bytes of {}memory at value{}", mem(*user), off(*o)),
-        Insn::Bits { shift, width, read, signed } => format!(
-            "bitfield: bits {shift}..{} of the {read}-byte read{}",
-            u32::from(*shift) + u32::from(*width),
-            if *signed { ", sign-extended" } else { "" }
-        ),
-        Insn::StVal { src: s, dst, size } => format!("store {size} bytes of {} at record+{dst}", src(s)),
-        Insn::StArgMem { arg, dst, off: o, size, user } => format!(
-            "load {}, read {size} bytes of {}memory at value{}, store at record+{dst}",
-            arg_reg(*arg),
-            mem(*user),
-            off(i64::from(*o))
-        ),
-        Insn::StRaw { dst, size } => format!("store {size} bytes of the value at record+{dst}"),
-        Insn::StMem { dst, off: o, size, count, user } => {
-            if *count == 0 {
-                format!("read {size} bytes of {}memory at value{}, store at record+{dst}", mem(*user), off(*o))
-            } else {
-                format!("read {count} x {size} bytes of {}memory at value{}, store at record+{dst}", mem(*user), off(*o))
-            }
-        }
-        Insn::StStr { dst, off: o, count, user, ptr_user } => {
-            let what = if *count == 0 {
-                format!("the {}string at value{}", mem(*user), off(*o))
-            } else {
-                format!(
-                    "{count} {}strings pointed to by the {}words at value{}",
-                    mem(*user),
-                    mem(*ptr_user),
-                    off(*o)
-                )
-            };
-            format!("copy {what} to the dynamic area, __data_loc at record+{dst}")
-        }
-        Insn::StComm { dst } => format!("copy current->comm to the dynamic area, __data_loc at record+{dst}"),
-        Insn::StImmStr { dst, arg, start, len } => format!(
-            "copy the immediate string (argument {} bytes {start}..{}) to the dynamic area, __data_loc at record+{dst}",
-            arg + 1,
-            start + len
-        ),
-        Insn::StSymStr { dst } => format!("symbolise the value (%pS) into the dynamic area, __data_loc at record+{dst}"),
-        Insn::EntryStore { arg, slot } => format!("save {} in entry data word {slot}", arg_reg(*arg)),
+    trace_probe::dump::InsnText {
+        insn: i,
+        tracepoint,
     }
+    .to_string()
 }
 
 fn funcs(

@@ -36,6 +36,12 @@ impl Machine for Flat {
     fn comm(&self) -> [u8; 16] {
         *b"bench\0\0\0\0\0\0\0\0\0\0\0"
     }
+    fn current_task(&self) -> u64 {
+        KBASE
+    }
+    fn this_cpu_ptr(&self, addr: u64) -> u64 {
+        addr
+    }
     fn entry_word(&self, _slot: u16) -> Option<u64> {
         None
     }
@@ -70,6 +76,7 @@ fn desc(base: Base, hops: &[i64], ty: FetchType) -> ArgDesc {
         ty,
         array: 0,
         btf_bitfield: None,
+        percpu: 0,
     }
 }
 

@@ -17,7 +17,13 @@
 //!
 //! Example: `file->f_pos` = `Base::Arg(0)`, hops `[{off_of(f_pos)}]`, `U64`;
 //! `+0(+8($arg1)):string` = `Base::Arg(0)`, hops `[{8}, {0}]`, `String`;
-//! `name:string` for a BTF `const char *name` = `Base::Arg(n)`, hops `[{0}]`.
+//! `name:string` for a BTF `const char *name` = `Base::Arg(n)`, hops `[{0}]`;
+//! `this_cpu_read(@runqueues)` = `Base::Symbol`, hops `[{0}]`, `percpu` bit 0
+//! (the symbol's per-CPU offset becomes this CPU's address, then is read).
+//!
+//! Typecasts (`(file)$arg2->f_pos`), `container_of` casts
+//! (`(file,f_path)path->f_flags`) and array indexes are resolved at
+//! definition time into plain hop offsets: they cost nothing at run time.
 
 /// Maximum memory hops per argument (C: 16 instruction slots per argument,
 /// of which at least a load and a store are always used).
@@ -40,6 +46,8 @@ pub enum Base {
     Stack(u32),
     /// `current->comm` (string types only).
     Comm,
+    /// `$current`: the address of the current `task_struct`.
+    Current,
     /// Immediate value (`\IMM`, and `@ADDR` as `Imm(addr)` + hop 0).
     Imm(u64),
     /// Immediate string (`\"text"`): byte range of the text (without quotes)
@@ -243,6 +251,21 @@ pub struct ArgDesc {
     /// Bitfield extraction for BTF bitfield members fetched without an
     /// explicit type.
     pub btf_bitfield: Option<BtfBitfield>,
+    /// Per-CPU address conversions (`this_cpu_ptr()`, `this_cpu_read()`):
+    /// bit `i` (`i < nr_hops`) turns the value into this CPU's copy of the
+    /// per-CPU address (`value += this_cpu_off`) before hop `i`'s access.
+    /// Bit `nr_hops` converts the final value, which is then stored itself:
+    /// with it set, *every* hop loads a word (none is a final access), as in
+    /// `this_cpu_ptr(+8($arg1))`. 0 = none.
+    pub percpu: u16,
+}
+
+impl ArgDesc {
+    /// True when the per-CPU conversion applies before hop `i` (or, for
+    /// `i == nr_hops`, before the store).
+    pub const fn percpu_at(&self, i: usize) -> bool {
+        i < 16 && self.percpu & (1 << i) != 0
+    }
 }
 
 /// Entry-data slots of an exit probe: `args[slot]` is the 0-based function

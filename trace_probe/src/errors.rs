@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The probe error table (all 79 codes of the C `ERRORS` list, in C order,
-//! with their exact messages), errno values, failure records carrying the
+//! The probe error table (all 79 codes of the 6.12 C `ERRORS` list, in C
+//! order, then 7.3's typecast codes and rfprobe's own, with their exact
+//! messages), errno values, failure records carrying the
 //! caret column, and the byte-exact rendering of an `error_log` entry.
 //!
 //! # Caret positions
@@ -163,6 +164,12 @@ errors! {
     BadType4str, BAD_TYPE4STR, "This type does not fit for string.";
     NeedStringType, NEED_STRING_TYPE, "$comm and immediate-string only accepts string type";
     EventTooBig, EVENT_TOO_BIG, "Event too big (too many fields?)";
+    // Upstream 7.3's typecast errors (names and messages as upstream).
+    TypecastReqField, TYPECAST_REQ_FIELD, "Typecast requires a field access";
+    TooManyNested, TOO_MANY_NESTED, "Too many nested typecasts/dereferences";
+    TypecastSymOffset, TYPECAST_SYM_OFFSET, "@SYM+/-OFFSET with typecast needs parentheses";
+    TypecastNotAligned, TYPECAST_NOT_ALIGNED, "Typecast field option is not byte-aligned";
+    TypecastBadArrow, TYPECAST_BAD_ARROW, "Typecast field option does not support -> operator";
     // rfprobe's own (no C counterpart): array indexes in BTF paths.
     ArrayIndex, BAD_ARRAY_INDEX, "Array index is out of range";
     NotArray, NOT_ARRAY_FIELD, "This field is not an array";
@@ -321,7 +328,7 @@ mod tests {
 
     #[test]
     fn table() {
-        assert_eq!(ALL_ERRORS.len(), 81);
+        assert_eq!(ALL_ERRORS.len(), 86);
         for (i, e) in ALL_ERRORS.iter().enumerate() {
             assert_eq!(e.index() as usize, i);
             assert_eq!(ErrCode::from_index(i as u8), Some(*e));

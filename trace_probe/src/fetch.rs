@@ -63,9 +63,10 @@ pub const TASK_COMM_LEN: usize = 16;
 /// this bound (C has the same limit implicitly).
 pub const MAX_RECORD_SIZE: usize = 0x1_0000;
 
-/// Most instructions a single argument compiles to
-/// (load + `MAX_HOPS - 1` derefs + bits + store).
-pub const MAX_INSNS_PER_ARG: usize = MAX_HOPS + 2;
+/// Most instructions a single argument compiles to: load + at most
+/// `MAX_HOPS` derefs and per-CPU conversions together (a `symstr`
+/// dereferences every hop) + bits + store.
+pub const MAX_INSNS_PER_ARG: usize = MAX_HOPS + 3;
 
 /// `trace_entry` header size (common fields).
 pub const TRACE_ENTRY_SIZE: u16 = 8;
@@ -101,6 +102,8 @@ pub enum Insn {
     Stack(u32),
     /// `value = immediate` (`\IMM`, `@ADDR`, resolved `@SYM+off`).
     Imm(u64),
+    /// `value = current` (`$current`: the running task's `task_struct`).
+    Current,
 
     // ---- dereference ----
     /// `value = *(u64 *)(value + off)`; user memory if `user`, else chosen
@@ -111,6 +114,11 @@ pub enum Insn {
         /// Force a user-memory read.
         user: bool,
     },
+
+    /// `value = this_cpu_ptr(value)`: a per-CPU address becomes the address
+    /// of this CPU's copy (`this_cpu_ptr()`, `this_cpu_read()`). Never
+    /// faults; skipped after a fault.
+    CpuPtr,
 
     // ---- modifier (applies to the next store only) ----
     /// Extract `width` bits starting at bit `shift` of the little-endian
@@ -250,7 +258,12 @@ enum Fused {
 /// Whether `desc` compiles to a single fused instruction (and which).
 fn fused(desc: &ArgDesc) -> Option<Fused> {
     let ty = desc.ty;
-    if ty.is_string() || ty == FetchType::SymStr || desc.array != 0 || bits_for(desc).is_some() {
+    if ty.is_string()
+        || ty == FetchType::SymStr
+        || desc.array != 0
+        || desc.percpu != 0
+        || bits_for(desc).is_some()
+    {
         return None;
     }
     let hops = desc.hops.get(..usize::from(desc.nr_hops))?;
@@ -273,7 +286,8 @@ fn fused(desc: &ArgDesc) -> Option<Fused> {
 pub enum CompileError {
     /// The instruction buffer is full.
     NoSpace,
-    /// `nr_hops > MAX_HOPS`.
+    /// `nr_hops > MAX_HOPS`, or hops and per-CPU conversions together
+    /// more than `MAX_HOPS`, or a per-CPU bit beyond `nr_hops`.
     TooManyHops,
     /// More than `u16::MAX` arguments, or entry slot/arg out of range.
     TooManyArgs,
@@ -409,13 +423,19 @@ pub fn insn_count(desc: &ArgDesc) -> usize {
     if fused(desc).is_some() {
         return 1;
     }
-    let derefs = if desc.ty == FetchType::SymStr {
+    let derefs = if desc.ty == FetchType::SymStr || desc.percpu_at(hops) {
         hops
     } else {
         hops.saturating_sub(1)
     };
     let bits = usize::from(bits_for(desc).is_some());
-    1 + derefs + bits + 1
+    1 + derefs + percpu_count(desc) + bits + 1
+}
+
+/// Number of per-CPU conversions of `desc` (bits `0..=nr_hops`).
+fn percpu_count(desc: &ArgDesc) -> usize {
+    let hops = usize::from(desc.nr_hops).min(MAX_HOPS);
+    (0..=hops).filter(|&i| desc.percpu_at(i)).count()
 }
 
 /// Incremental compiler writing into caller memory. Arguments are added in
@@ -593,6 +613,9 @@ where
 {
     let nr_hops = desc.nr_hops as usize;
     let hops: &[Hop] = desc.hops.get(..nr_hops).ok_or(CompileError::TooManyHops)?;
+    if u32::from(desc.percpu) >> (nr_hops + 1) != 0 || nr_hops + percpu_count(desc) > MAX_HOPS {
+        return Err(CompileError::TooManyHops);
+    }
     if desc.array > MAX_ARRAY_LEN {
         return Err(CompileError::ArrayTooBig);
     }
@@ -617,7 +640,7 @@ where
     // Self-contained string sources.
     match desc.base {
         Base::Comm | Base::ImmStr { .. } => {
-            if !hops.is_empty() {
+            if !hops.is_empty() || desc.percpu != 0 {
                 return Err(CompileError::CantDeref);
             }
             if ty == FetchType::SymStr {
@@ -687,6 +710,7 @@ where
         Base::StackPtr => Insn::StackPtr,
         Base::Stack(k) => Insn::Stack(k),
         Base::Imm(v) => Insn::Imm(v),
+        Base::Current => Insn::Current,
         Base::Symbol { start, len, offset } => {
             let end = usize::from(start) + usize::from(len);
             let name = body
@@ -703,11 +727,17 @@ where
         if desc.array != 0 {
             return Err(CompileError::BadSymStr);
         }
-        for h in hops {
+        for (i, h) in hops.iter().enumerate() {
+            if desc.percpu_at(i) {
+                push(Insn::CpuPtr)?;
+            }
             push(Insn::Deref {
                 off: h.offset,
                 user: h.user,
             })?;
+        }
+        if desc.percpu_at(nr_hops) {
+            push(Insn::CpuPtr)?;
         }
         push(Insn::StSymStr { dst: offset })?;
         return Ok(Compiled {
@@ -717,10 +747,25 @@ where
         });
     }
 
-    let Some((last, inner)) = hops.split_last() else {
-        // No memory access: the value itself.
+    // The value itself, when there is no memory access or when the final
+    // value is converted to this CPU's address after every hop was loaded.
+    let raw_end = desc.percpu_at(nr_hops);
+    let split = if raw_end { None } else { hops.split_last() };
+    let Some((last, inner)) = split else {
         if ty.is_string() || desc.array != 0 {
             return Err(CompileError::NeedsMemory);
+        }
+        for (i, h) in hops.iter().enumerate() {
+            if desc.percpu_at(i) {
+                push(Insn::CpuPtr)?;
+            }
+            push(Insn::Deref {
+                off: h.offset,
+                user: h.user,
+            })?;
+        }
+        if raw_end {
+            push(Insn::CpuPtr)?;
         }
         if let Some(b) = bits_for(desc) {
             push(b)?;
@@ -735,11 +780,17 @@ where
             max_dyn: 0,
         });
     };
-    for h in inner {
+    for (i, h) in inner.iter().enumerate() {
+        if desc.percpu_at(i) {
+            push(Insn::CpuPtr)?;
+        }
         push(Insn::Deref {
             off: h.offset,
             user: h.user,
         })?;
+    }
+    if desc.percpu_at(inner.len()) {
+        push(Insn::CpuPtr)?;
     }
     if ty.is_string() {
         let user_body = ty == FetchType::UString || (desc.array == 0 && last.user);

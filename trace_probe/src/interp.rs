@@ -79,6 +79,12 @@ pub trait Machine {
     fn stack_word(&self, n: u32) -> u64;
     /// `current->comm` (NUL-padded).
     fn comm(&self) -> [u8; TASK_COMM_LEN];
+    /// `(unsigned long)current` (`$current`).
+    fn current_task(&self) -> u64;
+    /// `this_cpu_ptr(addr)`: the address of this CPU's copy of the per-CPU
+    /// variable at per-CPU address `addr` (x86_64: `addr + this_cpu_off`).
+    /// Pure arithmetic, no memory access.
+    fn this_cpu_ptr(&self, addr: u64) -> u64;
     /// Entry-data word `slot` saved at function entry (exit probes);
     /// `None` if unavailable (treated as a fault). See [`entry_word`].
     fn entry_word(&self, slot: u16) -> Option<u64>;
@@ -503,6 +509,12 @@ impl ArgState {
             Insn::StackPtr => self.load(m.stack_pointer(), true),
             Insn::Stack(k) => self.load(m.stack_word(k), true),
             Insn::Imm(v) => self.load(v, true),
+            Insn::Current => self.load(m.current_task(), true),
+            Insn::CpuPtr => {
+                if self.ok {
+                    self.val = m.this_cpu_ptr(self.val);
+                }
+            }
             Insn::Deref { off, user } => {
                 if self.ok {
                     match read_word(m, self.val.wrapping_add(off as u64), user) {
@@ -703,6 +715,8 @@ where
             | Insn::StackPtr
             | Insn::Stack(_)
             | Insn::Imm(_)
+            | Insn::Current
+            | Insn::CpuPtr
             | Insn::Deref { .. }
             | Insn::Bits { .. }
             | Insn::StRaw { .. }

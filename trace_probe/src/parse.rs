@@ -66,6 +66,32 @@ const KSYM_NAME_LEN: usize = 512;
 /// instruction slots could not hold more anyway.
 const MAX_DEREF_LEVELS: usize = 16;
 
+/// Most nested typecasts (C `TRACEPROBE_MAX_NESTED_LEVEL`, 7.3).
+const MAX_NESTED_LEVEL: u32 = 3;
+
+/// 7.3's per-CPU accessors.
+const THIS_CPU_PTR: &[u8] = b"this_cpu_ptr(";
+const THIS_CPU_READ: &[u8] = b"this_cpu_read(";
+
+/// C `find_matched_close_paren()`: index of the `)` matching the `(` at
+/// `open` in `s` (which must be a `(`).
+fn matched_close_paren(s: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &c) in cstr(s).iter().enumerate().skip(open) {
+        match c {
+            b'(' => depth += 1,
+            b')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// A parse error before it is placed on the command line: errno and up to
 /// two (code, byte offset in the current argv token) entries.
 #[derive(Clone, Copy, Debug)]
@@ -105,6 +131,8 @@ enum Op {
     Retval,
     Imm(u64),
     Comm,
+    /// `FETCH_OP_CURRENT` (7.3).
+    Current,
     Arg(u32),
     Data {
         start: u16,
@@ -113,6 +141,8 @@ enum Op {
     EData(u16),
     Deref(i64),
     UDeref(i64),
+    /// `FETCH_OP_CPU_PTR` (7.3): `this_cpu_ptr(value)`.
+    CpuPtr,
     NopSymbol {
         start: u16,
         len: u16,
@@ -191,6 +221,9 @@ struct Ctx<'b, B: BtfInfo + ?Sized> {
     last_bitoffs: u32,
     last_bitsize: u32,
     offset: i64,
+    /// Typecasts being parsed (C `nested_level`, at most
+    /// [`MAX_NESTED_LEVEL`]).
+    nested_level: u32,
 }
 
 impl<'b, B: BtfInfo + ?Sized> Ctx<'b, B> {
@@ -431,98 +464,126 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         n as u16
     }
 
-    /// `parse_btf_field()`.
-    fn parse_btf_field(&mut self, field: &[u8], ty: u32, code: &mut Code) -> PResult<()> {
+    /// `get_bitoffset_of_field()`: resolves one `.`-connected run of member
+    /// names (with rfprobe's `[I]` indexes) in struct/union `ty`. Returns
+    /// the bit offset, the type reached and the text after a `->`, if any.
+    fn member_bits<'f>(
+        &mut self,
+        fname: &'f [u8],
+        ty: u32,
+    ) -> PResult<(u32, u32, Option<&'f [u8]>)> {
+        let btf = self
+            .ctx
+            .btf
+            .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
+        let mut ty = ty;
+        let mut bitoffs: u32 = 0;
+        let mut cur = fname;
+        loop {
+            let (head, next) = self.split_next_field(cur)?;
+            let full = cur.get(..head).unwrap_or(&[]);
+            // rfprobe: `NAME[I]...` indexes an array member (C has no
+            // indexes: anything not of that exact form is looked up as
+            // a name, as C does).
+            let (name, indexes) = split_indexes(full);
+            let (member_type, bit_offset, bitfield_size) = match btf.find_member(ty, name) {
+                MemberLookup::NotStruct => {
+                    return Err(perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset));
+                }
+                MemberLookup::NotFound => {
+                    return Err(perr(-ENOENT, ErrCode::NoBtfField, self.ctx.offset));
+                }
+                MemberLookup::Found {
+                    type_id,
+                    bit_offset,
+                    bitfield_size,
+                } => (type_id, bit_offset, bitfield_size),
+            };
+            // anon_offs + BTF_MEMBER_BIT_OFFSET()/offset per kind_flag.
+            bitoffs = bitoffs.wrapping_add(bit_offset);
+            self.ctx.last_bitsize = bitfield_size;
+            ty = btf
+                .skip_modifiers(member_type)
+                .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
+            let mut at_idx = name.len();
+            for idx in IndexIter(indexes) {
+                // Caret on the index digits.
+                let pos = self.ctx.offset + at_idx as i64 + 1;
+                at_idx += idx.len;
+                let Some((elem, nelems, elem_size)) = btf.array_info(ty) else {
+                    return Err(perr(-EINVAL, ErrCode::NotArray, pos));
+                };
+                // A flexible array (0 elements) has no bound to check.
+                if nelems != 0 && idx.value >= u64::from(nelems) {
+                    return Err(perr(-EINVAL, ErrCode::ArrayIndex, pos));
+                }
+                let bits = idx
+                    .value
+                    .checked_mul(u64::from(elem_size) * 8)
+                    .and_then(|b| u32::try_from(b).ok())
+                    .and_then(|b| bitoffs.checked_add(b))
+                    .ok_or_else(|| perr(-EINVAL, ErrCode::ArrayIndex, pos))?;
+                bitoffs = bits;
+                self.ctx.last_bitsize = 0;
+                ty = btf
+                    .skip_modifiers(elem)
+                    .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
+            }
+            match next {
+                Some((is_ptr, tail)) => {
+                    // C: ctx->offset += next - fieldname.
+                    self.ctx.offset += tail as i64;
+                    let rest = cur.get(tail..).unwrap_or(&[]);
+                    if is_ptr {
+                        return Ok((bitoffs, ty, Some(rest)));
+                    }
+                    cur = rest;
+                }
+                None => {
+                    // C adds `NULL - fieldname` here (garbage); we keep
+                    // the offset of the last field name (deviation).
+                    return Ok((bitoffs, ty, None));
+                }
+            }
+        }
+    }
+
+    /// `parse_btf_field()`. `ty` is the pointer type the field chain starts
+    /// from; with `cast = Some(prefix)` (a typecast, or `$current`) it is
+    /// the struct itself and the first access is moved back by `prefix`
+    /// bytes (the typecast's field option: `container_of`).
+    fn parse_btf_field(
+        &mut self,
+        field: &[u8],
+        ty: u32,
+        cast: Option<i64>,
+        code: &mut Code,
+    ) -> PResult<()> {
         let btf = self
             .ctx
             .btf
             .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
         let mut ty = ty;
         let mut fieldname: Option<&[u8]> = Some(field);
+        let mut prefix = cast;
         while let Some(fname) = fieldname {
-            if btf.kind(ty) != Some(BTF_KIND_PTR) {
-                return Err(perr(-EINVAL, ErrCode::NoPtrStrct, self.ctx.offset));
-            }
-            ty = btf
-                .size_or_type(ty)
-                .and_then(|t| btf.skip_modifiers(t))
-                .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
-            let mut bitoffs: u32 = 0;
-            let mut cur = Some(fname);
-            while let Some(f) = cur {
-                let (head, next) = self.split_next_field(f)?;
-                let full = f.get(..head).unwrap_or(&[]);
-                // rfprobe: `NAME[I]...` indexes an array member (C has no
-                // indexes: anything not of that exact form is looked up as
-                // a name, as C does).
-                let (name, indexes) = split_indexes(full);
-                let (member_type, bit_offset, bitfield_size) = match btf.find_member(ty, name) {
-                    MemberLookup::NotStruct => {
-                        return Err(perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset));
-                    }
-                    MemberLookup::NotFound => {
-                        return Err(perr(-ENOENT, ErrCode::NoBtfField, self.ctx.offset));
-                    }
-                    MemberLookup::Found {
-                        type_id,
-                        bit_offset,
-                        bitfield_size,
-                    } => (type_id, bit_offset, bitfield_size),
-                };
-                // anon_offs + BTF_MEMBER_BIT_OFFSET()/offset per kind_flag.
-                bitoffs = bitoffs.wrapping_add(bit_offset);
-                self.ctx.last_bitsize = bitfield_size;
+            if prefix.is_none() {
+                if btf.kind(ty) != Some(BTF_KIND_PTR) {
+                    return Err(perr(-EINVAL, ErrCode::NoPtrStrct, self.ctx.offset));
+                }
                 ty = btf
-                    .skip_modifiers(member_type)
+                    .size_or_type(ty)
+                    .and_then(|t| btf.skip_modifiers(t))
                     .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
-                let mut at_idx = name.len();
-                for idx in IndexIter(indexes) {
-                    // Caret on the index digits.
-                    let pos = self.ctx.offset + at_idx as i64 + 1;
-                    at_idx += idx.len;
-                    let Some((elem, nelems, elem_size)) = btf.array_info(ty) else {
-                        return Err(perr(-EINVAL, ErrCode::NotArray, pos));
-                    };
-                    // A flexible array (0 elements) has no bound to check.
-                    if nelems != 0 && idx.value >= u64::from(nelems) {
-                        return Err(perr(-EINVAL, ErrCode::ArrayIndex, pos));
-                    }
-                    let bits = idx
-                        .value
-                        .checked_mul(u64::from(elem_size) * 8)
-                        .and_then(|b| u32::try_from(b).ok())
-                        .and_then(|b| bitoffs.checked_add(b))
-                        .ok_or_else(|| perr(-EINVAL, ErrCode::ArrayIndex, pos))?;
-                    bitoffs = bits;
-                    self.ctx.last_bitsize = 0;
-                    ty = btf
-                        .skip_modifiers(elem)
-                        .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
-                }
-                match next {
-                    Some((is_ptr, tail)) => {
-                        // C: ctx->offset += next - fieldname.
-                        self.ctx.offset += tail as i64;
-                        let rest = f.get(tail..).unwrap_or(&[]);
-                        if is_ptr {
-                            fieldname = Some(rest);
-                            cur = None;
-                        } else {
-                            cur = Some(rest);
-                        }
-                    }
-                    None => {
-                        // C adds `NULL - fieldname` here (garbage); we keep
-                        // the offset of the last field name (deviation).
-                        fieldname = None;
-                        cur = None;
-                    }
-                }
             }
+            let (bitoffs, reached, next) = self.member_bits(fname, ty)?;
+            ty = reached;
+            fieldname = next;
             if code.advance_hits_end() {
                 return Err(perr(-EINVAL, ErrCode::TooManyOps, self.ctx.offset));
             }
-            code.set(Op::Deref(i64::from(bitoffs / 8)));
+            let back = prefix.take().unwrap_or(0);
+            code.set(Op::Deref(i64::from(bitoffs / 8) - back));
             self.ctx.last_bitoffs = bitoffs % 8;
             self.ctx.last_type = Some(ty);
         }
@@ -545,6 +606,32 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             None => None,
         };
         let tid;
+        if var == b"$current" {
+            // 7.3: `$current->FIELD` is a `struct task_struct` access.
+            code.set(Op::Current);
+            let task = self
+                .ctx
+                .btf
+                .and_then(|b| b.struct_by_name(b"task_struct"))
+                .ok_or_else(|| perr(-ENOENT, ErrCode::NoBtfEntry, self.ctx.offset))?;
+            let btf = self
+                .ctx
+                .btf
+                .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
+            let ty = btf
+                .skip_modifiers(task)
+                .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
+            self.ctx.last_type = Some(ty);
+            self.ctx.last_bitoffs = 0;
+            self.ctx.last_bitsize = 0;
+            return match field {
+                Some((tail, f)) => {
+                    self.ctx.offset += tail as i64;
+                    self.parse_btf_field(f, ty, Some(0), code)
+                }
+                None => Ok(()),
+            };
+        }
         if self.ctx.is_return && var == b"$retval" {
             code.set(Op::Retval);
             if self.ctx.query() {
@@ -601,7 +688,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         self.ctx.last_bitsize = 0;
         if let Some((tail, f)) = field {
             self.ctx.offset += tail as i64;
-            return self.parse_btf_field(f, ty, code);
+            return self.parse_btf_field(f, ty, None, code);
         }
         Ok(())
     }
@@ -631,6 +718,18 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                 }
                 code.set(Op::Stack(p as u32));
                 return Ok(());
+            }
+            return inval(off, ErrCode::BadVar);
+        }
+        if let Some(rest) = v.strip_prefix(b"current") {
+            // 7.3: `$current` is the address of the current task_struct;
+            // `$current->FIELD` reads it through its BTF type.
+            if rest.is_empty() {
+                code.set(Op::Current);
+                return Ok(());
+            }
+            if matches!(at(rest, 0), b'-' | b'.') {
+                return self.parse_btf_arg(arg, code);
             }
             return inval(off, ErrCode::BadVar);
         }
@@ -739,8 +838,13 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                     }
                 }
             }
+            b'(' => self.parse_typecast(arg, abs, code)?,
             c => {
-                if is_alpha(c) || c == b'_' {
+                if arg.starts_with(THIS_CPU_PTR) || arg.starts_with(THIS_CPU_READ) {
+                    // f/t probes are kernel probes: NOSUP_PERCPU (eprobes,
+                    // uprobes) cannot apply.
+                    self.parse_this_cpu(arg, abs, code)?;
+                } else if is_alpha(c) || c == b'_' {
                     // f/t contexts are always function entry or exit.
                     self.parse_btf_arg(arg, code)?;
                 }
@@ -752,9 +856,183 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         Ok(())
     }
 
-    /// `parse_probe_arg()` without recursion. `arg` is the body up to the
-    /// type separator.
-    fn parse_probe_arg(&mut self, arg: &[u8], code: &mut Code) -> PResult<()> {
+    /// `parse_this_cpu()` (7.3): `this_cpu_ptr(FETCHARG)` is the address of
+    /// this CPU's copy of the per-CPU variable at FETCHARG,
+    /// `this_cpu_read(FETCHARG)` = `+0(this_cpu_ptr(FETCHARG))`. For `@SYM`
+    /// the symbol's address itself is the per-CPU address: its load is
+    /// replaced, as in C.
+    fn parse_this_cpu(&mut self, arg: &[u8], abs: usize, code: &mut Code) -> PResult<()> {
+        let (is_ptr, plen) = if arg.starts_with(THIS_CPU_PTR) {
+            (true, THIS_CPU_PTR.len())
+        } else {
+            (false, THIS_CPU_READ.len())
+        };
+        self.ctx.offset += plen as i64;
+        let inner = arg.get(plen..).unwrap_or(&[]);
+        // handle_dereference()
+        let cur_offs = self.ctx.offset;
+        let Some(close) = strrchr(inner, b')') else {
+            return Err(perr(
+                -EINVAL,
+                ErrCode::DerefOpenBrace,
+                self.ctx.offset + cstr(inner).len() as i64,
+            ));
+        };
+        self.parse_probe_arg(inner.get(..close).unwrap_or(&[]), abs + plen, code)?;
+        self.ctx.offset = cur_offs;
+        if matches!(code.cur(), Op::Comm | Op::Data { .. }) {
+            return Err(perr(-EINVAL, ErrCode::CommCantDeref, self.ctx.offset));
+        }
+        if at(inner, 0) != b'@' && code.advance_hits_end() {
+            return Err(perr(-EINVAL, ErrCode::TooManyOps, self.ctx.offset));
+        }
+        code.set(Op::CpuPtr);
+        self.ctx.last_type = None;
+        if is_ptr {
+            return Ok(());
+        }
+        if code.advance_hits_end() {
+            return Err(perr(-EINVAL, ErrCode::TooManyOps, self.ctx.offset));
+        }
+        code.set(Op::Deref(0));
+        Ok(())
+    }
+
+    /// `handle_typecast()` (7.3): `(STRUCT[,MEMBER])FETCHARG->FIELD...`.
+    /// FETCHARG is a variable (`file`, `$arg2`, `$stack1`, `$retval`,
+    /// `$current`, `@SYM`), a parenthesised FETCHARG (nested casts), or a
+    /// dereference `+OFFS(...)`/`this_cpu_*(...)`. Its value is taken as the
+    /// address of STRUCT (of MEMBER inside STRUCT with the field option,
+    /// i.e. `container_of`), and FIELD is read from there. Everything
+    /// folds into the offsets of the hops.
+    fn parse_typecast(&mut self, arg: &[u8], abs: usize, code: &mut Code) -> PResult<()> {
+        let orig = self.ctx.offset;
+        let arg = cstr(arg);
+        self.ctx.nested_level += 1;
+        if self.ctx.nested_level > MAX_NESTED_LEVEL {
+            return Err(perr(-E2BIG, ErrCode::TooManyNested, self.ctx.offset));
+        }
+        let Some(cast_end) = strchr(arg, b')') else {
+            return Err(perr(
+                -EINVAL,
+                ErrCode::DerefOpenBrace,
+                self.ctx.offset + arg.len() as i64,
+            ));
+        };
+        let casttype = arg.get(1..cast_end).unwrap_or(&[]);
+        let tmp = cast_end + 1;
+        let after = arg.get(tmp..).unwrap_or(&[]);
+        self.ctx.offset += tmp as i64;
+        // (start, end) of the inner FETCHARG in `arg`, start of the field.
+        let (inner_start, inner_end, field_start);
+        if at(arg, tmp) == b'(' {
+            let Some(close) = matched_close_paren(arg, tmp) else {
+                return Err(perr(-EINVAL, ErrCode::DerefOpenBrace, self.ctx.offset));
+            };
+            if !(at(arg, close + 1) == b'-' && at(arg, close + 2) == b'>') {
+                return Err(perr(
+                    -EINVAL,
+                    ErrCode::TypecastReqField,
+                    self.ctx.offset + (close - tmp) as i64 + 1,
+                ));
+            }
+            self.ctx.offset += 1;
+            (inner_start, inner_end, field_start) = (tmp + 1, close, close + 3);
+        } else if matches!(at(arg, tmp), b'+' | b'-')
+            || after.starts_with(THIS_CPU_PTR)
+            || after.starts_with(THIS_CPU_READ)
+        {
+            // A dereference can hold another field access inside it.
+            let Some(open) = strchr(after.get(1..).unwrap_or(&[]), b'(') else {
+                return Err(perr(-EINVAL, ErrCode::DerefNeedBrace, self.ctx.offset));
+            };
+            let Some(close) = matched_close_paren(after, open + 1) else {
+                return Err(perr(
+                    -EINVAL,
+                    ErrCode::DerefOpenBrace,
+                    self.ctx.offset + after.len() as i64,
+                ));
+            };
+            let c = close + 1;
+            if !(at(after, c) == b'-' && at(after, c + 1) == b'>') {
+                return Err(perr(
+                    -EINVAL,
+                    ErrCode::TypecastReqField,
+                    self.ctx.offset + c as i64,
+                ));
+            }
+            (inner_start, inner_end, field_start) = (tmp, tmp + c, tmp + c + 2);
+        } else {
+            if at(arg, tmp) == b'@' {
+                // `@SYM+/-OFFSET` needs parentheses under a cast.
+                if let Some(p) = after.iter().position(|&c| c == b'+' || c == b'-') {
+                    if is_digit(at(after, p + 1)) {
+                        return Err(perr(-EINVAL, ErrCode::TypecastSymOffset, self.ctx.offset));
+                    }
+                }
+            }
+            // The inner variable name.
+            let d = strchr(after, b'-');
+            let Some(d) = d.filter(|&d| at(after, d + 1) == b'>') else {
+                return Err(perr(
+                    -EINVAL,
+                    ErrCode::TypecastReqField,
+                    self.ctx.offset + after.len() as i64,
+                ));
+            };
+            (inner_start, inner_end, field_start) = (tmp, tmp + d, tmp + d + 2);
+        }
+        let inner = arg.get(inner_start..inner_end).unwrap_or(&[]);
+        self.parse_probe_arg(inner, abs + inner_start, code)?;
+        self.ctx.nested_level -= 1;
+
+        // The cast type: STRUCT[,MEMBER] (parse_btf_casttype()).
+        self.ctx.offset = orig + 1;
+        let (sname, member) = match strchr(casttype, b',') {
+            Some(c) => (
+                casttype.get(..c).unwrap_or(&[]),
+                Some((c + 1, casttype.get(c + 1..).unwrap_or(&[]))),
+            ),
+            None => (casttype, None),
+        };
+        let btf = self.ctx.btf;
+        let sid = btf
+            .and_then(|b| b.struct_by_name(sname))
+            .and_then(|t| btf.and_then(|b| b.skip_modifiers(t)))
+            .ok_or_else(|| perr(-EINVAL, ErrCode::NoPtrStrct, orig + 1))?;
+        let mut prefix = 0i64;
+        if let Some((moff, m)) = member {
+            self.ctx.offset += moff as i64;
+            let (bits, _, rest) = self.member_bits(m, sid)?;
+            if bits % 8 != 0 {
+                return Err(perr(-EINVAL, ErrCode::TypecastNotAligned, self.ctx.offset));
+            }
+            if rest.is_some() {
+                return Err(perr(
+                    -EINVAL,
+                    ErrCode::TypecastBadArrow,
+                    self.ctx.offset - 2,
+                ));
+            }
+            prefix = i64::from(bits / 8);
+        }
+        self.ctx.offset = orig + field_start as i64;
+        self.ctx.last_bitoffs = 0;
+        self.ctx.last_bitsize = 0;
+        self.parse_btf_field(
+            arg.get(field_start..).unwrap_or(&[]),
+            sid,
+            Some(prefix),
+            code,
+        )
+    }
+
+    /// `parse_probe_arg()`: the `+OFFS(` levels are peeled iteratively; a
+    /// typecast or `this_cpu_*()` base recurses (bounded by the nesting
+    /// limit and the 63-byte argument). `arg` is the body up to the type
+    /// separator, or the inner FETCHARG of a cast/`this_cpu_*()` starting at
+    /// byte `abs0` of the body.
+    fn parse_probe_arg(&mut self, arg: &[u8], abs0: usize, code: &mut Code) -> PResult<()> {
         let mut levels = [DerefLevel {
             offset: 0,
             user: false,
@@ -762,7 +1040,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         }; MAX_DEREF_LEVELS];
         let mut depth = 0usize;
         let mut a = arg;
-        let mut abs = 0usize;
+        let mut abs = abs0;
         while matches!(at(a, 0), b'+' | b'-') {
             let sign = at(a, 0);
             let user = at(a, 1) == b'u';
@@ -842,7 +1120,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
 
     /// `check_prepare_btf_string_fetch()`.
     fn check_prepare_btf_string(&mut self, typename: &[u8], code: &mut Code) -> PResult<()> {
-        let (Some(btf), Some(lt)) = (self.ctx.btf_ok(), self.ctx.last_type) else {
+        let (Some(btf), Some(lt)) = (self.ctx.btf, self.ctx.last_type) else {
             return Ok(());
         };
         if is_char_array(btf, lt) {
@@ -978,9 +1256,12 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
 
         let mut code = Code::new();
         self.ctx.last_type = None;
-        self.parse_probe_arg(arg, &mut code)?;
+        self.ctx.nested_level = 0;
+        self.parse_probe_arg(arg, 0, &mut code)?;
 
-        if let (Some(btf), Some(lt)) = (self.ctx.btf_ok(), self.ctx.last_type) {
+        // `last_type` is only ever set from BTF (a function's, or the
+        // vmlinux BTF of a typecast or `$current`).
+        if let (Some(btf), Some(lt)) = (self.ctx.btf, self.ctx.last_type) {
             match type_text {
                 None => ty = type_from_btf(&mut self.ctx, btf, lt),
                 Some(t) => {
@@ -1105,6 +1386,7 @@ fn build_desc(code: &Code, ty: FetchType, count: u32, btf_bf: Option<BtfBitfield
         ty,
         array: count as u8,
         btf_bitfield: btf_bf,
+        percpu: 0,
     };
     let mut symbol_errno = 0;
     let mut nh = 0usize;
@@ -1129,6 +1411,10 @@ fn build_desc(code: &Code, ty: FetchType, count: u32, btf_bf: Option<BtfBitfield
                 imm_base = true;
             }
             Op::Comm => desc.base = Base::Comm,
+            Op::Current => desc.base = Base::Current,
+            // Before the next hop's access (or, as the last operation, on
+            // the value that is stored).
+            Op::CpuPtr => desc.percpu |= 1u16.checked_shl(nh as u32).unwrap_or(0),
             Op::Arg(n) => desc.base = Base::Arg(n as u16),
             Op::Data { start, len } => desc.base = Base::ImmStr { start, len },
             Op::EData(slot) => desc.base = Base::EntryData(slot),
@@ -1478,6 +1764,7 @@ pub fn parse_definition<E: ProbeEnv + ?Sized>(
         last_bitoffs: 0,
         last_bitsize: 0,
         offset: 0,
+        nested_level: 0,
     };
     let mut p = Parser { line, def, ctx };
     p.expand_and_parse_args(env.dentry_offsets())

@@ -120,6 +120,7 @@ const EMPTY_DESC: ArgDesc = ArgDesc {
     ty: FetchType::X64,
     array: 0,
     btf_bitfield: None,
+    percpu: 0,
 };
 
 const EMPTY_ARG: ProbeArg = ProbeArg {

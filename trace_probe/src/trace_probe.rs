@@ -5,6 +5,7 @@
 use super::btf_query;
 
 pub mod desc;
+pub mod dump;
 pub use self::desc::*;
 
 pub mod fetch;

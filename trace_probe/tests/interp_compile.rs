@@ -9,7 +9,7 @@ use trace_probe::fetch::{
     compile_entry, insn_count, CompileError as E, Compiler, Insn, Src, ENTRY_HEADER_SIZE,
     KSYM_SYMBOL_LEN, MAX_INSNS_PER_ARG, MAX_STRING_SIZE,
 };
-use trace_probe::{ArgDesc, Base, BtfBitfield, FetchType as T, MAX_HOPS};
+use trace_probe::{ArgDesc, Base, BtfBitfield, FetchType as T, ProbeKind, MAX_HOPS};
 
 fn compile1(d: &ArgDesc, body: &str) -> Result<(Vec<Insn>, trace_probe::fetch::Program), E> {
     let mut insns = vec![Insn::Retval; MAX_INSNS_PER_ARG];
@@ -187,7 +187,81 @@ fn instruction_shapes() {
     let (i, _) = compile1(&desc(Base::Arg(0), &hops, T::U64), "").unwrap();
     assert_eq!(i.len(), 1 + MAX_HOPS);
     let (i, _) = compile1(&btf(desc(Base::Arg(0), &hops, T::U64), 7, 64), "").unwrap();
+    assert_eq!(i.len(), MAX_HOPS + 2);
+    // The longest program: every hop loaded, then the final value turned
+    // into this CPU's address, a bitfield and the raw store.
+    let hops13 = [(0i64, false); MAX_HOPS - 1];
+    let mut d = btf(desc(Base::Arg(0), &hops13, T::U64), 7, 8);
+    d.percpu = 1 << (MAX_HOPS - 1);
+    let (i, _) = compile1(&d, "").unwrap();
     assert_eq!(i.len(), MAX_INSNS_PER_ARG);
+    assert_eq!(i[MAX_HOPS], Insn::CpuPtr);
+    assert!(matches!(i[MAX_INSNS_PER_ARG - 1], Insn::StRaw { .. }));
+    // Hops and conversions together beyond MAX_HOPS, or a conversion bit
+    // past the end, are refused.
+    let mut d = desc(Base::Arg(0), &hops, T::U64);
+    d.percpu = 1;
+    assert_eq!(compile1(&d, "").unwrap_err(), E::TooManyHops);
+    let mut d = desc(Base::Arg(0), &[(0, false)], T::U64);
+    d.percpu = 1 << 2;
+    assert_eq!(compile1(&d, "").unwrap_err(), E::TooManyHops);
+}
+
+#[test]
+fn percpu_and_current() {
+    // this_cpu_read(@var): the symbol's per-CPU offset, converted, read.
+    let mut d = desc(Base::Imm(0x2000), &[(0, false)], T::U32);
+    d.percpu = 1;
+    let (i, _) = compile1(&d, "").unwrap();
+    assert_eq!(
+        i,
+        vec![
+            Insn::Imm(0x2000),
+            Insn::CpuPtr,
+            Insn::StMem {
+                dst: 16,
+                off: 0,
+                size: 4,
+                count: 0,
+                user: false
+            }
+        ]
+    );
+    const KB: u64 = 0xffff_8880_0000_0000;
+    let mut m = Mock::new();
+    m.cpu_off = KB;
+    m.map(KB + 0x2000, &7u32.to_le_bytes());
+    let (rec, r) = Probe::new(ProbeKind::Entry, &[a("v", d)], &m).run(&m, (0, 0));
+    assert_eq!((u32_at(&rec, 16), r.faults), (7, 0));
+    // this_cpu_ptr(+8($arg1)): both hops loaded, the final value converted.
+    let mut d = desc(Base::Arg(0), &[(8, false)], T::X64);
+    d.percpu = 1 << 1;
+    let (i, _) = compile1(&d, "").unwrap();
+    assert_eq!(
+        i,
+        vec![
+            Insn::Arg(0),
+            Insn::Deref {
+                off: 8,
+                user: false
+            },
+            Insn::CpuPtr,
+            Insn::StRaw { dst: 16, size: 8 }
+        ]
+    );
+    // $current->field
+    let d = desc(Base::Current, &[(0x20, false)], T::S32);
+    let (i, _) = compile1(&d, "").unwrap();
+    assert_eq!(i[0], Insn::Current);
+    let mut m = Mock::new();
+    m.current = KB + 0x100;
+    m.map(KB + 0x120, &(-5i32).to_le_bytes());
+    let (rec, _) = Probe::new(ProbeKind::Entry, &[a("pid", d)], &m).run(&m, (0, 0));
+    assert_eq!(u32_at(&rec, 16) as i32, -5);
+    // $comm cannot take a per-CPU conversion.
+    let mut d = desc(Base::Comm, &[], T::String);
+    d.percpu = 1;
+    assert_eq!(compile1(&d, "").unwrap_err(), E::CantDeref);
 }
 
 #[test]

@@ -117,6 +117,7 @@ fn arg_desc(r: &mut R) -> ArgDesc {
         ty,
         array,
         btf_bitfield,
+        percpu: 0,
     }
 }
 

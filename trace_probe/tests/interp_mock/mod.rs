@@ -30,6 +30,10 @@ pub struct Mock {
     pub sp: u64,
     pub stack: Vec<u64>,
     pub comm: [u8; 16],
+    /// `current` (`$current`).
+    pub current: u64,
+    /// This CPU's per-CPU offset (`this_cpu_ptr(a)` = `a + cpu_off`).
+    pub cpu_off: u64,
     pub edata: Option<Vec<u8>>,
     pub regions: Vec<Region>,
     /// Individual unreadable bytes inside mapped regions.
@@ -166,6 +170,12 @@ impl Machine for Mock {
     fn comm(&self) -> [u8; 16] {
         self.comm
     }
+    fn current_task(&self) -> u64 {
+        self.current
+    }
+    fn this_cpu_ptr(&self, addr: u64) -> u64 {
+        addr.wrapping_add(self.cpu_off)
+    }
     fn entry_word(&self, slot: u16) -> Option<u64> {
         trace_probe::interp::entry_word(self.edata.as_deref()?, slot)
     }
@@ -223,6 +233,7 @@ pub fn desc(base: Base, hops: &[(i64, bool)], ty: FetchType) -> ArgDesc {
         ty,
         array: 0,
         btf_bitfield: None,
+        percpu: 0,
     }
 }
 

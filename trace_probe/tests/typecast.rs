@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Upstream 7.3's BTF expressions on rfprobe's 6.12 parser: typecasts
+//! `(STRUCT)FETCHARG->FIELD`, nested casts, the `container_of` field option
+//! `(STRUCT,MEMBER)`, `$current`, `this_cpu_ptr()`/`this_cpu_read()`, and
+//! their errors with upstream's names, messages and carets.
+//!
+//! The contract checked here: a cast resolves at definition time into the
+//! very same base and hops as the equivalent 6.12 expression (so it costs
+//! nothing at run time), and every error changes nothing.
+//!
+//! BTF: the 6.12 test kernel's (`RFPROBE_TEST_BTF_VMLINUX`), else the
+//! host's.
+
+mod defs_common;
+
+use btf_query::Btf;
+use defs_common::*;
+use trace_probe::errors::{ErrCode, E2BIG, EINVAL, ENOENT, EOPNOTSUPP};
+use trace_probe::fetch::{Compiler, Insn, ENTRY_HEADER_SIZE, MAX_INSNS_PER_ARG};
+use trace_probe::{ArgDesc, Base, FetchType};
+
+fn env(test: &str) -> Option<Env> {
+    if std::env::var_os("RFPROBE_TEST_BTF_VMLINUX").is_some() {
+        let btf = test_kernel_btf(test)?;
+        Some(Env {
+            btf: Some(btf),
+            dentry: trace_probe::DentryOffsets::from_btf(btf)?,
+        })
+    } else {
+        Env::host(test)
+    }
+}
+
+fn desc(env: &Env, line: &str, i: usize) -> ArgDesc {
+    let (def, r) = parse(env, line);
+    if let Err(f) = r {
+        panic!("{line:?}: {f:?}");
+    }
+    def.stored().args()[i].desc
+}
+
+fn hops(d: &ArgDesc) -> Vec<i64> {
+    d.hops[..d.nr_hops as usize]
+        .iter()
+        .map(|h| h.offset)
+        .collect()
+}
+
+fn off(btf: &Btf<'_>, s: &str, path: &str) -> i64 {
+    let mut ty = btf.find_struct_or_union(s.as_bytes()).unwrap();
+    let mut total = 0i64;
+    for f in path.split('.') {
+        let m = btf.find_member(ty, f.as_bytes()).unwrap().unwrap();
+        total += i64::from(m.bit_offset / 8);
+        ty = btf.skip_modifiers(m.ty).unwrap();
+    }
+    total
+}
+
+/// Compiled instructions of one argument.
+fn insns(d: &ArgDesc) -> Vec<Insn> {
+    insns_body(d, "")
+}
+
+/// Same, for an argument whose body text names a symbol.
+fn insns_body(d: &ArgDesc, body: &str) -> Vec<Insn> {
+    let mut v = vec![Insn::Retval; MAX_INSNS_PER_ARG];
+    let mut c = Compiler::new(&mut v, ENTRY_HEADER_SIZE);
+    c.add_arg(d, 16, body.as_bytes(), |_| Some(0xffff_ffff_8200_0000))
+        .unwrap();
+    let n = c.finish().len();
+    v.truncate(n);
+    v
+}
+
+/// Same resolved argument (base, hops, type, bitfield) and the same
+/// compiled program.
+fn same(env: &Env, new: &str, old: &str) {
+    let (a, b) = (desc(env, new, 0), desc(env, old, 0));
+    assert_eq!(a, b, "{new} vs {old}");
+    assert_eq!(insns(&a), insns(&b));
+}
+
+#[test]
+fn casts_fold_into_the_same_program() {
+    let Some(env) = env("casts_fold_into_the_same_program") else {
+        return;
+    };
+    // A cast of the parameter to its own type, of $argN, of a stack word.
+    same(
+        &env,
+        "f vfs_open (file)file->f_pos",
+        "f vfs_open file->f_pos",
+    );
+    same(
+        &env,
+        "f vfs_open (file)$arg2->f_pos",
+        "f vfs_open file->f_pos",
+    );
+    same(
+        &env,
+        "f vfs_open (file)$arg2->f_path.dentry->d_name.name:string",
+        "f vfs_open file->f_path.dentry->d_name.name:string",
+    );
+    // Nested: the inner FETCHARG is itself a field access.
+    same(
+        &env,
+        "f vfs_open (dentry)(file->f_path.dentry)->d_flags",
+        "f vfs_open file->f_path.dentry->d_flags",
+    );
+    same(
+        &env,
+        "f vfs_open (vfsmount)((path)$arg1->mnt)->mnt_flags",
+        "f vfs_open path->mnt->mnt_flags",
+    );
+    // A dereference inside the cast.
+    let btf = env.btf.unwrap();
+    let fpd = off(btf, "file", "f_path.dentry");
+    let d = desc(
+        &env,
+        &format!("f vfs_open (dentry)+{fpd}($arg2)->d_flags"),
+        0,
+    );
+    assert_eq!(d, desc(&env, "f vfs_open file->f_path.dentry->d_flags", 0));
+    // At exit: $retval, and an entry argument saved at entry.
+    let d = desc(&env, "f vfs_open%return (file)$arg2->f_pos", 0);
+    assert_eq!(
+        (d.base, hops(&d), d.ty),
+        (
+            Base::EntryData(0),
+            vec![off(btf, "file", "f_pos")],
+            FetchType::S64
+        )
+    );
+    let d = desc(&env, "f alloc_empty_file%return (file)$retval->f_flags", 0);
+    assert_eq!(
+        (d.base, hops(&d), d.ty),
+        (
+            Base::Retval,
+            vec![off(btf, "file", "f_flags")],
+            FetchType::U32
+        )
+    );
+    // A stack word, a symbol's value.
+    let d = desc(&env, "f vfs_open (file)$stack2->f_flags", 0);
+    assert_eq!(
+        (d.base, hops(&d)),
+        (Base::Stack(2), vec![off(btf, "file", "f_flags")])
+    );
+    let d = desc(&env, "f vfs_open (file)@jiffies->f_flags", 0);
+    assert!(matches!(d.base, Base::Symbol { offset: 0, .. }));
+    assert_eq!(hops(&d), vec![0, off(btf, "file", "f_flags")]);
+    let d = desc(&env, "f vfs_open (file)(@jiffies+8)->f_flags", 0);
+    assert!(matches!(d.base, Base::Symbol { offset: 8, .. }));
+    // A cast result dereferenced further.
+    let d = desc(&env, "f vfs_open +4((file)$arg2->f_path.dentry):u32", 0);
+    assert_eq!(hops(&d), vec![fpd, 4]);
+    // The listing is the definition as written, and it parses back.
+    let line = "f:g/e vfs_open x=(file,f_path)path->f_flags y=(file)$arg2->f_pos";
+    let (def, r) = parse(&env, line);
+    r.unwrap();
+    assert!(show(&def).contains("x=(file,f_path)path->f_flags y=(file)$arg2->f_pos"));
+}
+
+#[test]
+fn container_of_field_option() {
+    let Some(env) = env("container_of_field_option") else {
+        return;
+    };
+    let btf = env.btf.unwrap();
+    // `path` points at file->f_path: (file,f_path)path->f_flags is the
+    // file's f_flags, one access at f_flags - f_path from `path`.
+    let d = desc(&env, "f vfs_open (file,f_path)path->f_flags", 0);
+    let delta = off(btf, "file", "f_flags") - off(btf, "file", "f_path");
+    assert_eq!(
+        (d.base, hops(&d), d.ty),
+        (Base::Arg(0), vec![delta], FetchType::U32)
+    );
+    // A dotted member path, then more fields.
+    let d = desc(
+        &env,
+        "f vfs_open (file,f_path.dentry)$arg1->f_path.mnt->mnt_flags",
+        0,
+    );
+    let back = off(btf, "file", "f_path.dentry");
+    assert_eq!(
+        hops(&d),
+        vec![
+            off(btf, "file", "f_path.mnt") - back,
+            off(btf, "vfsmount", "mnt_flags")
+        ]
+    );
+}
+
+#[test]
+fn current_task() {
+    let Some(env) = env("current_task") else {
+        return;
+    };
+    let btf = env.btf.unwrap();
+    let d = desc(&env, "f vfs_open $current->pid", 0);
+    assert_eq!(
+        (d.base, hops(&d), d.ty),
+        (
+            Base::Current,
+            vec![off(btf, "task_struct", "pid")],
+            FetchType::S32
+        )
+    );
+    let d = desc(&env, "f vfs_open $current", 0);
+    assert_eq!(
+        (d.base, d.nr_hops, d.ty),
+        (Base::Current, 0, FetchType::X64)
+    );
+    assert_eq!(insns(&d)[0], Insn::Current);
+    let d = desc(&env, "f vfs_open%return $current->comm:string", 0);
+    assert_eq!(d.base, Base::Current);
+    let d = desc(&env, "t sched_switch $current->real_parent->pid", 0);
+    assert_eq!(
+        hops(&d),
+        vec![
+            off(btf, "task_struct", "real_parent"),
+            off(btf, "task_struct", "pid")
+        ]
+    );
+    // A cast of $current (to the same struct).
+    same(
+        &env,
+        "f vfs_open (task_struct)$current->tgid",
+        "f vfs_open $current->tgid",
+    );
+}
+
+#[test]
+fn per_cpu_accessors() {
+    let Some(env) = env("per_cpu_accessors") else {
+        return;
+    };
+    let btf = env.btf.unwrap();
+    // this_cpu_read(@VAR) = +0(this_cpu_ptr(@VAR)): the symbol's address
+    // is converted (not loaded), then read.
+    let d = desc(&env, "f vfs_open this_cpu_read(@jiffies):u32", 0);
+    assert!(matches!(d.base, Base::Symbol { .. }));
+    assert_eq!((hops(&d), d.percpu, d.ty), (vec![0], 1, FetchType::U32));
+    let d = desc(&env, "f vfs_open this_cpu_ptr(@jiffies)", 0);
+    assert_eq!((d.nr_hops, d.percpu, d.ty), (0, 1, FetchType::X64));
+    assert_eq!(
+        insns_body(&d, "this_cpu_ptr(@jiffies)"),
+        vec![
+            Insn::Imm(0xffff_ffff_8200_0000),
+            Insn::CpuPtr,
+            Insn::StRaw { dst: 16, size: 8 }
+        ]
+    );
+    // A cast of the per-CPU address.
+    let d = desc(&env, "f vfs_open (file)this_cpu_ptr(@jiffies)->f_flags", 0);
+    assert_eq!((hops(&d), d.percpu), (vec![off(btf, "file", "f_flags")], 1));
+    // A pointer held in memory: every hop loads, the result is converted.
+    let d = desc(&env, "f vfs_open this_cpu_ptr(+8($arg1))", 0);
+    assert_eq!(
+        (d.base, hops(&d), d.percpu),
+        (Base::Arg(0), vec![8], 1 << 1)
+    );
+    let d = desc(&env, "f vfs_open this_cpu_read(+8($arg1)):u16", 0);
+    assert_eq!((hops(&d), d.percpu), (vec![8, 0], 1 << 1));
+    assert!(matches!(
+        insns(&d)[..],
+        [
+            Insn::Arg(0),
+            Insn::Deref { off: 8, .. },
+            Insn::CpuPtr,
+            Insn::StMem {
+                off: 0,
+                size: 2,
+                ..
+            }
+        ]
+    ));
+    // Dereferenced further.
+    let d = desc(&env, "f vfs_open +16(this_cpu_read(@jiffies)):s8", 0);
+    assert_eq!((hops(&d), d.percpu), (vec![0, 16], 1));
+}
+
+/// (errno, last code, caret) of a rejected line written with `^` at the
+/// expected caret.
+fn err(env: &Env, line_with_caret: &str) -> (i32, ErrCode, u32, u32) {
+    let (line, want) = split_caret(line_with_caret);
+    let (_, r) = parse(env, &line);
+    let f = r.expect_err(&line);
+    let e = f.last().unwrap();
+    (f.errno, e.code, e.pos, want)
+}
+
+#[test]
+fn errors_have_upstream_names_and_carets() {
+    let Some(env) = env("errors_have_upstream_names_and_carets") else {
+        return;
+    };
+    use ErrCode::*;
+    let cases: &[(&str, i32, ErrCode)] = &[
+        // A cast needs a field access.
+        ("f vfs_open (file)path^", -EINVAL, TypecastReqField),
+        ("f vfs_open (file)(path)^", -EINVAL, TypecastReqField),
+        (
+            "f vfs_open (file)(path)^.f_flags",
+            -EINVAL,
+            TypecastReqField,
+        ),
+        ("f vfs_open (file)+8(path)^", -EINVAL, TypecastReqField),
+        // Unknown struct: caret on its name.
+        (
+            "f vfs_open (^nosuchstruct)path->f_flags",
+            -EINVAL,
+            NoPtrStrct,
+        ),
+        // Nesting is limited to 3 casts.
+        (
+            "f vfs_open (fd)((fd)((fd)(^(fd)file->f_op)->f_op)->f_op)->f_op",
+            -E2BIG,
+            TooManyNested,
+        ),
+        // @SYM+OFFSET under a cast needs parentheses.
+        (
+            "f vfs_open (file)^@jiffies+8->f_flags",
+            -EINVAL,
+            TypecastSymOffset,
+        ),
+        // Field option.
+        (
+            "f vfs_open (file,^nosuch)path->f_flags",
+            -ENOENT,
+            NoBtfField,
+        ),
+        (
+            "f vfs_open (file,f_path^->dentry)path->f_flags",
+            -EINVAL,
+            TypecastBadArrow,
+        ),
+        // Braces.
+        ("f vfs_open (file^", -EINVAL, DerefOpenBrace),
+        (
+            "f vfs_open (file)^((path)->f_flags",
+            -EINVAL,
+            DerefOpenBrace,
+        ),
+        ("f vfs_open (file)^+8->f_flags", -EINVAL, DerefNeedBrace),
+        // The field after the cast is checked against the cast's struct.
+        ("f vfs_open (file)path->^nosuch", -ENOENT, NoBtfField),
+        ("f vfs_open (file)^nosuchvar->f_flags", -ENOENT, NoBtfarg),
+        // $current
+        ("f vfs_open ^$currentx", -EINVAL, BadVar),
+        ("f vfs_open $current.^pid", -EOPNOTSUPP, NosupDatArg),
+        ("f vfs_open $current->^nosuch", -ENOENT, NoBtfField),
+        ("f vfs_open $current->pid->^x", -EINVAL, NoPtrStrct),
+        // this_cpu_*()
+        (
+            "f vfs_open this_cpu_read(@jiffies^",
+            -EINVAL,
+            DerefOpenBrace,
+        ),
+        ("f vfs_open this_cpu_ptr(^$comm)", -EINVAL, CommCantDeref),
+    ];
+    for (line, errno, code) in cases {
+        let (e, c, pos, want) = err(&env, line);
+        assert_eq!((e, c, pos), (*errno, *code, want), "{line}");
+    }
+    // A string needs memory. (The caret follows C's rule for a type error
+    // after a dereference: the type's offset counted from the inner
+    // expression, past the end here, as for `+0(...)`.)
+    let (_, r) = parse(&env, "f vfs_open this_cpu_ptr(@jiffies):string");
+    let f = r.unwrap_err();
+    assert_eq!((f.errno, f.last().unwrap().code), (-EINVAL, BadString));
+    // A member that is not byte-aligned: the first bitfield of task_struct.
+    let btf = env.btf.unwrap();
+    let task = btf.find_struct_or_union(b"task_struct").unwrap();
+    let bf = btf
+        .members(task)
+        .unwrap()
+        .filter_map(Result::ok)
+        .find(|m| m.bit_offset % 8 != 0 && !m.name.is_empty());
+    let m = bf.expect("task_struct has bitfields");
+    let name = String::from_utf8_lossy(m.name);
+    let line = format!("f vfs_open (task_struct,^{name})path->pid");
+    let (e, c, pos, want) = err(&env, &line);
+    assert_eq!((e, c, pos), (-EINVAL, TypecastNotAligned, want), "{line}");
+}
+
+#[test]
+fn errors_change_nothing_in_the_listing() {
+    let Some(env) = env("errors_change_nothing_in_the_listing") else {
+        return;
+    };
+    let mut k = MockKernel::default();
+    k.run(&env, "f:g/ok vfs_open (file)$arg2->f_pos").unwrap();
+    let before = k.dynamic_events();
+    assert!(k.run(&env, "f:g/bad vfs_open (file)path").is_err());
+    assert!(k.run(&env, "f:g/ok vfs_open (nosuch)$arg2->f_pos").is_err());
+    assert_eq!(k.dynamic_events(), before);
+    assert!(before.contains("(file)$arg2->f_pos"));
+}
