@@ -68,6 +68,24 @@ const char *notrace rfprobe_current_comm(void)
 }
 NOKPROBE_SYMBOL(rfprobe_current_comm);
 
+/* $current (FETCH_OP_CURRENT): the running task. */
+unsigned long notrace rfprobe_current_task(void)
+{
+	return (unsigned long)current;
+}
+NOKPROBE_SYMBOL(rfprobe_current_task);
+
+/*
+ * this_cpu_ptr()/this_cpu_read() (FETCH_OP_CPU_PTR): arithmetic only (x86-64:
+ * addr + this_cpu_off), no access, so any value is safe to convert. The probe
+ * handlers run with preemption disabled, so the CPU cannot change under it.
+ */
+unsigned long notrace rfprobe_this_cpu_ptr(unsigned long addr)
+{
+	return (unsigned long)raw_cpu_ptr((void __percpu *)addr);
+}
+NOKPROBE_SYMBOL(rfprobe_this_cpu_ptr);
+
 unsigned long rfprobe_task_size_max(void)
 {
 	return TASK_SIZE_MAX;

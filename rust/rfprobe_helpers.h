@@ -25,6 +25,8 @@ long rfprobe_ptr_err(const void *ptr);
 /* Hot-path accessors (all safe in any context, including NMI). */
 unsigned long rfprobe_regs_get_kernel_stack_nth(struct pt_regs *regs, unsigned int n);
 const char *rfprobe_current_comm(void);
+unsigned long rfprobe_current_task(void);
+unsigned long rfprobe_this_cpu_ptr(unsigned long addr);
 unsigned long rfprobe_task_size_max(void);
 bool rfprobe_trace_trigger_soft_disabled(struct trace_event_file *file);
 void *rfprobe_per_cpu_ptr(void __percpu *ptr, int cpu);

@@ -10,6 +10,8 @@ use crate::event::{cstring, Event, State, VecSink};
 use crate::kallsyms;
 use crate::probe::Probe;
 use crate::trace_probe::bytes::ByteWrite;
+use crate::trace_probe::dump::write_fetch_dump;
+use core::sync::atomic::{AtomicBool, Ordering};
 use crate::trace_probe::parse::{event_exists_failure, registration_failure};
 use crate::trace_probe::{
     classify, multi, parse_definition, split_commands, write_error_log_entry, Command,
@@ -145,6 +147,9 @@ pub(crate) struct Rfprobe {
     pub(crate) dentry: DentryOffsets,
     #[pin]
     pub(crate) inner: Mutex<Inner>,
+    /// `dump_fetcharg`: list each probe's fetch program as `#` lines in
+    /// `dynamic_events` (7.3's `CONFIG_PROBE_EVENTS_DUMP_FETCHARG`).
+    pub(crate) dump_fetcharg: AtomicBool,
 }
 
 /// Can ftrace attach to `sym` (a function name or glob, as `register_fprobe`
@@ -199,8 +204,15 @@ fn ftrace_can_attach(sym: &[u8]) -> Result {
 }
 
 /// `@SYM` resolution (C uses `kallsyms_lookup_name()` at registration).
-fn resolve_symbol(name: &[u8]) -> Option<u64> {
-    kallsyms::lookup(name).map(|s| s.addr)
+/// The kprobe-based lookup cannot resolve per-CPU variables (their
+/// "addresses" are offsets into the zero-based x86-64 SMP per-CPU area,
+/// which `register_kprobe()` cannot read); those come from the vmlinux
+/// BTF's `.data..percpu` section instead: the same value kallsyms has.
+fn resolve_symbol(vmlinux: &BtfData, name: &[u8]) -> Option<u64> {
+    kallsyms::lookup(name).map(|s| s.addr).or_else(|| {
+        let btf = vmlinux.view().ok()?;
+        btf.percpu_var(name).map(|(off, _)| u64::from(off))
+    })
 }
 
 fn uses_symbols(def: &StoredDef<'_>) -> bool {
@@ -308,12 +320,12 @@ impl Rfprobe {
             return Err(errlog.registration_failed(ws, line, errno));
         }
         // `@SYM` step (C `traceprobe_update_arg()`): bad offsets, unknown symbols.
-        if let Err(errno) = def.check_symbols(|name| resolve_symbol(name).is_some()) {
+        if let Err(errno) = def.check_symbols(|name| resolve_symbol(&self.vmlinux, name).is_some()) {
             return Err(errlog.registration_failed(ws, line, errno));
         }
         let mut unresolved = false;
         let probe = Probe::new(def, tracepoint, |name| {
-            let r = resolve_symbol(name);
+            let r = resolve_symbol(&self.vmlinux, name);
             unresolved |= r.is_none();
             r
         });
@@ -457,9 +469,14 @@ impl Rfprobe {
     pub(crate) fn show_events(&self, w: &mut impl ByteWrite) {
         let inner = self.inner.lock();
         let g = self.state().event_mutex.lock();
+        let dump = self.dump_fetcharg.load(Ordering::Relaxed);
         for ev in inner.events.iter() {
-            for def in ev.defs(&g) {
+            for p in ev.probes(&g) {
+                let def = p.def();
                 let _ = def.write_show(w);
+                if dump {
+                    let _ = write_fetch_dump(w, &def, &p.insns, &p.entry_insns);
+                }
             }
         }
     }

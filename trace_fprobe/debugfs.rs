@@ -129,6 +129,65 @@ show_fn!(show_profile, show_profile);
 ///
 /// Kernel callback: called only by the kernel, with the arguments its
 /// callback type documents (valid pointers, our own registered objects).
+unsafe extern "C" fn show_dump_fetcharg(m: *mut bindings::seq_file, _v: *mut c_void) -> c_int {
+    if let Some(rf) = state() {
+        let on = rf.dump_fetcharg.load(Ordering::Relaxed);
+        let _ = SeqSink(m).put(if on { b"1\n" } else { b"0\n" });
+    }
+    0
+}
+
+/// # Safety
+///
+/// Kernel callback: called only by the kernel, with the arguments its
+/// callback type documents (valid pointers, our own registered objects).
+unsafe extern "C" fn open_dump_fetcharg(
+    _inode: *mut bindings::inode,
+    file: *mut bindings::file,
+) -> c_int {
+    // SAFETY: VFS open contract.
+    unsafe { seq_open_with(file, show_dump_fetcharg) }
+}
+
+/// Writes to `dump_fetcharg`: `1`/`y`/`on` or `0`/`n`/`off` (a trailing
+/// newline is allowed), as `kstrtobool()` reads them.
+///
+/// # Safety
+///
+/// Kernel callback: called only by the kernel, with the arguments its
+/// callback type documents (valid pointers, our own registered objects).
+unsafe extern "C" fn write_dump_fetcharg(
+    _file: *mut bindings::file,
+    ubuf: *const c_char,
+    count: usize,
+    _ppos: *mut bindings::loff_t,
+) -> isize {
+    let Some(rf) = state() else {
+        return code::ENODEV.to_errno() as isize;
+    };
+    let mut buf = [0u8; 8];
+    let n = count.min(buf.len());
+    // `ubuf` is a user pointer to `count` bytes (VFS contract).
+    if let Err(e) = UserSlice::new(ubuf as usize, n)
+        .reader()
+        .read_slice(&mut buf[..n])
+    {
+        return e.to_errno() as isize;
+    }
+    let word = buf[..n].strip_suffix(b"\n").unwrap_or(&buf[..n]);
+    let on = match word {
+        b"1" | b"y" | b"Y" | b"on" | b"ON" => true,
+        b"0" | b"n" | b"N" | b"off" | b"OFF" => false,
+        _ => return code::EINVAL.to_errno() as isize,
+    };
+    rf.dump_fetcharg.store(on, Ordering::Relaxed);
+    count as isize
+}
+
+/// # Safety
+///
+/// Kernel callback: called only by the kernel, with the arguments its
+/// callback type documents (valid pointers, our own registered objects).
 unsafe extern "C" fn show_readme(m: *mut bindings::seq_file, _v: *mut c_void) -> c_int {
     let _ = SeqSink(m).put(include_bytes!("README.txt"));
     0
@@ -294,5 +353,8 @@ pub(crate) static DYNAMIC_EVENTS_FOPS: FileOps =
 pub(crate) static ERROR_LOG_FOPS: FileOps = seq_fops!(open_error_log, Some(write_ignore));
 /// Operations of `profile`.
 pub(crate) static PROFILE_FOPS: FileOps = seq_fops!(open_profile, None);
+/// Operations of `dump_fetcharg`.
+pub(crate) static DUMP_FETCHARG_FOPS: FileOps =
+    seq_fops!(open_dump_fetcharg, Some(write_dump_fetcharg));
 /// Operations of `README`.
 pub(crate) static README_FOPS: FileOps = seq_fops!(open_readme, None);

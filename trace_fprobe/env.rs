@@ -54,6 +54,9 @@ impl BtfInfo for KernelBtf<'_> {
     fn name(&self, name_off: u32) -> Option<&[u8]> {
         BtfInfo::name(&self.0, name_off)
     }
+    fn percpu_var(&self, name: &[u8]) -> Option<(u32, u32)> {
+        BtfInfo::percpu_var(&self.0, name)
+    }
 }
 
 /// A kernel tracepoint found by name.

@@ -210,6 +210,14 @@ impl Event {
         &self.name[..self.name.len() - 1]
     }
 
+    /// The probes (their definitions and compiled programs).
+    pub(crate) fn probes<'a>(
+        &'a self,
+        g: &'a EventMutexGuard<'_>,
+    ) -> impl Iterator<Item = &'a Probe> {
+        self.inner.get(g).probes.iter().map(|(p, _)| &**p)
+    }
+
     /// The definitions of the probes.
     pub(crate) fn defs<'a>(
         &'a self,

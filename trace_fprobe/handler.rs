@@ -135,6 +135,17 @@ impl Machine for RegsMachine<'_> {
         out
     }
 
+    fn current_task(&self) -> u64 {
+        // SAFETY: No arguments; reads `current`, valid in any context.
+        unsafe { bindings::rfprobe_current_task() as u64 }
+    }
+
+    fn this_cpu_ptr(&self, addr: u64) -> u64 {
+        // SAFETY: Pure address arithmetic on this CPU's per-CPU offset; the
+        // handlers run with preemption disabled.
+        unsafe { bindings::rfprobe_this_cpu_ptr(addr as _) as u64 }
+    }
+
     #[inline(always)]
     fn entry_word(&self, slot: u16) -> Option<u64> {
         let size = self.probe.entry_prog.data_size();

@@ -47,7 +47,7 @@ mod sync;
 
 use control::{Inner, Rfprobe};
 use core::ptr::NonNull;
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicBool, Ordering};
 use event::State;
 use kernel::error::to_result;
 use kernel::sync::new_mutex;
@@ -232,6 +232,7 @@ impl kernel::Module for RfProbeModule {
                 vmlinux,
                 dentry,
                 inner <- new_mutex!(inner),
+                dump_fetcharg: AtomicBool::new(false),
             }),
             GFP_KERNEL,
         )?;
@@ -255,6 +256,11 @@ impl kernel::Module for RfProbeModule {
         dir.create_file(c_str!("error_log"), 0o600, &debugfs::ERROR_LOG_FOPS)?;
         dir.create_file(c_str!("profile"), 0o400, &debugfs::PROFILE_FOPS)?;
         dir.create_file(c_str!("README"), 0o400, &debugfs::README_FOPS)?;
+        dir.create_file(
+            c_str!("dump_fetcharg"),
+            0o600,
+            &debugfs::DUMP_FETCHARG_FOPS,
+        )?;
         me.dir = Some(dir);
         pr_info!(
             "loaded: vmlinux BTF {} bytes, index {} bytes; control files in /sys/kernel/debug/rfprobe/\n",

@@ -476,6 +476,23 @@ impl<'a> Btf<'a> {
         })
     }
 
+    /// The variable `name` of the per-CPU data section (`.data..percpu`):
+    /// its offset in the section and its type. On x86-64 the per-CPU area
+    /// is linked at 0, so the offset is the variable's per-CPU address (the
+    /// value `kallsyms` gives it, and what `this_cpu_ptr()` takes). One
+    /// linear scan for the section, then its entries.
+    pub fn percpu_var(&self, name: &[u8]) -> Option<(u32, TypeId)> {
+        let sec = self.find_by_name_kind_linear(b".data..percpu", Kind::Datasec)?;
+        let sec = self.type_by_id(sec).ok()?;
+        (0..sec.vlen()).find_map(|i| {
+            let (var, off, _) = sec.datasec_entry(i)?;
+            let v = self.type_by_id(var).ok()?;
+            let vname = self.strs.tail(v.name_off())?;
+            (v.kind() == Kind::Var && cmp_cstr_query(vname, name) == Ordering::Equal)
+                .then(|| (off, TypeId(v.size_or_type())))
+        })
+    }
+
     /// The `FUNC` named `name` (exact match).
     pub fn find_func(&self, name: &[u8]) -> Option<TypeId> {
         self.find_by_name_kind(name, Kind::Func)

@@ -244,6 +244,9 @@ impl BtfInfo for SuffixBtf {
     fn name(&self, name_off: u32) -> Option<&[u8]> {
         BtfInfo::name(self.0, name_off)
     }
+    fn percpu_var(&self, name: &[u8]) -> Option<(u32, u32)> {
+        BtfInfo::percpu_var(self.0, name)
+    }
 }
 
 struct Env<'t, 'k> {

@@ -44,6 +44,10 @@ impl BtfInfo for Btf<'_> {
         (self.kind(TypeId(proto)).ok()? == Kind::FuncProto).then_some(proto)
     }
 
+    fn percpu_var(&self, name: &[u8]) -> Option<(u32, u32)> {
+        Btf::percpu_var(self, name).map(|(off, t)| (off, t.0))
+    }
+
     fn struct_by_name(&self, name: &[u8]) -> Option<u32> {
         self.find_by_name_kind(name, Kind::Struct).map(|t| t.0)
     }

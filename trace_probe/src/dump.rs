@@ -7,9 +7,11 @@
 //!
 //! `core::fmt` only: no allocation.
 
-use core::fmt::{self, Display, Formatter};
+use core::fmt::{self, Display, Formatter, Write};
 
+use super::bytes::ByteWrite;
 use super::fetch::{Insn, Src};
+use super::probe::StoredDef;
 
 /// x86-64 argument registers (`regs_get_kernel_argument()`), then the stack.
 const ARG_REGS: [&str; 6] = ["di", "si", "dx", "cx", "r8", "r9"];
@@ -186,6 +188,73 @@ impl Display for InsnText<'_> {
             }
         }
     }
+}
+
+/// `fmt::Write` over a [`ByteWrite`].
+struct ByteFmt<'w, W: ByteWrite + ?Sized>(&'w mut W);
+
+impl<W: ByteWrite + ?Sized> fmt::Write for ByteFmt<'_, W> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.put(s.as_bytes())
+    }
+}
+
+/// True for the instructions that end an argument's program.
+pub const fn is_store(i: &Insn) -> bool {
+    matches!(
+        i,
+        Insn::StVal { .. }
+            | Insn::StArgMem { .. }
+            | Insn::StRaw { .. }
+            | Insn::StMem { .. }
+            | Insn::StStr { .. }
+            | Insn::StComm { .. }
+            | Insn::StImmStr { .. }
+            | Insn::StSymStr { .. }
+    )
+}
+
+/// The `#` lines of one probe (7.3's `CONFIG_PROBE_EVENTS_DUMP_FETCHARG`
+/// in spirit): `#  NAME: STEP` for every step of every argument, in
+/// order, after `#  (entry): STEP` for what an exit probe saves at entry.
+/// `insns` is the probe's program (compiled from `def`), `entry` its entry
+/// program. `#` lines are comments when written back to `dynamic_events`.
+pub fn write_fetch_dump<W: ByteWrite + ?Sized>(
+    w: &mut W,
+    def: &StoredDef<'_>,
+    insns: &[Insn],
+    entry: &[Insn],
+) -> fmt::Result {
+    let tracepoint = def.is_tracepoint();
+    let mut f = ByteFmt(w);
+    for i in entry {
+        writeln!(
+            f,
+            "#  (entry): {}",
+            InsnText {
+                insn: i,
+                tracepoint
+            }
+        )?;
+    }
+    let mut args = def.args().iter();
+    let mut name: &[u8] = args.next().map_or(b"?", |a| def.arg_name(a));
+    for i in insns {
+        f.0.put(b"#  ")?;
+        f.0.put(name)?;
+        writeln!(
+            f,
+            ": {}",
+            InsnText {
+                insn: i,
+                tracepoint
+            }
+        )?;
+        if is_store(i) {
+            name = args.next().map_or(b"?", |a| def.arg_name(a));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -878,7 +878,8 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                 self.ctx.offset + cstr(inner).len() as i64,
             ));
         };
-        self.parse_probe_arg(inner.get(..close).unwrap_or(&[]), abs + plen, code)?;
+        let var = inner.get(..close).unwrap_or(&[]);
+        self.parse_probe_arg(var, abs + plen, code)?;
         self.ctx.offset = cur_offs;
         if matches!(code.cur(), Op::Comm | Op::Data { .. }) {
             return Err(perr(-EINVAL, ErrCode::CommCantDeref, self.ctx.offset));
@@ -888,13 +889,41 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         }
         code.set(Op::CpuPtr);
         self.ctx.last_type = None;
-        if is_ptr {
+        if !is_ptr {
+            if code.advance_hits_end() {
+                return Err(perr(-EINVAL, ErrCode::TooManyOps, self.ctx.offset));
+            }
+            code.set(Op::Deref(0));
+        }
+        // rfprobe: `@VAR` of the per-CPU section has a BTF type:
+        // `this_cpu_read(@VAR)` is typed by it, and `->FIELD` may follow
+        // (`this_cpu_ptr(@runqueues)->nr_running`,
+        // `this_cpu_read(@current_task)->pid`). Upstream types neither and
+        // ignores text after the closing parenthesis, as C 6.12 does for
+        // `+OFFS(...)`: so does rfprobe for anything but `->`.
+        let name = var.strip_prefix(b"@").filter(|n| is_good_name(n));
+        let found = name.and_then(|n| self.ctx.btf.and_then(|b| b.percpu_var(n)));
+        let rest = inner.get(close + 1..).map(cstr).unwrap_or(&[]);
+        let Some((_, vty)) = found else {
             return Ok(());
+        };
+        let btf = self
+            .ctx
+            .btf
+            .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
+        let ty = btf
+            .skip_modifiers(vty)
+            .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
+        self.ctx.last_bitoffs = 0;
+        self.ctx.last_bitsize = 0;
+        if let Some(field) = rest.strip_prefix(b"->") {
+            // The per-CPU copy's address (struct) or the pointer read.
+            self.ctx.offset = cur_offs + close as i64 + 3;
+            return self.parse_btf_field(field, ty, is_ptr.then_some(0), code);
         }
-        if code.advance_hits_end() {
-            return Err(perr(-EINVAL, ErrCode::TooManyOps, self.ctx.offset));
+        if !is_ptr {
+            self.ctx.last_type = Some(ty);
         }
-        code.set(Op::Deref(0));
         Ok(())
     }
 

@@ -147,6 +147,12 @@ pub trait BtfInfo {
 
     /// `btf_name_by_offset()`: `None` for an invalid offset, empty for 0.
     fn name(&self, name_off: u32) -> Option<&[u8]>;
+
+    /// A variable of the per-CPU section: (its per-CPU address, its type).
+    /// rfprobe's typing of `this_cpu_read(@VAR)`/`this_cpu_ptr(@VAR)->f`.
+    fn percpu_var(&self, _name: &[u8]) -> Option<(u32, u32)> {
+        None
+    }
 }
 
 fn int_is_u8<B: BtfInfo + ?Sized>(btf: &B, tid: u32) -> bool {

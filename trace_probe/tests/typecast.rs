@@ -398,3 +398,105 @@ fn errors_change_nothing_in_the_listing() {
     assert_eq!(k.dynamic_events(), before);
     assert!(before.contains("(file)$arg2->f_pos"));
 }
+
+#[test]
+fn fetch_dump_names_each_step() {
+    let Some(env) = env("fetch_dump_names_each_step") else {
+        return;
+    };
+    let btf = env.btf.unwrap();
+    let line = "f:g/e vfs_open%return flags=(file,f_path)path->f_flags pid=$current->pid \
+                cpu=this_cpu_read(@jiffies):u32";
+    let (def, r) = parse(&env, line);
+    r.unwrap();
+    let sd = def.stored();
+    let mut insns = vec![Insn::Retval; trace_probe::fetch::probe_insn_count(&sd)];
+    trace_probe::fetch::compile_probe(&sd, &mut insns, |_| Some(0xffff_ffff_8200_0000)).unwrap();
+    let mut entry = vec![Insn::Retval; sd.entry_slots().len()];
+    trace_probe::fetch::compile_entry(sd.entry_slots(), &mut entry).unwrap();
+    let mut out = String::new();
+    trace_probe::dump::write_fetch_dump(
+        &mut trace_probe::bytes::FmtBytes(&mut out),
+        &sd,
+        &insns,
+        &entry,
+    )
+    .unwrap();
+    let d = off(btf, "file", "f_flags") - off(btf, "file", "f_path");
+    let delta = if d < 0 {
+        format!("-{:#x}", -d)
+    } else {
+        format!("+{d:#x}")
+    };
+    let pid = off(btf, "task_struct", "pid");
+    let want = format!(
+        "#  (entry): save arg1 (%di) in entry data word 0\n\
+         #  flags: load entry data word 0\n\
+         #  flags: read 4 bytes of memory at value{delta}, store at record+24\n\
+         #  pid: load current task_struct address\n\
+         #  pid: read 4 bytes of memory at value+{pid:#x}, store at record+28\n\
+         #  cpu: load immediate 0xffffffff82000000\n\
+         #  cpu: per-cpu: value = this_cpu_ptr(value)\n\
+         #  cpu: read 4 bytes of memory at value+0x0, store at record+32\n"
+    );
+    assert_eq!(out, want);
+}
+
+/// The per-CPU section of the BTF gives every per-CPU variable the address
+/// kallsyms has (System.map of the same kernel): the fallback the module
+/// uses for `@VAR` of per-CPU variables, which its kprobe-based symbol
+/// lookup cannot resolve.
+#[test]
+fn percpu_vars_match_system_map() {
+    let Some(path) = std::env::var_os("RFPROBE_TEST_BTF_VMLINUX") else {
+        eprintln!("SKIP: percpu_vars_match_system_map: needs RFPROBE_TEST_BTF_VMLINUX");
+        return;
+    };
+    let map = std::path::Path::new(&path).with_file_name("System.map");
+    let Ok(text) = std::fs::read_to_string(&map) else {
+        eprintln!("SKIP: percpu_vars_match_system_map: no {}", map.display());
+        return;
+    };
+    let btf = test_kernel_btf("percpu_vars_match_system_map").unwrap();
+    // Per-CPU symbols are the low (zero-based) addresses, between
+    // __per_cpu_start and __per_cpu_end.
+    let addr_of = |name: &str| {
+        text.lines().find_map(|l| {
+            let mut f = l.split_whitespace();
+            let (a, _, n) = (f.next()?, f.next()?, f.next()?);
+            (n == name)
+                .then(|| u64::from_str_radix(a, 16).ok())
+                .flatten()
+        })
+    };
+    let end = addr_of("__per_cpu_end").expect("__per_cpu_end");
+    assert_eq!(
+        addr_of("__per_cpu_start"),
+        Some(0),
+        "zero-based per-CPU area"
+    );
+    let (mut checked, mut missing) = (0, 0);
+    for l in text.lines() {
+        let mut f = l.split_whitespace();
+        let (Some(a), Some(k), Some(n)) = (f.next(), f.next(), f.next()) else {
+            continue;
+        };
+        let Ok(a) = u64::from_str_radix(a, 16) else {
+            continue;
+        };
+        if a >= end || !matches!(k, "D" | "d" | "B" | "b") || n.starts_with("__") {
+            continue;
+        }
+        match btf.percpu_var(n.as_bytes()) {
+            Some((off, _)) => {
+                assert_eq!(u64::from(off), a, "{n}");
+                checked += 1;
+            }
+            None => missing += 1,
+        }
+    }
+    eprintln!("per-CPU variables: {checked} match System.map, {missing} not in BTF");
+    assert!(checked >= 50, "only {checked} per-CPU variables checked");
+    assert!(btf.percpu_var(b"runqueues").is_some());
+    assert!(btf.percpu_var(b"jiffies").is_none());
+}
