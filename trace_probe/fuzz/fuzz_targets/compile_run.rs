@@ -68,7 +68,7 @@ fn ty(r: &mut R) -> FetchType {
 }
 
 fn arg_desc(r: &mut R) -> ArgDesc {
-    let base = match r.u8() % 10 {
+    let base = match r.u8() % 11 {
         0 | 1 => Base::Arg(u16::from(r.u8() % 8)),
         2 => Base::EntryData(u16::from(r.u8() % 4)),
         3 => Base::Retval,
@@ -76,6 +76,7 @@ fn arg_desc(r: &mut R) -> ArgDesc {
         5 => Base::Stack(u32::from(r.u8() % 8)),
         6 => Base::Comm,
         7 => Base::Imm(r.addr()),
+        10 => Base::Current,
         8 => Base::ImmStr {
             start: u16::from(r.u8() % 40),
             len: u16::from(r.u8() % 40),
@@ -117,7 +118,11 @@ fn arg_desc(r: &mut R) -> ArgDesc {
         ty,
         array,
         btf_bitfield,
-        percpu: 0,
+        // Mostly none; else any bits (including past the end, refused).
+        percpu: match r.u8() % 4 {
+            0 => r.u16(),
+            _ => 0,
+        },
     }
 }
 
@@ -280,6 +285,7 @@ fn insn_mode(r: &mut R) {
                 ty: FetchType::U8,
                 array: 0,
                 btf_bitfield: None,
+                percpu: 0,
             },
             8,
             b"",

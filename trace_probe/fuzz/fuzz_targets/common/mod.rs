@@ -74,6 +74,8 @@ pub fn machine(r: &mut R) -> Mock {
     m.args = (0..6).map(|_| r.addr()).collect();
     m.retval = r.addr();
     m.sp = r.addr();
+    m.current = r.addr();
+    m.cpu_off = r.addr();
     m.stack = (0..4).map(|_| r.addr()).collect();
     m.set_comm(b"fuzz-comm");
     if r.u8() & 1 == 0 {
