@@ -112,9 +112,12 @@ run_shape() { # shape loop impl kind func args...
 # 6.12 C parser stores it with basesize 8 into a 4-byte field, which
 # corrupts the ring buffer (GPF in rb_move_tail); kprobe events share that
 # parser. The explicit-type form (bitfield) is measured on all three.
+# fpos_cast (a 7.3 typecast; 6.12's C has none) is rfprobe only: it must cost
+# what fpos_count costs, the cast being folded into the offsets.
 SHAPES='noargs|read|crk|f vfs_read
 count|read|crk|f vfs_read count
 fpos_count|read|crk|f vfs_read file->f_pos count
+fpos_cast|read|r|f vfs_read (file)$arg1->f_pos count
 args4|read|crk|f vfs_read file->f_flags file->f_pos buf count
 string|read|crk|f vfs_read name=file->f_path.dentry->d_name.name:string
 retval|read|crk|f vfs_read%return $retval

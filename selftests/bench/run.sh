@@ -9,7 +9,8 @@
 #   run.sh [--smoke] [-n CALLS] [-m MODULE.ko] [-o LOGDIR] [--shapes S1,S2,...]
 #
 # --shapes: only the per-hit table, for the listed shapes (noargs count
-# fpos_count args4 string retval ret_entry bitfield tracepoint; "all").
+# fpos_count fpos_cast args4 string retval ret_entry bitfield bitfield_btf
+# tracepoint; "all").
 #
 # --smoke: one shape, few calls (< 1 min); fails only if the benchmark
 # machinery breaks (no figures, no records), never on ratios. The full run
