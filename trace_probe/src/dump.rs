@@ -122,6 +122,25 @@ impl Display for InsnText<'_> {
                 mem(user),
                 Off(i64::from(off))
             ),
+            Insn::StArgBits {
+                arg: a,
+                dst,
+                off,
+                size,
+                read,
+                shift,
+                width,
+                signed,
+                user,
+            } => write!(
+                f,
+                "load {}, read {read} bytes of {}memory at value{}, bits {shift}..{}{}, store {size} bytes at record+{dst}",
+                arg(a),
+                mem(user),
+                Off(i64::from(off)),
+                u32::from(shift) + u32::from(width),
+                if signed { " sign-extended" } else { "" }
+            ),
             Insn::StRaw { dst, size } => {
                 write!(f, "store {size} bytes of the value at record+{dst}")
             }
@@ -205,6 +224,7 @@ pub const fn is_store(i: &Insn) -> bool {
         i,
         Insn::StVal { .. }
             | Insn::StArgMem { .. }
+            | Insn::StArgBits { .. }
             | Insn::StRaw { .. }
             | Insn::StMem { .. }
             | Insn::StStr { .. }

@@ -164,6 +164,31 @@ pub enum Insn {
         user: bool,
     },
 
+    /// `Arg(arg); Bits; StMem` in one: a bitfield one hop away from an
+    /// argument (`tsk->in_execve`, `tsk->flags:b1@3/32`). Reads `read`
+    /// bytes (1..=8) at `arg + off`, extracts `width` bits at `shift`
+    /// (sign-extended if `signed`) and stores `size` bytes.
+    StArgBits {
+        /// 0-based function argument.
+        arg: u16,
+        /// Record offset of the field (records are below 64 KiB).
+        dst: u16,
+        /// Offset of the access.
+        off: i32,
+        /// 1, 2, 4 or 8.
+        size: u8,
+        /// Bytes read, 1..=8.
+        read: u8,
+        /// Bit offset of the field.
+        shift: u8,
+        /// Bit width, 1..=64.
+        width: u8,
+        /// Sign-extend.
+        signed: bool,
+        /// Force user memory.
+        user: bool,
+    },
+
     // ---- stores: end an argument ----
     /// Store the low `size` bytes of the value (no final memory access).
     StRaw {
@@ -253,20 +278,28 @@ pub enum Src {
 enum Fused {
     Val(Src),
     ArgMem { arg: u16, off: i32 },
+    ArgBits { arg: u16, off: i32, bits: Insn },
 }
 
 /// Whether `desc` compiles to a single fused instruction (and which).
 fn fused(desc: &ArgDesc) -> Option<Fused> {
     let ty = desc.ty;
-    if ty.is_string()
-        || ty == FetchType::SymStr
-        || desc.array != 0
-        || desc.percpu != 0
-        || bits_for(desc).is_some()
-    {
+    if ty.is_string() || ty == FetchType::SymStr || desc.array != 0 || desc.percpu != 0 {
         return None;
     }
     let hops = desc.hops.get(..usize::from(desc.nr_hops))?;
+    if let Some(bits) = bits_for(desc) {
+        // A bitfield read in place (at most 8 bytes) one hop from an
+        // argument; any other bitfield takes the general path.
+        return match (desc.base, hops, bits) {
+            (Base::Arg(arg), [h], Insn::Bits { read: 1..=8, .. }) => Some(Fused::ArgBits {
+                arg,
+                off: i32::try_from(h.offset).ok()?,
+                bits,
+            }),
+            _ => None,
+        };
+    }
     match (desc.base, hops) {
         (Base::Arg(a), []) => Some(Fused::Val(Src::Arg(a))),
         (Base::EntryData(s), []) => Some(Fused::Val(Src::Entry(s))),
@@ -694,6 +727,29 @@ where
                 size,
                 user: hops.first().is_some_and(|h| h.user),
             },
+            Fused::ArgBits {
+                arg,
+                off,
+                bits:
+                    Insn::Bits {
+                        shift,
+                        width,
+                        read,
+                        signed,
+                    },
+            } => Insn::StArgBits {
+                arg,
+                // Below MAX_RECORD_SIZE (checked above).
+                dst: u16::try_from(offset).map_err(|_| CompileError::BadOffset)?,
+                off,
+                size,
+                read,
+                shift,
+                width,
+                signed,
+                user: hops.first().is_some_and(|h| h.user),
+            },
+            Fused::ArgBits { .. } => return Err(CompileError::BadBitfield),
         })?;
         return Ok(Compiled {
             n,

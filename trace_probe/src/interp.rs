@@ -560,6 +560,7 @@ impl ArgState {
                 size,
                 user,
             } => return st_arg_mem(m, rec, arg, dst, off, size, user),
+            Insn::StArgBits { .. } => return st_arg_bits(m, rec, insn),
             Insn::StMem {
                 dst,
                 off,
@@ -613,6 +614,33 @@ fn st_val<M: Machine + ?Sized>(m: &M, rec: &mut [u8], src: Src, dst: u32, size: 
     }
 }
 
+/// [`Insn::StArgBits`]: returns 1 on a fault.
+#[inline(always)]
+fn st_arg_bits<M: Machine + ?Sized>(m: &M, rec: &mut [u8], insn: &Insn) -> u32 {
+    let Insn::StArgBits {
+        arg,
+        dst,
+        off,
+        size,
+        read,
+        shift,
+        width,
+        signed,
+        user,
+    } = *insn
+    else {
+        return 0;
+    };
+    let addr = m.arg(arg).wrapping_add(off as i64 as u64);
+    let bits = Bits {
+        shift,
+        width,
+        read,
+        signed,
+    };
+    store_scalar(m, rec, usize::from(dst), addr, size, user, Some(bits))
+}
+
 /// [`Insn::StArgMem`]: returns 1 on a fault.
 #[inline(always)]
 fn st_arg_mem<M: Machine + ?Sized>(
@@ -662,6 +690,7 @@ pub fn run_static<M: Machine + ?Sized>(
                     size,
                     user,
                 } => st_arg_mem(m, rec, arg, dst, off, size, user),
+                Insn::StArgBits { .. } => st_arg_bits(m, rec, insn),
                 _ => 0,
             };
             faults = faults.saturating_add(f);
@@ -722,6 +751,7 @@ where
             | Insn::StRaw { .. }
             | Insn::StVal { .. }
             | Insn::StArgMem { .. }
+            | Insn::StArgBits { .. }
             | Insn::StMem { .. } => {
                 let faults = a.step_fixed(insn, m, rec);
                 d.faults = d.faults.saturating_add(faults);

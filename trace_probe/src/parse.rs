@@ -1024,6 +1024,8 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             ),
             None => (casttype, None),
         };
+        // `(sk_buff*)` is `(sk_buff)`: the cast is always to a pointer.
+        let sname = sname.strip_suffix(b"*").unwrap_or(sname);
         let btf = self.ctx.btf;
         let sid = btf
             .and_then(|b| b.struct_by_name(sname))

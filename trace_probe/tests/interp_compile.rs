@@ -565,3 +565,43 @@ fn arbitrary_instruction_streams_never_panic() {
         let _ = trace_probe::interp::run_static(&prog, &padded, &m, &mut rec);
     }
 }
+
+#[test]
+fn bitfield_one_hop_from_an_argument_is_fused() {
+    // tsk->in_execve:b1@3/32: one instruction.
+    let d = desc(
+        Base::Arg(0),
+        &[(0x2c, false)],
+        T::Bitfield {
+            width: 1,
+            offset: 3,
+            container: 32,
+        },
+    );
+    let (i, p) = compile1(&d, "").unwrap();
+    assert_eq!(
+        i,
+        vec![Insn::StArgBits {
+            arg: 0,
+            dst: 16,
+            off: 0x2c,
+            size: 4,
+            read: 4,
+            shift: 3,
+            width: 1,
+            signed: false,
+            user: false
+        }]
+    );
+    assert!(p.is_fused());
+    // A BTF bitfield wider than 8 read bytes, or two hops away: general path.
+    let (i, _) = compile1(&btf(desc(Base::Arg(0), &[(8, false)], T::U64), 7, 64), "").unwrap();
+    assert!(matches!(
+        i[..],
+        [Insn::Arg(0), Insn::Bits { read: 9, .. }, Insn::StMem { .. }]
+    ));
+    let d = btf(desc(Base::Arg(0), &[(8, false), (0, false)], T::U32), 1, 3);
+    let (i, p) = compile1(&d, "").unwrap();
+    assert_eq!(i.len(), 4);
+    assert!(!p.is_fused());
+}

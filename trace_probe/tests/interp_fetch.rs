@@ -404,15 +404,18 @@ fn btf_bitfields_read_exactly_the_needed_bytes_and_sign_extend() {
         ],
         &m,
     );
+    // One hop from an argument: the fused in-place bitfield store.
     assert!(matches!(
-        p.insns[1],
-        Insn::Bits {
+        p.insns[0],
+        Insn::StArgBits {
             read: 3,
             width: 12,
             shift: 6,
-            signed: false
+            signed: false,
+            ..
         }
     ));
+    assert!(p.prog.is_fused());
     let (rec, r) = p.run(&m, (0, 0));
     assert_eq!(r.faults, 0, "must not read beyond the bitfield's bytes");
     assert_eq!(p.args_text(&rec, &m), " x=2748 neg=-1 pos=3 ubits=7");

@@ -86,7 +86,13 @@ fn casts_fold_into_the_same_program() {
     let Some(env) = env("casts_fold_into_the_same_program") else {
         return;
     };
-    // A cast of the parameter to its own type, of $argN, of a stack word.
+    // A cast of the parameter to its own type, of $argN, of a stack word;
+    // `(STRUCT*)` is the same cast.
+    same(
+        &env,
+        "f vfs_open (file*)$arg2->f_pos",
+        "f vfs_open file->f_pos",
+    );
     same(
         &env,
         "f vfs_open (file)file->f_pos",
