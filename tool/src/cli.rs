@@ -565,8 +565,26 @@ pub fn explain(d: &trace_probe::probe::StoredDef<'_>, module: Option<&str>) -> S
                     String::from_utf8_lossy(ty.as_bytes()),
                     f.offset
                 );
-                for i in &c.insns[r.clone()] {
-                    let _ = writeln!(s, "      {}", insn_text(i, d.is_tracepoint()));
+                let sym = match a.desc.base {
+                    trace_probe::Base::Symbol { start, len, .. } => d
+                        .arg_comm(a)
+                        .get(usize::from(start)..usize::from(start) + usize::from(len)),
+                    _ => None,
+                };
+                for (k, i) in c.insns[r.clone()].iter().enumerate() {
+                    match (k, i, sym) {
+                        // Offline, symbols have no address: say what it will be.
+                        (0, trace_probe::fetch::Insn::Imm(_), Some(name)) => {
+                            let _ = writeln!(
+                                s,
+                                "      load the address of @{} (resolved when registered)",
+                                String::from_utf8_lossy(name)
+                            );
+                        }
+                        _ => {
+                            let _ = writeln!(s, "      {}", insn_text(i, d.is_tracepoint()));
+                        }
+                    }
                 }
             }
         }

@@ -153,10 +153,13 @@ impl<'k> Target<'k> {
         }
     }
 
-    /// `@SYM`: does the symbol exist (`kallsyms_lookup_name()`)?
+    /// `@SYM`: does the symbol exist (`kallsyms_lookup_name()`)? As in the
+    /// module, a per-CPU variable of the BTF per-CPU section resolves even
+    /// when kallsyms does not list it.
     pub fn symbol_exists(&self, name: &[u8]) -> bool {
         if let Some(k) = &self.facts.kallsyms {
-            return std::str::from_utf8(name).is_ok_and(|n| k.all.contains(n));
+            return std::str::from_utf8(name).is_ok_and(|n| k.all.contains(n))
+                || self.btf.vmlinux().percpu_var(name).is_some();
         }
         self.funcs.contains(name)
             || self.vars.contains(name)
