@@ -690,7 +690,6 @@ pub fn run_static<M: Machine + ?Sized>(
                     size,
                     user,
                 } => st_arg_mem(m, rec, arg, dst, off, size, user),
-                Insn::StArgBits { .. } => st_arg_bits(m, rec, insn),
                 _ => 0,
             };
             faults = faults.saturating_add(f);
