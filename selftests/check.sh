@@ -90,7 +90,10 @@ selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko -t 2400 \
 count "stress suite (debug)" build/check/vm-stress.log "${PIPESTATUS[0]}"
 
 stage "install paths: make install, DKMS, a user's build on another kernel configuration"
-selftests/install-test.sh "$kuser" 2>&1 | tee build/check/install.log
+# The user kernel's background build must be finished (only this shell can
+# wait for it; install-test.sh would otherwise start a second build).
+wait $kuser || cat build/check/kernel-user.out
+selftests/install-test.sh 2>&1 | tee build/check/install.log
 count "install paths" build/check/install.log "${PIPESTATUS[0]}"
 
 stage "summary"

@@ -70,9 +70,6 @@ else
 fi
 
 # A user's build against another configuration
-if [ -n "${1:-}" ]; then
-	wait "$1" || { cat build/check/kernel-user.out; }
-fi
 kuser=$(selftests/build-kernel.sh user 2>"$out/kernel-user.err") || { tail -20 "$out/kernel-user.err"; }
 if [ -n "$kuser" ] && make --no-print-directory KDIR="$kuser" module >"$out/build-user.log" 2>&1; then
 	ok "make KDIR=<user kernel: -Os, BUG=n> (no lints)"

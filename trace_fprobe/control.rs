@@ -475,7 +475,9 @@ impl Rfprobe {
                 let def = p.def();
                 let _ = def.write_show(w);
                 if dump {
-                    let _ = write_fetch_dump(w, &def, &p.insns, &p.entry_insns);
+                    let insns = p.insns.get(..p.prog.len()).unwrap_or(&[]);
+                    let entry = p.entry_insns.get(..p.entry_prog.len()).unwrap_or(&[]);
+                    let _ = write_fetch_dump(w, &def, insns, entry);
                 }
             }
         }

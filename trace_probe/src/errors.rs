@@ -173,6 +173,8 @@ errors! {
     // rfprobe's own (no C counterpart): array indexes in BTF paths.
     ArrayIndex, BAD_ARRAY_INDEX, "Array index is out of range";
     NotArray, NOT_ARRAY_FIELD, "This field is not an array";
+    // rfprobe's own: a per-CPU address converted twice.
+    PercpuTwice, PERCPU_TWICE, "A per-CPU address cannot be converted twice";
 }
 
 impl ErrCode {
@@ -328,7 +330,7 @@ mod tests {
 
     #[test]
     fn table() {
-        assert_eq!(ALL_ERRORS.len(), 86);
+        assert_eq!(ALL_ERRORS.len(), 87);
         for (i, e) in ALL_ERRORS.iter().enumerate() {
             assert_eq!(e.index() as usize, i);
             assert_eq!(ErrCode::from_index(i as u8), Some(*e));

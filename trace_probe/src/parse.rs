@@ -69,6 +69,11 @@ const MAX_DEREF_LEVELS: usize = 16;
 /// Most nested typecasts (C `TRACEPROBE_MAX_NESTED_LEVEL`, 7.3).
 const MAX_NESTED_LEVEL: u32 = 3;
 
+/// Most nested typecasts and `this_cpu_*()` together (rfprobe): each level
+/// is a recursion of the parser, which runs on the kernel stack of a
+/// `write()`; C bounds `this_cpu_*()` only by the 63-byte argument.
+const MAX_PARSE_DEPTH: u32 = 4;
+
 /// 7.3's per-CPU accessors.
 const THIS_CPU_PTR: &[u8] = b"this_cpu_ptr(";
 const THIS_CPU_READ: &[u8] = b"this_cpu_read(";
@@ -224,6 +229,9 @@ struct Ctx<'b, B: BtfInfo + ?Sized> {
     /// Typecasts being parsed (C `nested_level`, at most
     /// [`MAX_NESTED_LEVEL`]).
     nested_level: u32,
+    /// Typecasts and `this_cpu_*()` being parsed (at most
+    /// [`MAX_PARSE_DEPTH`]).
+    depth: u32,
 }
 
 impl<'b, B: BtfInfo + ?Sized> Ctx<'b, B> {
@@ -867,6 +875,11 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         } else {
             (false, THIS_CPU_READ.len())
         };
+        if self.ctx.depth >= MAX_PARSE_DEPTH {
+            return Err(perr(-E2BIG, ErrCode::TooManyNested, self.ctx.offset));
+        }
+        self.ctx.depth += 1;
+        let start_offs = self.ctx.offset;
         self.ctx.offset += plen as i64;
         let inner = arg.get(plen..).unwrap_or(&[]);
         // handle_dereference()
@@ -883,6 +896,12 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         self.ctx.offset = cur_offs;
         if matches!(code.cur(), Op::Comm | Op::Data { .. }) {
             return Err(perr(-EINVAL, ErrCode::CommCantDeref, self.ctx.offset));
+        }
+        // rfprobe: `this_cpu_ptr(this_cpu_ptr(X))` would add this CPU's
+        // offset twice to the same address (C does; the result is never a
+        // valid address): refused.
+        if code.cur() == Op::CpuPtr {
+            return Err(perr(-EINVAL, ErrCode::PercpuTwice, start_offs));
         }
         if at(inner, 0) != b'@' && code.advance_hits_end() {
             return Err(perr(-EINVAL, ErrCode::TooManyOps, self.ctx.offset));
@@ -905,6 +924,16 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         let found = name.and_then(|n| self.ctx.btf.and_then(|b| b.percpu_var(n)));
         let rest = inner.get(close + 1..).map(cstr).unwrap_or(&[]);
         let Some((_, vty)) = found else {
+            if rest.starts_with(b"->") {
+                // No type to resolve the field in (only per-CPU `@VAR`s
+                // have one): refused rather than silently ignored.
+                return Err(perr(
+                    -EINVAL,
+                    ErrCode::NoPtrStrct,
+                    cur_offs + close as i64 + 1,
+                ));
+            }
+            self.ctx.depth -= 1;
             return Ok(());
         };
         let btf = self
@@ -919,11 +948,11 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         if let Some(field) = rest.strip_prefix(b"->") {
             // The per-CPU copy's address (struct) or the pointer read.
             self.ctx.offset = cur_offs + close as i64 + 3;
-            return self.parse_btf_field(field, ty, is_ptr.then_some(0), code);
-        }
-        if !is_ptr {
+            self.parse_btf_field(field, ty, is_ptr.then_some(0), code)?;
+        } else if !is_ptr {
             self.ctx.last_type = Some(ty);
         }
+        self.ctx.depth -= 1;
         Ok(())
     }
 
@@ -938,9 +967,10 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         let orig = self.ctx.offset;
         let arg = cstr(arg);
         self.ctx.nested_level += 1;
-        if self.ctx.nested_level > MAX_NESTED_LEVEL {
+        if self.ctx.nested_level > MAX_NESTED_LEVEL || self.ctx.depth >= MAX_PARSE_DEPTH {
             return Err(perr(-E2BIG, ErrCode::TooManyNested, self.ctx.offset));
         }
+        self.ctx.depth += 1;
         let Some(cast_end) = strchr(arg, b')') else {
             return Err(perr(
                 -EINVAL,
@@ -1012,7 +1042,11 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             (inner_start, inner_end, field_start) = (tmp, tmp + d, tmp + d + 2);
         }
         let inner = arg.get(inner_start..inner_end).unwrap_or(&[]);
+        let inner_offs = self.ctx.offset;
         self.parse_probe_arg(inner, abs + inner_start, code)?;
+        if matches!(code.cur(), Op::Comm | Op::Data { .. }) {
+            return Err(perr(-EINVAL, ErrCode::CommCantDeref, inner_offs));
+        }
         self.ctx.nested_level -= 1;
 
         // The cast type: STRUCT[,MEMBER] (parse_btf_casttype()).
@@ -1055,7 +1089,9 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             sid,
             Some(prefix),
             code,
-        )
+        )?;
+        self.ctx.depth -= 1;
+        Ok(())
     }
 
     /// `parse_probe_arg()`: the `+OFFS(` levels are peeled iteratively; a
@@ -1288,6 +1324,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         let mut code = Code::new();
         self.ctx.last_type = None;
         self.ctx.nested_level = 0;
+        self.ctx.depth = 0;
         self.parse_probe_arg(arg, 0, &mut code)?;
 
         // `last_type` is only ever set from BTF (a function's, or the
@@ -1796,6 +1833,7 @@ pub fn parse_definition<E: ProbeEnv + ?Sized>(
         last_bitsize: 0,
         offset: 0,
         nested_level: 0,
+        depth: 0,
     };
     let mut p = Parser { line, def, ctx };
     p.expand_and_parse_args(env.dentry_offsets())

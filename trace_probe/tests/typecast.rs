@@ -365,11 +365,53 @@ fn errors_have_upstream_names_and_carets() {
             DerefOpenBrace,
         ),
         ("f vfs_open this_cpu_ptr(^$comm)", -EINVAL, CommCantDeref),
+        // A cast needs memory, not $comm or an immediate string.
+        ("f vfs_open (file)^$comm->f_pos", -EINVAL, CommCantDeref),
+        (
+            r#"f vfs_open (file)(^\"ab")->f_pos"#,
+            -EINVAL,
+            CommCantDeref,
+        ),
+        // rfprobe: one per-CPU conversion per address.
+        (
+            "f vfs_open ^this_cpu_ptr(this_cpu_ptr($arg1))",
+            -EINVAL,
+            PercpuTwice,
+        ),
+        (
+            "f vfs_open ^this_cpu_read(this_cpu_ptr(@runqueues))",
+            -EINVAL,
+            PercpuTwice,
+        ),
+        // rfprobe: `->` after this_cpu_*() needs a BTF-typed per-CPU @VAR.
+        (
+            "f vfs_open this_cpu_ptr($arg1)^->f_pos",
+            -EINVAL,
+            NoPtrStrct,
+        ),
+        (
+            "f vfs_open this_cpu_read(@jiffies)^->x",
+            -EINVAL,
+            NoPtrStrct,
+        ),
+        // rfprobe: at most 4 casts and this_cpu_*() nested together.
+        (
+            "f vfs_open (rq)((rq)((rq)this_cpu_ptr(^this_cpu_ptr(@x))->a)->a)->a",
+            -E2BIG,
+            TooManyNested,
+        ),
     ];
     for (line, errno, code) in cases {
         let (e, c, pos, want) = err(&env, line);
         assert_eq!((e, c, pos), (*errno, *code, want), "{line}");
     }
+    // The deepest accepted nesting (4).
+    let d = desc(
+        &env,
+        "f vfs_open (rq)((rq)((rq)this_cpu_ptr(@runqueues)->cpu)->cpu)->cpu",
+        0,
+    );
+    assert_eq!((d.nr_hops, d.percpu), (3, 1));
     // A string needs memory. (The caret follows C's rule for a type error
     // after a dereference: the type's offset counted from the inner
     // expression, past the end here, as for `+0(...)`.)
