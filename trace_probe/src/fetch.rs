@@ -786,18 +786,7 @@ where
         if desc.array != 0 {
             return Err(CompileError::BadSymStr);
         }
-        for (i, h) in hops.iter().enumerate() {
-            if desc.percpu_at(i) {
-                push(Insn::CpuPtr)?;
-            }
-            push(Insn::Deref {
-                off: h.offset,
-                user: h.user,
-            })?;
-        }
-        if desc.percpu_at(nr_hops) {
-            push(Insn::CpuPtr)?;
-        }
+        push_loads(&mut push, desc, hops)?;
         push(Insn::StSymStr { dst: offset })?;
         return Ok(Compiled {
             n,
@@ -814,18 +803,7 @@ where
         if ty.is_string() || desc.array != 0 {
             return Err(CompileError::NeedsMemory);
         }
-        for (i, h) in hops.iter().enumerate() {
-            if desc.percpu_at(i) {
-                push(Insn::CpuPtr)?;
-            }
-            push(Insn::Deref {
-                off: h.offset,
-                user: h.user,
-            })?;
-        }
-        if raw_end {
-            push(Insn::CpuPtr)?;
-        }
+        push_loads(&mut push, desc, hops)?;
         if let Some(b) = bits_for(desc) {
             push(b)?;
         }
@@ -839,18 +817,7 @@ where
             max_dyn: 0,
         });
     };
-    for (i, h) in inner.iter().enumerate() {
-        if desc.percpu_at(i) {
-            push(Insn::CpuPtr)?;
-        }
-        push(Insn::Deref {
-            off: h.offset,
-            user: h.user,
-        })?;
-    }
-    if desc.percpu_at(inner.len()) {
-        push(Insn::CpuPtr)?;
-    }
+    push_loads(&mut push, desc, inner)?;
     if ty.is_string() {
         let user_body = ty == FetchType::UString || (desc.array == 0 && last.user);
         push(Insn::StStr {
@@ -882,6 +849,29 @@ where
         field_end,
         max_dyn: 0,
     })
+}
+
+/// `hops` as word loads (`Deref`), each preceded by `CpuPtr` where the
+/// description's per-CPU bit says so, then `CpuPtr` if the bit after the
+/// last of them is set (before the final access, or on the stored value).
+fn push_loads(
+    push: &mut impl FnMut(Insn) -> Result<(), CompileError>,
+    desc: &ArgDesc,
+    hops: &[Hop],
+) -> Result<(), CompileError> {
+    for (i, h) in hops.iter().enumerate() {
+        if desc.percpu_at(i) {
+            push(Insn::CpuPtr)?;
+        }
+        push(Insn::Deref {
+            off: h.offset,
+            user: h.user,
+        })?;
+    }
+    if desc.percpu_at(hops.len()) {
+        push(Insn::CpuPtr)?;
+    }
+    Ok(())
 }
 
 /// Header of an exit probe's entry program.

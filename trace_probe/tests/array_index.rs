@@ -14,7 +14,7 @@ mod defs_common;
 use btf_query::Btf;
 use defs_common::*;
 use trace_probe::errors::{ErrCode, EINVAL, ENOENT};
-use trace_probe::{ArgDesc, FetchType};
+use trace_probe::FetchType;
 
 /// The test kernel's BTF if given, else the host's; `None` (SKIP) if the
 /// structs used here are not as in 6.12.
@@ -35,31 +35,6 @@ fn env(test: &str) -> Option<Env> {
         return None;
     }
     Some(env)
-}
-
-fn desc(env: &Env, line: &str, i: usize) -> ArgDesc {
-    let (def, r) = parse(env, line);
-    if let Err(f) = r {
-        panic!("{line:?}: {f:?}");
-    }
-    def.stored().args()[i].desc
-}
-
-fn hops(d: &ArgDesc) -> Vec<i64> {
-    d.hops[..d.nr_hops as usize]
-        .iter()
-        .map(|h| h.offset)
-        .collect()
-}
-
-/// (errno, last code, caret) of a rejected line written with `^` at the
-/// expected caret.
-fn err(env: &Env, line_with_caret: &str) -> (i32, ErrCode, u32, u32) {
-    let (line, want) = split_caret(line_with_caret);
-    let (_, r) = parse(env, &line);
-    let f = r.expect_err(&line);
-    let e = f.last().unwrap();
-    (f.errno, e.code, e.pos, want)
 }
 
 fn member(btf: &Btf<'_>, s: &str, f: &str) -> (i64, btf_query::TypeId) {
@@ -84,19 +59,22 @@ fn indexes_fold_into_offsets() {
     let (esz, n) = elem_size(btf, ty);
     assert_eq!(esz, 1);
     // d_iname[0] is the same access as d_iname (first byte), [n-1] the last.
-    let d = desc(&env, "f dput dentry->d_iname[0]:char", 0);
+    let d = arg_desc(&env, "f dput dentry->d_iname[0]:char", 0);
     assert_eq!((hops(&d), d.ty), (vec![d_iname], FetchType::Char));
     let last = format!("f dput dentry->d_iname[{}]:x8", n - 1);
     assert_eq!(
-        hops(&desc(&env, &last, 0)),
+        hops(&arg_desc(&env, &last, 0)),
         vec![d_iname + i64::from(n) - 1]
     );
     // Default type from the element's BTF type (unsigned char -> u8).
-    assert_eq!(desc(&env, "f dput dentry->d_iname[3]", 0).ty, FetchType::U8);
+    assert_eq!(
+        arg_desc(&env, "f dput dentry->d_iname[3]", 0).ty,
+        FetchType::U8
+    );
     // Through '.' and '->' before the index.
     let (f_path, _) = member(btf, "file", "f_path");
     let (p_dentry, _) = member(btf, "path", "dentry");
-    let d = desc(&env, "f vfs_read file->f_path.dentry->d_iname[3]:char", 0);
+    let d = arg_desc(&env, "f vfs_read file->f_path.dentry->d_iname[3]:char", 0);
     assert_eq!(hops(&d), vec![f_path + p_dentry, d_iname + 3]);
 }
 
@@ -110,12 +88,12 @@ fn arrays_of_structs_and_pointers() {
     let (links, ty) = member(btf, "task_struct", "pid_links");
     let (esz, _) = elem_size(btf, ty);
     let (next, _) = member(btf, "hlist_node", "next");
-    let d = desc(&env, "f wake_up_process p->pid_links[1].next:x64", 0);
+    let d = arg_desc(&env, "f wake_up_process p->pid_links[1].next:x64", 0);
     assert_eq!(hops(&d), vec![links + esz + next]);
     // An array of pointers, then '->'.
     let (fd_array, _) = member(btf, "files_struct", "fd_array");
     let (f_flags, _) = member(btf, "file", "f_flags");
-    let d = desc(&env, "f put_files_struct files->fd_array[2]->f_flags", 0);
+    let d = arg_desc(&env, "f put_files_struct files->fd_array[2]->f_flags", 0);
     assert_eq!(
         (hops(&d), d.ty),
         (vec![fd_array + 16, f_flags], FetchType::U32)
@@ -174,7 +152,7 @@ fn index_errors_have_carets() {
         ("f dput dentry->^[0]".into(), -ENOENT, ErrCode::NoBtfField),
     ];
     for (line, errno, code) in &cases {
-        let (e, c, pos, want) = err(&env, line);
+        let (e, c, pos, want) = caret_err(&env, line);
         assert_eq!((e, c, pos), (*errno, *code, want), "{line}");
     }
 }

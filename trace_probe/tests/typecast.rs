@@ -19,33 +19,6 @@ use trace_probe::errors::{ErrCode, E2BIG, EINVAL, ENOENT, EOPNOTSUPP};
 use trace_probe::fetch::{Compiler, Insn, ENTRY_HEADER_SIZE, MAX_INSNS_PER_ARG};
 use trace_probe::{ArgDesc, Base, FetchType};
 
-fn env(test: &str) -> Option<Env> {
-    if std::env::var_os("RFPROBE_TEST_BTF_VMLINUX").is_some() {
-        let btf = test_kernel_btf(test)?;
-        Some(Env {
-            btf: Some(btf),
-            dentry: trace_probe::DentryOffsets::from_btf(btf)?,
-        })
-    } else {
-        Env::host(test)
-    }
-}
-
-fn desc(env: &Env, line: &str, i: usize) -> ArgDesc {
-    let (def, r) = parse(env, line);
-    if let Err(f) = r {
-        panic!("{line:?}: {f:?}");
-    }
-    def.stored().args()[i].desc
-}
-
-fn hops(d: &ArgDesc) -> Vec<i64> {
-    d.hops[..d.nr_hops as usize]
-        .iter()
-        .map(|h| h.offset)
-        .collect()
-}
-
 fn off(btf: &Btf<'_>, s: &str, path: &str) -> i64 {
     let mut ty = btf.find_struct_or_union(s.as_bytes()).unwrap();
     let mut total = 0i64;
@@ -76,14 +49,14 @@ fn insns_body(d: &ArgDesc, body: &str) -> Vec<Insn> {
 /// Same resolved argument (base, hops, type, bitfield) and the same
 /// compiled program.
 fn same(env: &Env, new: &str, old: &str) {
-    let (a, b) = (desc(env, new, 0), desc(env, old, 0));
+    let (a, b) = (arg_desc(env, new, 0), arg_desc(env, old, 0));
     assert_eq!(a, b, "{new} vs {old}");
     assert_eq!(insns(&a), insns(&b));
 }
 
 #[test]
 fn casts_fold_into_the_same_program() {
-    let Some(env) = env("casts_fold_into_the_same_program") else {
+    let Some(env) = test_or_host_env("casts_fold_into_the_same_program") else {
         return;
     };
     // A cast of the parameter to its own type, of $argN, of a stack word;
@@ -122,14 +95,17 @@ fn casts_fold_into_the_same_program() {
     // A dereference inside the cast.
     let btf = env.btf.unwrap();
     let fpd = off(btf, "file", "f_path.dentry");
-    let d = desc(
+    let d = arg_desc(
         &env,
         &format!("f vfs_open (dentry)+{fpd}($arg2)->d_flags"),
         0,
     );
-    assert_eq!(d, desc(&env, "f vfs_open file->f_path.dentry->d_flags", 0));
+    assert_eq!(
+        d,
+        arg_desc(&env, "f vfs_open file->f_path.dentry->d_flags", 0)
+    );
     // At exit: $retval, and an entry argument saved at entry.
-    let d = desc(&env, "f vfs_open%return (file)$arg2->f_pos", 0);
+    let d = arg_desc(&env, "f vfs_open%return (file)$arg2->f_pos", 0);
     assert_eq!(
         (d.base, hops(&d), d.ty),
         (
@@ -138,7 +114,7 @@ fn casts_fold_into_the_same_program() {
             FetchType::S64
         )
     );
-    let d = desc(&env, "f alloc_empty_file%return (file)$retval->f_flags", 0);
+    let d = arg_desc(&env, "f alloc_empty_file%return (file)$retval->f_flags", 0);
     assert_eq!(
         (d.base, hops(&d), d.ty),
         (
@@ -148,18 +124,18 @@ fn casts_fold_into_the_same_program() {
         )
     );
     // A stack word, a symbol's value.
-    let d = desc(&env, "f vfs_open (file)$stack2->f_flags", 0);
+    let d = arg_desc(&env, "f vfs_open (file)$stack2->f_flags", 0);
     assert_eq!(
         (d.base, hops(&d)),
         (Base::Stack(2), vec![off(btf, "file", "f_flags")])
     );
-    let d = desc(&env, "f vfs_open (file)@jiffies->f_flags", 0);
+    let d = arg_desc(&env, "f vfs_open (file)@jiffies->f_flags", 0);
     assert!(matches!(d.base, Base::Symbol { offset: 0, .. }));
     assert_eq!(hops(&d), vec![0, off(btf, "file", "f_flags")]);
-    let d = desc(&env, "f vfs_open (file)(@jiffies+8)->f_flags", 0);
+    let d = arg_desc(&env, "f vfs_open (file)(@jiffies+8)->f_flags", 0);
     assert!(matches!(d.base, Base::Symbol { offset: 8, .. }));
     // A cast result dereferenced further.
-    let d = desc(&env, "f vfs_open +4((file)$arg2->f_path.dentry):u32", 0);
+    let d = arg_desc(&env, "f vfs_open +4((file)$arg2->f_path.dentry):u32", 0);
     assert_eq!(hops(&d), vec![fpd, 4]);
     // The listing is the definition as written, and it parses back.
     let line = "f:g/e vfs_open x=(file,f_path)path->f_flags y=(file)$arg2->f_pos";
@@ -170,20 +146,20 @@ fn casts_fold_into_the_same_program() {
 
 #[test]
 fn container_of_field_option() {
-    let Some(env) = env("container_of_field_option") else {
+    let Some(env) = test_or_host_env("container_of_field_option") else {
         return;
     };
     let btf = env.btf.unwrap();
     // `path` points at file->f_path: (file,f_path)path->f_flags is the
     // file's f_flags, one access at f_flags - f_path from `path`.
-    let d = desc(&env, "f vfs_open (file,f_path)path->f_flags", 0);
+    let d = arg_desc(&env, "f vfs_open (file,f_path)path->f_flags", 0);
     let delta = off(btf, "file", "f_flags") - off(btf, "file", "f_path");
     assert_eq!(
         (d.base, hops(&d), d.ty),
         (Base::Arg(0), vec![delta], FetchType::U32)
     );
     // A dotted member path, then more fields.
-    let d = desc(
+    let d = arg_desc(
         &env,
         "f vfs_open (file,f_path.dentry)$arg1->f_path.mnt->mnt_flags",
         0,
@@ -200,11 +176,11 @@ fn container_of_field_option() {
 
 #[test]
 fn current_task() {
-    let Some(env) = env("current_task") else {
+    let Some(env) = test_or_host_env("current_task") else {
         return;
     };
     let btf = env.btf.unwrap();
-    let d = desc(&env, "f vfs_open $current->pid", 0);
+    let d = arg_desc(&env, "f vfs_open $current->pid", 0);
     assert_eq!(
         (d.base, hops(&d), d.ty),
         (
@@ -213,15 +189,15 @@ fn current_task() {
             FetchType::S32
         )
     );
-    let d = desc(&env, "f vfs_open $current", 0);
+    let d = arg_desc(&env, "f vfs_open $current", 0);
     assert_eq!(
         (d.base, d.nr_hops, d.ty),
         (Base::Current, 0, FetchType::X64)
     );
     assert_eq!(insns(&d)[0], Insn::Current);
-    let d = desc(&env, "f vfs_open%return $current->comm:string", 0);
+    let d = arg_desc(&env, "f vfs_open%return $current->comm:string", 0);
     assert_eq!(d.base, Base::Current);
-    let d = desc(&env, "t sched_switch $current->real_parent->pid", 0);
+    let d = arg_desc(&env, "t sched_switch $current->real_parent->pid", 0);
     assert_eq!(
         hops(&d),
         vec![
@@ -239,16 +215,16 @@ fn current_task() {
 
 #[test]
 fn per_cpu_accessors() {
-    let Some(env) = env("per_cpu_accessors") else {
+    let Some(env) = test_or_host_env("per_cpu_accessors") else {
         return;
     };
     let btf = env.btf.unwrap();
     // this_cpu_read(@VAR) = +0(this_cpu_ptr(@VAR)): the symbol's address
     // is converted (not loaded), then read.
-    let d = desc(&env, "f vfs_open this_cpu_read(@jiffies):u32", 0);
+    let d = arg_desc(&env, "f vfs_open this_cpu_read(@jiffies):u32", 0);
     assert!(matches!(d.base, Base::Symbol { .. }));
     assert_eq!((hops(&d), d.percpu, d.ty), (vec![0], 1, FetchType::U32));
-    let d = desc(&env, "f vfs_open this_cpu_ptr(@jiffies)", 0);
+    let d = arg_desc(&env, "f vfs_open this_cpu_ptr(@jiffies)", 0);
     assert_eq!((d.nr_hops, d.percpu, d.ty), (0, 1, FetchType::X64));
     assert_eq!(
         insns_body(&d, "this_cpu_ptr(@jiffies)"),
@@ -259,15 +235,15 @@ fn per_cpu_accessors() {
         ]
     );
     // A cast of the per-CPU address.
-    let d = desc(&env, "f vfs_open (file)this_cpu_ptr(@jiffies)->f_flags", 0);
+    let d = arg_desc(&env, "f vfs_open (file)this_cpu_ptr(@jiffies)->f_flags", 0);
     assert_eq!((hops(&d), d.percpu), (vec![off(btf, "file", "f_flags")], 1));
     // A pointer held in memory: every hop loads, the result is converted.
-    let d = desc(&env, "f vfs_open this_cpu_ptr(+8($arg1))", 0);
+    let d = arg_desc(&env, "f vfs_open this_cpu_ptr(+8($arg1))", 0);
     assert_eq!(
         (d.base, hops(&d), d.percpu),
         (Base::Arg(0), vec![8], 1 << 1)
     );
-    let d = desc(&env, "f vfs_open this_cpu_read(+8($arg1)):u16", 0);
+    let d = arg_desc(&env, "f vfs_open this_cpu_read(+8($arg1)):u16", 0);
     assert_eq!((hops(&d), d.percpu), (vec![8, 0], 1 << 1));
     assert!(matches!(
         insns(&d)[..],
@@ -283,23 +259,13 @@ fn per_cpu_accessors() {
         ]
     ));
     // Dereferenced further.
-    let d = desc(&env, "f vfs_open +16(this_cpu_read(@jiffies)):s8", 0);
+    let d = arg_desc(&env, "f vfs_open +16(this_cpu_read(@jiffies)):s8", 0);
     assert_eq!((hops(&d), d.percpu), (vec![0, 16], 1));
-}
-
-/// (errno, last code, caret) of a rejected line written with `^` at the
-/// expected caret.
-fn err(env: &Env, line_with_caret: &str) -> (i32, ErrCode, u32, u32) {
-    let (line, want) = split_caret(line_with_caret);
-    let (_, r) = parse(env, &line);
-    let f = r.expect_err(&line);
-    let e = f.last().unwrap();
-    (f.errno, e.code, e.pos, want)
 }
 
 #[test]
 fn errors_have_upstream_names_and_carets() {
-    let Some(env) = env("errors_have_upstream_names_and_carets") else {
+    let Some(env) = test_or_host_env("errors_have_upstream_names_and_carets") else {
         return;
     };
     use ErrCode::*;
@@ -402,11 +368,11 @@ fn errors_have_upstream_names_and_carets() {
         ),
     ];
     for (line, errno, code) in cases {
-        let (e, c, pos, want) = err(&env, line);
+        let (e, c, pos, want) = caret_err(&env, line);
         assert_eq!((e, c, pos), (*errno, *code, want), "{line}");
     }
     // The deepest accepted nesting (4).
-    let d = desc(
+    let d = arg_desc(
         &env,
         "f vfs_open (rq)((rq)((rq)this_cpu_ptr(@runqueues)->cpu)->cpu)->cpu",
         0,
@@ -429,13 +395,13 @@ fn errors_have_upstream_names_and_carets() {
     let m = bf.expect("task_struct has bitfields");
     let name = String::from_utf8_lossy(m.name);
     let line = format!("f vfs_open (task_struct,^{name})path->pid");
-    let (e, c, pos, want) = err(&env, &line);
+    let (e, c, pos, want) = caret_err(&env, &line);
     assert_eq!((e, c, pos), (-EINVAL, TypecastNotAligned, want), "{line}");
 }
 
 #[test]
 fn errors_change_nothing_in_the_listing() {
-    let Some(env) = env("errors_change_nothing_in_the_listing") else {
+    let Some(env) = test_or_host_env("errors_change_nothing_in_the_listing") else {
         return;
     };
     let mut k = MockKernel::default();
@@ -449,7 +415,7 @@ fn errors_change_nothing_in_the_listing() {
 
 #[test]
 fn fetch_dump_names_each_step() {
-    let Some(env) = env("fetch_dump_names_each_step") else {
+    let Some(env) = test_or_host_env("fetch_dump_names_each_step") else {
         return;
     };
     let btf = env.btf.unwrap();

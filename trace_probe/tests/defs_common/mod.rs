@@ -291,3 +291,44 @@ pub fn show(def: &ProbeDef) -> String {
     let s = String::from_utf8_lossy(b.as_bytes()).into_owned();
     s.trim_end_matches('\n').to_string()
 }
+
+/// The 6.12 test kernel's BTF when `RFPROBE_TEST_BTF_VMLINUX` is set, else
+/// the host's (`None`: SKIP).
+pub fn test_or_host_env(test: &str) -> Option<Env> {
+    if std::env::var_os("RFPROBE_TEST_BTF_VMLINUX").is_some() {
+        let btf = test_kernel_btf(test)?;
+        Some(Env {
+            btf: Some(btf),
+            dentry: DentryOffsets::from_btf(btf)?,
+        })
+    } else {
+        Env::host(test)
+    }
+}
+
+/// Argument `i` of an accepted definition (panics with the failure).
+pub fn arg_desc(env: &Env, line: &str, i: usize) -> trace_probe::ArgDesc {
+    let (def, r) = parse(env, line);
+    if let Err(f) = r {
+        panic!("{line:?}: {f:?}");
+    }
+    def.stored().args()[i].desc
+}
+
+/// The hop offsets of an argument.
+pub fn hops(d: &trace_probe::ArgDesc) -> Vec<i64> {
+    d.hops[..d.nr_hops as usize]
+        .iter()
+        .map(|h| h.offset)
+        .collect()
+}
+
+/// (errno, last code, caret, expected caret) of a rejected line written
+/// with `^` at the expected caret.
+pub fn caret_err(env: &Env, line_with_caret: &str) -> (i32, trace_probe::ErrCode, u32, u32) {
+    let (line, want) = split_caret(line_with_caret);
+    let (_, r) = parse(env, &line);
+    let f = r.expect_err(&line);
+    let e = f.last().unwrap();
+    (f.errno, e.code, e.pos, want)
+}
