@@ -11,12 +11,12 @@ use crate::kallsyms;
 use crate::probe::Probe;
 use crate::trace_probe::bytes::ByteWrite;
 use crate::trace_probe::dump::write_fetch_dump;
-use core::sync::atomic::{AtomicBool, Ordering};
 use crate::trace_probe::parse::{event_exists_failure, registration_failure};
 use crate::trace_probe::{
     classify, multi, parse_definition, split_commands, write_error_log_entry, Command,
     DentryOffsets, Failure, LogEntry, ProbeDef, RemoveSpec, StoredDef,
 };
+use core::sync::atomic::{AtomicBool, Ordering};
 use kernel::error::{code, Error, Result};
 use kernel::ffi::{c_int, c_ulong};
 use kernel::prelude::*;
@@ -320,7 +320,8 @@ impl Rfprobe {
             return Err(errlog.registration_failed(ws, line, errno));
         }
         // `@SYM` step (C `traceprobe_update_arg()`): bad offsets, unknown symbols.
-        if let Err(errno) = def.check_symbols(|name| resolve_symbol(&self.vmlinux, name).is_some()) {
+        if let Err(errno) = def.check_symbols(|name| resolve_symbol(&self.vmlinux, name).is_some())
+        {
             return Err(errlog.registration_failed(ws, line, errno));
         }
         let mut unresolved = false;

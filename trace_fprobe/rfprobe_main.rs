@@ -256,11 +256,7 @@ impl kernel::Module for RfProbeModule {
         dir.create_file(c_str!("error_log"), 0o600, &debugfs::ERROR_LOG_FOPS)?;
         dir.create_file(c_str!("profile"), 0o400, &debugfs::PROFILE_FOPS)?;
         dir.create_file(c_str!("README"), 0o400, &debugfs::README_FOPS)?;
-        dir.create_file(
-            c_str!("dump_fetcharg"),
-            0o600,
-            &debugfs::DUMP_FETCHARG_FOPS,
-        )?;
+        dir.create_file(c_str!("dump_fetcharg"), 0o600, &debugfs::DUMP_FETCHARG_FOPS)?;
         me.dir = Some(dir);
         pr_info!(
             "loaded: vmlinux BTF {} bytes, index {} bytes; control files in /sys/kernel/debug/rfprobe/\n",
