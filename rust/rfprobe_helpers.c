@@ -18,6 +18,9 @@
 #include <linux/moduleparam.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/namei.h>
+#include <linux/seq_file.h>
+#include <linux/uio.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/ptrace.h>
@@ -338,13 +341,13 @@ struct rfprobe_ops *rfprobe_ops_new(void *data)
 	return ro;
 }
 
-int rfprobe_ops_register_sym(struct rfprobe_ops *ro, const char *sym)
+/* Attaches to the functions at @ips (function starts or ftrace locations). */
+int rfprobe_ops_register_ips(struct rfprobe_ops *ro, unsigned long *ips, unsigned int cnt)
 {
 	int ret;
 
 	rfprobe_ops_reset(ro);
-	ret = ftrace_set_filter(&ro->ops, (unsigned char *)sym, strlen(sym), 1);
-
+	ret = ftrace_set_filter_ips(&ro->ops, ips, cnt, 0, 1);
 	if (!ret)
 		ret = register_ftrace_function(&ro->ops);
 	if (ret)
@@ -352,7 +355,69 @@ int rfprobe_ops_register_sym(struct rfprobe_ops *ro, const char *sym)
 	return ret;
 }
 /* See rfprobe_tp_attach(). */
-ALLOW_ERROR_INJECTION(rfprobe_ops_register_sym, ERRNO);
+ALLOW_ERROR_INJECTION(rfprobe_ops_register_ips, ERRNO);
+
+/*
+ * ftrace's list of traceable functions with their addresses
+ * ("ADDR NAME [MOD]" lines, since 6.5), read like user space reads it: the
+ * list is not reachable from modules otherwise (kallsyms iteration is not
+ * exported). Tracefs is at /sys/kernel/tracing, or automounted under
+ * debugfs.
+ */
+struct file *rfprobe_open_ftrace_funcs(void)
+{
+	struct file *f = filp_open("/sys/kernel/tracing/available_filter_functions_addrs",
+				   O_RDONLY, 0);
+
+	if (IS_ERR(f))
+		f = filp_open("/sys/kernel/debug/tracing/available_filter_functions_addrs",
+			      O_RDONLY, 0);
+	return f;
+}
+
+/*
+ * kernel_read() refuses files without ->read_iter, as ftrace's seq files
+ * are (their ->read is seq_read). seq_read() is seq_read_iter() on a user
+ * buffer; this is the same on a kernel buffer.
+ */
+ssize_t rfprobe_file_read(struct file *f, void *buf, size_t len, loff_t *pos)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	struct iov_iter iter;
+	struct kiocb kiocb;
+	ssize_t ret;
+
+	if (f->f_op->read != seq_read)
+		return kernel_read(f, buf, len, pos);
+	init_sync_kiocb(&kiocb, f);
+	kiocb.ki_pos = *pos;
+	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, len);
+	ret = seq_read_iter(&kiocb, &iter);
+	*pos = kiocb.ki_pos;
+	return ret;
+}
+
+void rfprobe_file_close(struct file *f)
+{
+	filp_close(f, NULL);
+}
+
+/*
+ * Is module @name loaded? find_module() is not exported; a loaded module
+ * (not a built-in one) has /sys/module/NAME/initstate.
+ */
+bool rfprobe_module_loaded(const char *name)
+{
+	char buf[MODULE_NAME_LEN + 32];
+	struct path path;
+
+	if (snprintf(buf, sizeof(buf), "/sys/module/%s/initstate", name) >= sizeof(buf))
+		return false;
+	if (kern_path(buf, LOOKUP_FOLLOW, &path))
+		return false;
+	path_put(&path);
+	return true;
+}
 
 void rfprobe_ops_unregister(struct rfprobe_ops *ro)
 {

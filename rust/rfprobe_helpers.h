@@ -63,9 +63,15 @@ const char *rfprobe_tp_module_name(struct tp_module *tpm);
  */
 struct rfprobe_ops;
 struct rfprobe_ops *rfprobe_ops_new(void *data);
-int rfprobe_ops_register_sym(struct rfprobe_ops *ro, const char *sym);
+int rfprobe_ops_register_ips(struct rfprobe_ops *ro, unsigned long *ips, unsigned int cnt);
 void rfprobe_ops_unregister(struct rfprobe_ops *ro);
 void rfprobe_ops_free(struct rfprobe_ops *ro);
+
+/* ftrace's traceable functions (available_filter_functions_addrs). */
+struct file *rfprobe_open_ftrace_funcs(void);
+ssize_t rfprobe_file_read(struct file *f, void *buf, size_t len, loff_t *pos);
+void rfprobe_file_close(struct file *f);
+bool rfprobe_module_loaded(const char *name);
 unsigned long rfprobe_ops_nmissed(struct rfprobe_ops *ro);
 /* Implemented in Rust (trace_fprobe/handler.rs). */
 void rfprobe_ops_entry(void *data, unsigned long ip, struct pt_regs *regs);

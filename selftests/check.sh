@@ -22,6 +22,10 @@ count() { # name log rc
 	total_pass=$((total_pass + ${p:-0})); total_fail=$((total_fail + ${f:-0}))
 	if [ "$3" != 0 ] || [ -z "$line" ]; then
 		failures+=("$1")
+		# What failed, for the summary (CI shows the end of the output).
+		while IFS= read -r l; do failures+=("$1: $l"); done < <(grep -aE \
+			'\[(FAIL|UNRESOLVED|UNTESTED|UNDEFINED)\]|^\[FAIL\]|timed out|did not finish|^  \| ' "$2" |
+			head -n 12)
 		[ -n "$line" ] && [ "${f:-0}" != 0 ] || total_fail=$((total_fail + 1))
 	fi
 }

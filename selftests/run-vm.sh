@@ -62,6 +62,14 @@ cp "$ftsrc/ftracetest" "$stage/ftrace/"
 cp "$ftsrc/test.d/functions" "$stage/ftrace/test.d/"
 cp "$module" "$stage/lib/modules/rfprobe.ko"
 find "$kdir/samples" -name 'trace-events-sample.ko' -exec cp {} "$stage/lib/modules/" \;
+# rfprobe's test module (selftests/testmod), built for this kernel.
+tm=$RFPROBE_TOP/build/$variant/testmod
+mkdir -p "$tm"
+rsync -a "$RFPROBE_TOP/selftests/testmod/" "$tm/"
+read -r -a tmflags <<< "$("$RFPROBE_TOP/scripts/kbuild-flags.sh" "$kdir")"
+make -C "$kdir" ${tmflags[@]+"${tmflags[@]}"} M="$tm" modules >"$logdir/testmod-build.log" 2>&1 ||
+	die "test module build failed (see $logdir/testmod-build.log)"
+cp "$tm/rfprobe_testmod.ko" "$stage/lib/modules/"
 
 # Dynamically linked host tools the tests use (trace-cmd, perf), with their libraries.
 copy_bin() {

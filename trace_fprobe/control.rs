@@ -7,13 +7,16 @@ use crate::bindings;
 use crate::btf::BtfData;
 use crate::env::{find_kernel_tracepoint, KernelBtf, KernelEnv};
 use crate::event::{cstring, Event, State, VecSink};
+use crate::funcs::{self, Dups, FuncSet, Unresolved};
 use crate::kallsyms;
-use crate::probe::Probe;
+use crate::probe::{Probe, ProbeState};
+use crate::trace_probe::errors::{Detail, ErrCode};
+use crate::trace_probe::funcspec::Spec;
 use crate::trace_probe::bytes::ByteWrite;
 use crate::trace_probe::dump::write_fetch_dump;
 use crate::trace_probe::parse::{event_exists_failure, registration_failure};
 use crate::trace_probe::{
-    classify, multi, parse_definition, split_commands, write_error_log_entry, Command,
+    classify, multi, parse_definition_for, split_commands, write_error_log_entry_for, Command,
     DentryOffsets, Failure, LogEntry, ProbeDef, RemoveSpec, StoredDef,
 };
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -30,6 +33,8 @@ struct LogRec {
     ts: u64,
     entry: LogEntry,
     command: KVec<u8>,
+    /// The function a `Detail::Func` entry names.
+    func: KVec<u8>,
 }
 
 /// The last `ERRLOG_MAX` errors.
@@ -37,7 +42,18 @@ pub(crate) struct ErrorLog(KVec<LogRec>);
 
 impl ErrorLog {
     fn add(&mut self, def: &ProbeDef, line: &[u8], f: &Failure) {
+        self.add_for(def, line, f, None, b"");
+    }
+
+    /// Logs `f`, whose entries may name function `name` of `module`.
+    fn add_for(&mut self, def: &ProbeDef, line: &[u8], f: &Failure, module: Option<&[u8]>, name: &[u8]) {
         for e in f.iter() {
+            let mut func = KVec::new();
+            if let Some(m) = module {
+                let _ = func.extend_from_slice(m, GFP_KERNEL);
+                let _ = func.push(b':', GFP_KERNEL);
+            }
+            let _ = func.extend_from_slice(name, GFP_KERNEL);
             let mut command = KVec::new();
             if def
                 .write_log_command(line, &mut VecSink(&mut command))
@@ -55,6 +71,7 @@ impl ErrorLog {
                     ts,
                     entry: e,
                     command,
+                    func,
                 },
                 GFP_KERNEL,
             );
@@ -90,20 +107,86 @@ pub(crate) struct Inner {
     module_btf: KVec<(KVec<u8>, BtfData)>,
     /// Loaded modules with tracepoints (tracepoint module notifier).
     tp_modules: KVec<usize>,
+    /// A second parse buffer: the line parsed for another function of a
+    /// set, compared with `scratch`.
+    scratch2: KVBox<ProbeDef>,
+    /// Names several traceable functions share.
+    dups: Dups,
+    /// Definitions on functions of modules that are not loaded whose
+    /// arguments need the module's BTF: created when the module comes.
+    waiting: KVec<Waiting>,
+    /// The module being loaded while its notification runs.
+    coming: Option<KVec<u8>>,
+}
+
+/// A definition waiting for its module.
+struct Waiting {
+    module: KVec<u8>,
+    group: KVec<u8>,
+    event: KVec<u8>,
+    line: KVec<u8>,
+}
+
+fn new_def() -> Result<KVBox<ProbeDef>> {
+    let mut b = KVBox::<ProbeDef>::new_uninit(GFP_KERNEL)?;
+    ProbeDef::init(&mut b);
+    // SAFETY: `ProbeDef::init` initialised every field in place.
+    Ok(unsafe { b.assume_init() })
+}
+
+/// `s` without leading and trailing ASCII white space.
+fn trim(s: &[u8]) -> &[u8] {
+    let a = s.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(s.len());
+    let b = s.iter().rposition(|c| !c.is_ascii_whitespace()).map_or(a, |b| b + 1);
+    s.get(a..b).unwrap_or(&[])
+}
+
+fn kvec_of(s: &[u8]) -> core::result::Result<KVec<u8>, i32> {
+    let mut v = KVec::new();
+    v.extend_from_slice(s, GFP_KERNEL)
+        .map_err(|_| code::ENOMEM.to_errno())?;
+    Ok(v)
+}
+
+/// The function part of an `f` line (argv\[1\] without `%return`,
+/// `:entry`, `:exit`), if it is one.
+fn func_part(line: &[u8]) -> Option<&[u8]> {
+    let mut toks = crate::trace_probe::tokens(line);
+    if toks.next()?.first() != Some(&b'f') {
+        return None;
+    }
+    let t = toks.next()?;
+    Some(
+        t.strip_suffix(b"%return")
+            .or_else(|| t.strip_suffix(b":exit"))
+            .or_else(|| t.strip_suffix(b":entry"))
+            .unwrap_or(t),
+    )
+}
+
+/// Is this the failure of a line whose arguments need a function's BTF
+/// prototype that was not available?
+fn needs_btf(f: &Failure) -> bool {
+    f.iter().any(|e| {
+        matches!(
+            e.code,
+            ErrCode::NosupBtfarg | ErrCode::NoBtfEntry | ErrCode::NoBtfarg
+        )
+    })
 }
 
 impl Inner {
     pub(crate) fn new() -> Result<Self> {
-        let mut b = KVBox::<ProbeDef>::new_uninit(GFP_KERNEL)?;
-        ProbeDef::init(&mut b);
-        // SAFETY: `ProbeDef::init` initialised every field in place.
-        let scratch = unsafe { b.assume_init() };
         Ok(Inner {
             events: KVec::new(),
-            scratch,
+            scratch: new_def()?,
             errlog: ErrorLog(KVec::new()),
             module_btf: KVec::new(),
             tp_modules: KVec::new(),
+            scratch2: new_def()?,
+            dups: Dups::new(),
+            waiting: KVec::new(),
+            coming: None,
         })
     }
 
@@ -118,6 +201,7 @@ impl Inner {
             ev.remove(&mut g)?;
             let _ = crate::kvec::pop(&mut self.events);
         }
+        crate::kvec::clear(&mut self.waiting);
         Ok(())
     }
 
@@ -203,6 +287,29 @@ fn ftrace_can_attach(sym: &[u8]) -> Result {
     Ok(())
 }
 
+/// Can ftrace attach to every function of `set`? Checked on a private
+/// `ftrace_ops` that is never registered (one filter update, no code is
+/// patched).
+fn ftrace_can_attach_set(set: &FuncSet) -> Result {
+    let mut ips = KVVec::with_capacity(set.len(), GFP_KERNEL)?;
+    for f in set.funcs.iter() {
+        ips.push(f.addr as c_ulong, GFP_KERNEL)?;
+    }
+    let ops = KBox::<bindings::ftrace_ops>::new_uninit(GFP_KERNEL | __GFP_ZERO)?;
+    // SAFETY: A zeroed `ftrace_ops` is a fresh, unregistered ops.
+    let mut ops = unsafe { ops.assume_init() };
+    // SAFETY: `ops` is valid; ftrace copies the addresses into its filter.
+    let ret = unsafe {
+        bindings::ftrace_set_filter_ips(&mut *ops, ips.as_mut_ptr(), ips.len() as u32, 0, 1)
+    };
+    // SAFETY: Frees the filter hash (if any).
+    unsafe { bindings::ftrace_free_filter(&mut *ops) };
+    if ret < 0 {
+        return Err(Error::from_errno(ret));
+    }
+    Ok(())
+}
+
 /// `@SYM` resolution (C uses `kallsyms_lookup_name()` at registration).
 /// The kprobe-based lookup cannot resolve per-CPU variables (their
 /// "addresses" are offsets into the zero-based x86-64 SMP per-CPU area,
@@ -257,33 +364,205 @@ impl Rfprobe {
     }
 
     fn define(&self, inner: &mut Inner, line: &[u8]) -> core::result::Result<(), i32> {
-        let module = self.module_btf_for(inner, line);
+        let spec = func_part(line).and_then(|t| Spec::parse(t).ok());
+        let single = spec.as_ref().and_then(|s| s.single());
+        let is_set = spec.is_some() && single.is_none();
+
+        // Which functions (f probes); resolution errors are reported after
+        // the line parsed, as C reports registration errors.
+        let mut resolved: Option<core::result::Result<FuncSet, Unresolved>> = None;
+        let mut btf_module: Option<KVec<u8>> = None;
+        let mut no_funcs = false;
+        if let Some(sp) = spec.as_ref() {
+            let loading = inner.coming.as_deref();
+            let r = funcs::resolve(sp, &mut inner.dups, None, loading);
+            if single.is_some() {
+                match &r {
+                    Ok(set) => {
+                        btf_module = set.funcs.first().and_then(|f| {
+                            set.module(f).and_then(|m| kvec_of(m).ok())
+                        })
+                    }
+                    Err(Unresolved::Pending) => no_funcs = true,
+                    // Same-name functions share their BTF name: type the
+                    // arguments (errors in them come first).
+                    Err(Unresolved::Ambiguous(_)) => {
+                        btf_module = single
+                            .and_then(|it| it.module)
+                            .and_then(|m| kvec_of(m).ok())
+                            .or_else(|| self.btf_module_of(single.map_or(&[][..], |i| i.name)))
+                    }
+                    _ => {}
+                }
+            }
+            resolved = Some(r);
+        } else {
+            btf_module = self.tracepoint_module(inner, line);
+        }
+        let midx = btf_module
+            .as_deref()
+            .and_then(|m| self.load_module_btf(inner, m));
+
         let Inner {
             events,
             scratch,
             errlog,
             module_btf,
             tp_modules,
+            scratch2,
+            waiting,
+            ..
         } = inner;
         let def: &mut ProbeDef = scratch;
-        {
-            let base = self.vmlinux.view().ok();
-            let split = match (module, base.as_ref()) {
-                (Some(i), Some(b)) => module_btf.get(i).and_then(|(_, m)| m.split_view(b).ok()),
-                _ => None,
-            };
-            let env = KernelEnv {
-                btf: split.or(base).map(KernelBtf),
-                dentry: self.dentry,
-                tp_modules,
-            };
-            if let Err(f) = parse_definition(line, &env, def) {
+        let mut per_func = false;
+        if let Err(f) = self.parse_with(module_btf, tp_modules, midx, no_funcs, line, def, None) {
+            // A module function whose module is not loaded, with arguments
+            // that need its BTF: wait for the module.
+            if no_funcs && needs_btf(&f) {
+                let module = single.and_then(|i| i.module).unwrap_or(&[]);
+                return self.wait_for_module(events, waiting, def, module, line);
+            }
+            // A set's BTF arguments are typed per function (below).
+            per_func = is_set && needs_btf(&f) && matches!(resolved, Some(Ok(_)));
+            if !per_func {
                 errlog.add(def, line, &f);
                 return Err(f.errno);
             }
         }
+
         // The parser's workspace (for error-log entries of this line) and
         // the definition it produced.
+        let fail_at = |errlog: &mut ErrorLog, def: &ProbeDef, code: ErrCode, detail: Detail| {
+            let mut e = LogEntry::new(code, def.log_pos(line, 1, 0));
+            e.detail = detail;
+            let errno = match code {
+                ErrCode::NoFuncMatch | ErrCode::BadFuncAddr => code::ENOENT.to_errno(),
+                _ => code::EINVAL.to_errno(),
+            };
+            let f = Failure {
+                errno,
+                entries: [Some(e), None],
+            };
+            errlog.add(def, line, &f);
+            Err(errno)
+        };
+
+        // The functions.
+        let set = match resolved {
+            None => None,
+            Some(Ok(set)) => Some(set),
+            Some(Err(Unresolved::Pending)) => None,
+            Some(Err(Unresolved::Ambiguous(n))) => {
+                return fail_at(errlog, def, ErrCode::NonUniqFunc, Detail::Count(n))
+            }
+            Some(Err(Unresolved::BadAddr)) => {
+                return fail_at(errlog, def, ErrCode::BadFuncAddr, Detail::None)
+            }
+            Some(Err(Unresolved::NoMatch)) => {
+                return fail_at(errlog, def, ErrCode::NoFuncMatch, Detail::None)
+            }
+            Some(Err(Unresolved::NotFound)) => {
+                // C's registration error for this name.
+                let sym = func_part(line).unwrap_or(&[]);
+                let errno = ftrace_can_attach(sym)
+                    .err()
+                    .unwrap_or(code::ENOENT)
+                    .to_errno();
+                return Err(errlog.registration_failed(def, line, errno));
+            }
+            Some(Err(Unresolved::Err(e))) => return Err(e.to_errno()),
+        };
+
+        // A set whose arguments need BTF: the line is parsed for each of its
+        // functions; every one must give the same event format. Functions
+        // that fetch the same way share a probe: the first group's is built
+        // from `def`, the others' as they are found.
+        let mut members: KVec<usize> = KVec::new();
+        let mut extra: KVec<(KBox<Probe>, ProbeState, KVec<usize>)> = KVec::new();
+        if let (Some(set), true) = (set.as_ref(), per_func) {
+            for f in set.funcs.iter() {
+                if let Some(m) = set.module(f) {
+                    let _ = self.load_module_btf_in(module_btf, m);
+                }
+            }
+            // (function, group): group 0 is `members`, g > 0 is extra[g - 1].
+            let mut done: KVec<(usize, usize)> = KVec::new();
+            for i in 0..set.len() {
+                let f = set.funcs[i];
+                let (name, m) = (set.name(&f), set.module(&f));
+                let same = done.iter().find(|&&(j, _)| {
+                    let o = set.funcs[j];
+                    set.name(&o) == name && set.module(&o) == m
+                });
+                let g = if let Some(&(_, g)) = same {
+                    g
+                } else {
+                    let midx =
+                        m.and_then(|m| module_btf.iter().position(|(n, _)| n[..] == *m));
+                    let first = done.is_empty();
+                    let r = if first {
+                        self.parse_with(module_btf, tp_modules, midx, false, line, def, Some(name))
+                    } else {
+                        self.parse_with(module_btf, tp_modules, midx, false, line, scratch2, Some(name))
+                    };
+                    let ws: &ProbeDef = if first { def } else { scratch2 };
+                    let mut pos_prev = None;
+                    if let Err(fl) = r {
+                        pos_prev = Some((
+                            fl.last().map_or(ws.log_pos(line, 1, 0), |e| e.pos),
+                            fl.first(),
+                        ));
+                    } else if !first {
+                        if let Err(k) = multi::same_layout(&def.stored(), &ws.stored()) {
+                            pos_prev = Some((ws.log_pos(line, k + 2, 0), None));
+                        }
+                    }
+                    if let Some((pos, prev)) = pos_prev {
+                        let mut e = LogEntry::new(ErrCode::ArgDiffers, pos);
+                        e.detail = Detail::Func;
+                        let f = Failure {
+                            errno: code::EINVAL.to_errno(),
+                            entries: if prev.is_some() { [prev, Some(e)] } else { [Some(e), None] },
+                        };
+                        errlog.add_for(ws, line, &f, m, name);
+                        return Err(f.errno);
+                    }
+                    if first || multi::same_fetch(&def.stored(), &scratch2.stored()) {
+                        0
+                    } else if let Some(k) = extra
+                        .iter()
+                        .position(|(p, _, _)| multi::same_fetch(&p.def(), &scratch2.stored()))
+                    {
+                        k + 1
+                    } else {
+                        let (mut p, st) = Probe::new(&scratch2.stored(), core::ptr::null_mut(), None, None, |n| {
+                            resolve_symbol(&self.vmlinux, n)
+                        })
+                        .map_err(|e| e.to_errno())?;
+                        p.first = false;
+                        extra
+                            .push((p, st, KVec::new()), GFP_KERNEL)
+                            .map_err(|_| code::ENOMEM.to_errno())?;
+                        extra.len()
+                    }
+                };
+                let r = if g == 0 {
+                    members.push(i, GFP_KERNEL)
+                } else {
+                    extra[g - 1].2.push(i, GFP_KERNEL)
+                };
+                r.and_then(|()| done.push((i, g), GFP_KERNEL))
+                    .map_err(|_| code::ENOMEM.to_errno())?;
+            }
+        } else if let Some(set) = set.as_ref() {
+            members
+                .reserve(set.len(), GFP_KERNEL)
+                .map_err(|_| code::ENOMEM.to_errno())?;
+            for i in 0..set.len() {
+                let _ = members.push(i, GFP_KERNEL);
+            }
+        }
+
         let ws: &ProbeDef = def;
         let def = &ws.stored();
         let fail = |errlog: &mut ErrorLog, f: Failure| {
@@ -305,7 +584,9 @@ impl Rfprobe {
                     drop(g);
                     return fail(errlog, f);
                 }
-            } else if name_taken(&g, def.group(), def.event()) {
+            } else if name_taken(&g, def.group(), def.event())
+                || waiting.iter().any(|w| w.group[..] == *def.group() && w.event[..] == *def.event())
+            {
                 drop(g);
                 return fail(errlog, event_exists_failure(ws, line));
             }
@@ -315,21 +596,33 @@ impl Rfprobe {
         let mut tracepoint = core::ptr::null_mut();
         if def.is_tracepoint() {
             tracepoint = find_tracepoint(tp_modules, def.symbol());
-        } else if let Err(e) = ftrace_can_attach(def.symbol()) {
-            let errno = e.to_errno();
-            return Err(errlog.registration_failed(ws, line, errno));
+        } else if let Some(set) = set.as_ref() {
+            if let Err(e) = ftrace_can_attach_set(set) {
+                return Err(errlog.registration_failed(ws, line, e.to_errno()));
+            }
         }
         // `@SYM` step (C `traceprobe_update_arg()`): bad offsets, unknown symbols.
         if let Err(errno) = def.check_symbols(|name| resolve_symbol(&self.vmlinux, name).is_some())
         {
             return Err(errlog.registration_failed(ws, line, errno));
         }
+        let home = match (single, set.as_ref()) {
+            (Some(it), None) => it.module,
+            (Some(_), Some(set)) => set.funcs.first().and_then(|f| set.module(f)),
+            _ => None,
+        };
         let mut unresolved = false;
-        let probe = Probe::new(def, tracepoint, |name| {
-            let r = resolve_symbol(&self.vmlinux, name);
-            unresolved |= r.is_none();
-            r
-        });
+        let probe = Probe::new(
+            def,
+            tracepoint,
+            set.as_ref().map(|s| (s, &members[..])),
+            home,
+            |name| {
+                let r = resolve_symbol(&self.vmlinux, name);
+                unresolved |= r.is_none();
+                r
+            },
+        );
         let probe = match probe {
             Ok(p) => p,
             Err(e) => {
@@ -342,11 +635,26 @@ impl Rfprobe {
             }
         };
 
+        if let Some(set) = set.as_ref() {
+            for (_, st, m) in extra.iter_mut() {
+                st.set_funcs(set, m).map_err(|e| e.to_errno())?;
+            }
+        }
         if let Some(i) = existing {
             let mut g = state.event_mutex.lock();
-            return events[i].append(probe, &mut g).map_err(|e| e.to_errno());
+            events[i].append(probe, &mut g).map_err(|e| e.to_errno())?;
+            for (p, st, _) in extra {
+                events[i].append((p, st), &mut g).map_err(|e| e.to_errno())?;
+            }
+            return Ok(());
         }
         let ev = Event::new(state, def, probe).map_err(|e| e.to_errno())?;
+        if !extra.is_empty() {
+            let mut g = state.event_mutex.lock();
+            for (p, st, _) in extra {
+                ev.append((p, st), &mut g).map_err(|e| e.to_errno())?;
+            }
+        }
         events
             .reserve(1, GFP_KERNEL)
             .map_err(|_| code::ENOMEM.to_errno())?;
@@ -365,59 +673,122 @@ impl Rfprobe {
         Ok(())
     }
 
-    /// For an `f` probe on a function vmlinux BTF does not describe, the
-    /// index into `module_btf` of the split BTF of the module defining it
-    /// (loaded from `/sys/kernel/btf/<module>` on first use).
-    fn module_btf_for(&self, inner: &mut Inner, line: &[u8]) -> Option<usize> {
-        let mut toks = crate::trace_probe::tokens(line);
-        let head = toks.next()?;
-        let sym = toks.next()?;
-        let module = match head.first() {
-            Some(b'f') => {
-                let sym = sym.split(|&c| c == b'%').next()?;
-                let base = self.vmlinux.view().ok()?;
-                if base.find_func_for_symbol(sym).is_some() {
-                    return None;
-                }
-                kallsyms::module_of(sym)?
-            }
-            // A tracepoint of a loaded module: its probe stub's BTF is in
-            // the module's split BTF.
-            Some(b't') if find_kernel_tracepoint(sym).is_null() => {
-                let cname = cstring(sym).ok()?;
-                let tpm = inner.tp_modules.iter().copied().find(|&m| {
-                    // SAFETY: Tracked modules are live (removed when they go).
-                    !unsafe { bindings::rfprobe_tp_module_find(m as *mut _, cname.as_ptr().cast()) }
-                        .is_null()
-                })?;
-                // SAFETY: As above; module names are NUL-terminated.
-                let name = unsafe {
-                    kernel::str::CStr::from_char_ptr(
-                        bindings::rfprobe_tp_module_name(tpm as *mut _).cast(),
-                    )
-                };
-                let mut v = KVec::new();
-                v.extend_from_slice(name.as_bytes(), GFP_KERNEL).ok()?;
-                v
-            }
-            _ => return None,
+    /// Parses `line` into `def` with the BTF of module `midx` (an index into
+    /// `module_btf`, on top of vmlinux) or vmlinux; `no_funcs`: no function
+    /// prototypes; `func`: type the arguments by this function's.
+    #[allow(clippy::too_many_arguments)]
+    fn parse_with(
+        &self,
+        module_btf: &[(KVec<u8>, BtfData)],
+        tp_modules: &[usize],
+        midx: Option<usize>,
+        no_funcs: bool,
+        line: &[u8],
+        def: &mut ProbeDef,
+        func: Option<&[u8]>,
+    ) -> core::result::Result<(), Failure> {
+        let base = self.vmlinux.view().ok();
+        let split = match (midx, base.as_ref()) {
+            (Some(i), Some(b)) => module_btf.get(i).and_then(|(_, m)| m.split_view(b).ok()),
+            _ => None,
         };
-        if let Some(i) = inner
-            .module_btf
-            .iter()
-            .position(|(n, _)| n[..] == module[..])
-        {
+        let env = KernelEnv {
+            btf: split.or(base).map(|b| KernelBtf(b, no_funcs)),
+            dentry: self.dentry,
+            tp_modules,
+        };
+        parse_definition_for(line, &env, def, func)
+    }
+
+    /// The module defining function `name` when vmlinux BTF does not
+    /// describe it.
+    fn btf_module_of(&self, name: &[u8]) -> Option<KVec<u8>> {
+        let base = self.vmlinux.view().ok()?;
+        if base.find_func_for_symbol(name).is_some() {
+            return None;
+        }
+        kallsyms::module_of(name)
+    }
+
+    /// A tracepoint of a loaded module: its probe stub's BTF is in the
+    /// module's split BTF.
+    fn tracepoint_module(&self, inner: &Inner, line: &[u8]) -> Option<KVec<u8>> {
+        let mut toks = crate::trace_probe::tokens(line);
+        if toks.next()?.first() != Some(&b't') {
+            return None;
+        }
+        let sym = toks.next()?;
+        if !find_kernel_tracepoint(sym).is_null() {
+            return None;
+        }
+        let cname = cstring(sym).ok()?;
+        let tpm = inner.tp_modules.iter().copied().find(|&m| {
+            // SAFETY: Tracked modules are live (removed when they go).
+            !unsafe { bindings::rfprobe_tp_module_find(m as *mut _, cname.as_ptr().cast()) }
+                .is_null()
+        })?;
+        // SAFETY: As above; module names are NUL-terminated.
+        let name = unsafe {
+            kernel::str::CStr::from_char_ptr(bindings::rfprobe_tp_module_name(tpm as *mut _).cast())
+        };
+        kvec_of(name.as_bytes()).ok()
+    }
+
+    /// The index into `module_btf` of module `name`'s split BTF, loaded
+    /// from `/sys/kernel/btf/<name>` on first use.
+    fn load_module_btf(&self, inner: &mut Inner, name: &[u8]) -> Option<usize> {
+        self.load_module_btf_in(&mut inner.module_btf, name)
+    }
+
+    fn load_module_btf_in(
+        &self,
+        module_btf: &mut KVec<(KVec<u8>, BtfData)>,
+        name: &[u8],
+    ) -> Option<usize> {
+        if let Some(i) = module_btf.iter().position(|(n, _)| n[..] == *name) {
             return Some(i);
         }
         let mut path = KVec::new();
         path.extend_from_slice(b"/sys/kernel/btf/", GFP_KERNEL)
             .ok()?;
-        path.extend_from_slice(&module, GFP_KERNEL).ok()?;
+        path.extend_from_slice(name, GFP_KERNEL).ok()?;
         path.push(0, GFP_KERNEL).ok()?;
         let cpath = kernel::str::CStr::from_bytes_with_nul(&path).ok()?;
         let btf = BtfData::load_module(&self.vmlinux, cpath).ok()?;
-        inner.module_btf.push((module, btf), GFP_KERNEL).ok()?;
-        Some(inner.module_btf.len() - 1)
+        module_btf.push((kvec_of(name).ok()?, btf), GFP_KERNEL).ok()?;
+        Some(module_btf.len() - 1)
+    }
+
+    /// Keeps a definition on a function of module `module` (not loaded)
+    /// whose arguments need the module's BTF until the module comes.
+    fn wait_for_module(
+        &self,
+        events: &KVec<Pin<KBox<Event>>>,
+        waiting: &mut KVec<Waiting>,
+        def: &ProbeDef,
+        module: &[u8],
+        line: &[u8],
+    ) -> core::result::Result<(), i32> {
+        // The name is the event's once created: it must be free now.
+        let taken = events
+            .iter()
+            .any(|e| e.group() == def.stored().group() && e.name() == def.stored().event())
+            || waiting
+                .iter()
+                .any(|w| w.group[..] == *def.stored().group() && w.event[..] == *def.stored().event())
+            || name_taken(&self.state().event_mutex.lock(), def.stored().group(), def.stored().event());
+        if taken {
+            return Err(code::EEXIST.to_errno());
+        }
+        let w = Waiting {
+            module: kvec_of(module)?,
+            group: kvec_of(def.stored().group())?,
+            event: kvec_of(def.stored().event())?,
+            line: kvec_of(trim(line))?,
+        };
+        waiting
+            .push(w, GFP_KERNEL)
+            .map_err(|_| code::ENOMEM.to_errno())
     }
 
     /// `-:[GRP/][EVENT] [SYM [ARGS]]`.
@@ -449,6 +820,25 @@ impl Rfprobe {
                 i += 1;
             }
         }
+        // Definitions waiting for their module: by group and event (and
+        // the function part, if given).
+        let mut k = 0;
+        while k < inner.waiting.len() {
+            let w = &inner.waiting[k];
+            let sym_ok = match spec.args().next() {
+                None => true,
+                Some(sym) => func_part(&w.line) == Some(sym),
+            };
+            if (spec.event.is_empty() || spec.event == &w.event[..])
+                && spec.system.map_or(true, |g| g == &w.group[..])
+                && sym_ok
+            {
+                matched = true;
+                let _ = crate::kvec::remove(&mut inner.waiting, k);
+            } else {
+                k += 1;
+            }
+        }
         if matched {
             Ok(())
         } else {
@@ -472,7 +862,7 @@ impl Rfprobe {
         let g = self.state().event_mutex.lock();
         let dump = self.dump_fetcharg.load(Ordering::Relaxed);
         for ev in inner.events.iter() {
-            for p in ev.probes(&g) {
+            for p in ev.probes(&g).filter(|p| p.first) {
                 let def = p.def();
                 let _ = def.write_show(w);
                 if dump {
@@ -482,13 +872,18 @@ impl Rfprobe {
                 }
             }
         }
+        // Definitions waiting for their module, as written.
+        for wt in inner.waiting.iter() {
+            let _ = w.put(&wt.line);
+            let _ = w.put(b"\n");
+        }
     }
 
     /// `error_log` contents.
     pub(crate) fn show_errors(&self, w: &mut impl ByteWrite) {
         let inner = self.inner.lock();
         for r in inner.errlog.0.iter() {
-            let _ = write_error_log_entry(w, r.ts, r.entry, &r.command);
+            let _ = write_error_log_entry_for(w, r.ts, r.entry, &r.command, &r.func);
         }
     }
 
@@ -573,6 +968,126 @@ impl Rfprobe {
                 }
             }
         }
+    }
+}
+
+impl Rfprobe {
+    /// Module notifier: module `name` comes or goes. Its functions join or
+    /// leave the probes on them; definitions waiting for it are created.
+    pub(crate) fn module_event(&self, name: &[u8], coming: bool) {
+        funcs::MODULE_GEN.fetch_add(1, core::sync::atomic::Ordering::AcqRel);
+        let mut guard = self.inner.lock();
+        let inner = &mut *guard;
+        if !coming {
+            {
+                let mut g = self.state().event_mutex.lock();
+                for ev in inner.events.iter() {
+                    ev.module_going(name, &mut g);
+                }
+            }
+            inner.module_going(name);
+            return;
+        }
+        inner.coming = kvec_of(name).ok();
+        // Definitions that waited for this module (each tried once; one
+        // that fails waits for the next load, its error in error_log).
+        let mut todo = inner.waiting.iter().filter(|w| w.module[..] == *name).count();
+        let mut k = 0;
+        while todo > 0 && k < inner.waiting.len() {
+            if inner.waiting[k].module[..] != *name {
+                k += 1;
+                continue;
+            }
+            todo -= 1;
+            let Some(w) = crate::kvec::remove(&mut inner.waiting, k) else {
+                break;
+            };
+            if let Err(e) = self.define(inner, &w.line) {
+                pr_warn!(
+                    "a definition waiting for module {} failed ({}); see error_log\n",
+                    core::str::from_utf8(name).unwrap_or("?"),
+                    e
+                );
+                let _ = inner.waiting.push(w, GFP_KERNEL);
+            }
+        }
+        inner.coming = None;
+        // Pending probes on a function of this module.
+        let mut line = KVec::new();
+        let Inner {
+            events,
+            dups,
+            module_btf,
+            tp_modules,
+            scratch2,
+            ..
+        } = inner;
+        let midx = self.load_module_btf_in(module_btf, name);
+        let mut g = self.state().event_mutex.lock();
+        for ev in events.iter() {
+            let enabled = ev.is_enabled();
+            let mut j = 0;
+            loop {
+                let inner_ev = ev.inner.get_mut(&mut g);
+                let Some((p, st)) = inner_ev.probes.get_mut(j) else {
+                    break;
+                };
+                j += 1;
+                if p.home() != Some(name) || !p.pending(st) {
+                    continue;
+                }
+                let def = p.def();
+                let Some(spec) = func_part_of(&def).and_then(|t| Spec::parse(t).ok()) else {
+                    continue;
+                };
+                let set = match funcs::resolve(&spec, dups, Some(name), Some(name)) {
+                    Ok(set) => set,
+                    Err(_) => {
+                        pr_warn!("{}: function not found in the module that came\n", DefName(&def));
+                        continue;
+                    }
+                };
+                // The module may be another build: the line must still
+                // fetch the same way (typed by BTF, or without it).
+                crate::kvec::clear(&mut line);
+                let _ = def.write_show(&mut VecSink(&mut line));
+                let same = |no_funcs: bool, d: &mut ProbeDef| {
+                    self.parse_with(module_btf, tp_modules, midx, no_funcs, &line, d, None)
+                        .is_ok()
+                        && multi::same_layout(&def, &d.stored()).is_ok()
+                        && multi::same_fetch(&def, &d.stored())
+                };
+                if !same(false, scratch2) && !same(true, scratch2) {
+                    pr_warn!(
+                        "{}: the module's BTF changed, not attached (define the event again)\n",
+                        DefName(&def)
+                    );
+                    continue;
+                }
+                if let Err(e) = p.module_coming(st, &set, enabled) {
+                    pr_warn!("{}: cannot attach: {:?}\n", DefName(&def), e);
+                }
+            }
+        }
+    }
+}
+
+/// The function part of a stored definition.
+fn func_part_of<'a>(def: &StoredDef<'a>) -> Option<&'a [u8]> {
+    (!def.is_tracepoint()).then(|| def.symbol())
+}
+
+/// `GROUP/EVENT` of a definition, for messages.
+struct DefName<'a, 'b>(&'a StoredDef<'b>);
+
+impl core::fmt::Display for DefName<'_, '_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{}/{}",
+            core::str::from_utf8(self.0.group()).unwrap_or("?"),
+            core::str::from_utf8(self.0.event()).unwrap_or("?")
+        )
     }
 }
 

@@ -14,10 +14,16 @@ use kernel::ffi::c_char;
 /// BTF as the parser sees it: exact function names first, then (unlike C
 /// 6.12) the name with compiler suffixes stripped (`foo.isra.0` → `foo`),
 /// so BTF arguments work on such functions too.
-pub(crate) struct KernelBtf<'a>(pub(crate) Btf<'a>);
+///
+/// `.1` set: no function prototypes (a module function whose module is not
+/// loaded must not be typed by a vmlinux function of the same name).
+pub(crate) struct KernelBtf<'a>(pub(crate) Btf<'a>, pub(crate) bool);
 
 impl BtfInfo for KernelBtf<'_> {
     fn func_proto(&self, name: &[u8]) -> Option<u32> {
+        if self.1 {
+            return None;
+        }
         BtfInfo::func_proto(&self.0, name)
             .or_else(|| normalize_symbol(name).and_then(|n| BtfInfo::func_proto(&self.0, n)))
     }

@@ -510,6 +510,14 @@ impl Event {
         }
     }
 
+    /// Module `name` goes: its functions leave this event's probes.
+    pub(crate) fn module_going(&self, name: &[u8], g: &mut EventMutexGuard<'_>) {
+        let enabled = self.is_enabled();
+        for (p, st) in self.inner.get_mut(g).probes.iter_mut() {
+            p.module_going(st, name, enabled);
+        }
+    }
+
     /// Hits and misses summed over the probes.
     pub(crate) fn stats(&self, g: &EventMutexGuard<'_>) -> (u64, u64) {
         self.inner

@@ -125,9 +125,13 @@ fn symbol_offset(addr: u64) -> Option<u64> {
 
 /// The module defining symbol `name` (`None` for vmlinux or unknown).
 pub(crate) fn module_of(name: &[u8]) -> Option<KVec<u8>> {
-    let sym = lookup(name)?;
+    module_at(lookup(name)?.addr)
+}
+
+/// The module whose symbol is at `addr` (`None` for vmlinux or unknown).
+pub(crate) fn module_at(addr: u64) -> Option<KVec<u8>> {
     let mut buf = [0u8; 600];
-    let n = crate::event::sprint_symbol(sym.addr, &mut buf);
+    let n = crate::event::sprint_symbol(addr, &mut buf);
     let s = &buf[..n];
     let open = s.iter().position(|&c| c == b'[')?;
     let m = s.get(open + 1..)?;

@@ -36,3 +36,32 @@ pub(crate) fn pop<T, A: Allocator>(v: &mut Vec<T, A>) -> Option<T> {
 pub(crate) fn clear<T, A: Allocator>(v: &mut Vec<T, A>) {
     while pop(v).is_some() {}
 }
+
+/// Sorts `v` in place by `less` (heapsort: no allocation, no recursion,
+/// and none of `core`'s sort code, whose unreachable paths objtool flags).
+pub(crate) fn sort_by<T>(v: &mut [T], less: impl Fn(&T, &T) -> bool) {
+    fn sift<T>(v: &mut [T], mut root: usize, end: usize, less: &impl Fn(&T, &T) -> bool) {
+        loop {
+            let mut child = 2 * root + 1;
+            if child >= end {
+                return;
+            }
+            if child + 1 < end && less(&v[child], &v[child + 1]) {
+                child += 1;
+            }
+            if !less(&v[root], &v[child]) {
+                return;
+            }
+            v.swap(root, child);
+            root = child;
+        }
+    }
+    let n = v.len();
+    for i in (0..n / 2).rev() {
+        sift(v, i, n, &less);
+    }
+    for end in (1..n).rev() {
+        v.swap(0, end);
+        sift(v, 0, end, &less);
+    }
+}

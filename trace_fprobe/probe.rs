@@ -15,13 +15,13 @@
 //! owned by the event under `event_mutex`.
 
 use crate::bindings;
-use crate::event::{cstring, Event};
+use crate::event::Event;
+use crate::funcs::FuncSet;
 use crate::handler;
 use crate::percpu::Counter;
 use crate::trace_probe::fetch::{self, EntryProgram, Insn, Program};
 use crate::trace_probe::{DefHead, ProbeArg, StoredDef};
 use kernel::error::{code, to_result, Result};
-use kernel::ffi::c_char;
 use kernel::prelude::*;
 use kernel::types::Opaque;
 
@@ -43,7 +43,13 @@ pub(crate) struct Probe {
     pub(crate) insns: KVec<Insn>,
     pub(crate) entry_prog: EntryProgram,
     pub(crate) entry_insns: KVec<Insn>,
-    symbol: KVec<u8>,
+    /// A single-function probe on a module function: the module. The
+    /// function is looked up again when the module comes back.
+    home: Option<KVec<u8>>,
+    /// The first probe of its definition (a definition whose functions
+    /// need different fetch programs has one probe per program; only the
+    /// first is listed).
+    pub(crate) first: bool,
     /// Entry probes: their `ftrace_ops` (C-allocated, C-mutated).
     ops: *mut bindings::rfprobe_ops,
     /// Tracepoint probes: their tracepoint probe context (C-allocated).
@@ -68,10 +74,50 @@ pub(crate) struct ProbeState {
     attached: bool,
     /// fprobe misses of earlier registrations.
     old_nmissed: u64,
+    /// `f` probes: the functions attached to (addresses), each with the
+    /// index + 1 of its module in `mods` (0: vmlinux). Empty while the
+    /// module of a module function is not loaded (pending).
+    funcs: KVec<(u64, u16)>,
+    mods: KVec<KVec<u8>>,
 }
 
 // SAFETY: The tracepoint pointer is only handed to the tracepoint API.
 unsafe impl Send for ProbeState {}
+
+impl ProbeState {
+    /// Sets the functions: `set.funcs[i]` for each `i` of `which`.
+    pub(crate) fn set_funcs(&mut self, set: &FuncSet, which: &[usize]) -> Result {
+        crate::kvec::clear(&mut self.funcs);
+        self.funcs.reserve(which.len(), GFP_KERNEL)?;
+        for &i in which {
+            let Some(f) = set.funcs.get(i) else { continue };
+            let tag = match set.module(f) {
+                None => 0,
+                Some(m) => match self.mods.iter().position(|n| n[..] == *m) {
+                    Some(p) => p + 1,
+                    None => {
+                        let mut v = KVec::new();
+                        v.extend_from_slice(m, GFP_KERNEL)?;
+                        self.mods.push(v, GFP_KERNEL)?;
+                        self.mods.len()
+                    }
+                },
+            };
+            self.funcs.push((f.addr, tag as u16), GFP_KERNEL)?;
+        }
+        Ok(())
+    }
+
+    /// The addresses, as ftrace takes them.
+    fn addrs(&self) -> Result<KVec<kernel::ffi::c_ulong>> {
+        let mut v = KVec::with_capacity(self.funcs.len(), GFP_KERNEL)?;
+        for &(a, _) in self.funcs.iter() {
+            v.push(a as kernel::ffi::c_ulong, GFP_KERNEL)?;
+        }
+        Ok(v)
+    }
+
+}
 
 impl Probe {
     /// # Safety
@@ -117,6 +163,8 @@ impl Probe {
     pub(crate) fn new(
         def: &StoredDef<'_>,
         tracepoint: *mut bindings::tracepoint,
+        funcs: Option<(&FuncSet, &[usize])>,
+        home: Option<&[u8]>,
         resolve: impl FnMut(&[u8]) -> Option<u64>,
     ) -> Result<(KBox<Probe>, ProbeState)> {
         let stored = def;
@@ -144,7 +192,15 @@ impl Probe {
                 // SAFETY: All-zero is a valid, unregistered `struct fprobe`.
                 fp: Opaque::new(unsafe { core::mem::zeroed() }),
                 event: core::ptr::null(),
-                symbol: cstring(def.symbol())?,
+                home: match home {
+                    Some(m) => {
+                        let mut v = KVec::new();
+                        v.extend_from_slice(m, GFP_KERNEL)?;
+                        Some(v)
+                    }
+                    None => None,
+                },
+                first: true,
                 head: stored.head,
                 args,
                 entry_slots,
@@ -175,12 +231,22 @@ impl Probe {
                 return Err(code::ENOMEM);
             }
         }
-        let state = ProbeState {
+        let mut state = ProbeState {
             tracepoint,
             attached: false,
             old_nmissed: 0,
+            funcs: KVec::new(),
+            mods: KVec::new(),
         };
+        if let Some((set, which)) = funcs {
+            state.set_funcs(set, which)?;
+        }
         Ok((probe, state))
+    }
+
+    /// The module this single-function probe's function is in.
+    pub(crate) fn home(&self) -> Option<&[u8]> {
+        self.home.as_deref()
     }
 
     /// Sets the owning event; before the probe is shared.
@@ -206,7 +272,12 @@ impl Probe {
             // (module tracepoints are dropped in `tracepoint_going` while
             // their module is still there).
             to_result(unsafe { bindings::rfprobe_tp_attach(self.tp, st.tracepoint) })?;
+        } else if st.funcs.is_empty() {
+            // A module function whose module is not loaded: attaches when
+            // it comes.
+            return Ok(());
         } else if def.is_return() {
+            let addrs = st.addrs()?;
             // A fresh `struct fprobe` for every registration: unregistering
             // leaves ftrace/rethook state behind that must not be reused.
             let fp = self.fp.get();
@@ -222,19 +293,20 @@ impl Probe {
                 (*fp).nr_maxactive = def.maxactive() as i32;
             }
             // SAFETY: `fp` is set up and lives (in the probe's box) until
-            // after `detach`; `symbol` is NUL-terminated.
+            // after `detach`; the fprobe core copies the addresses.
             to_result(unsafe {
-                bindings::register_fprobe(
-                    fp,
-                    self.symbol.as_ptr().cast::<c_char>(),
-                    core::ptr::null(),
-                )
+                bindings::register_fprobe_ips(fp, addrs.as_ptr().cast_mut(), addrs.len() as i32)
             })?;
         } else {
-            // SAFETY: `ops` is allocated and not registered; `symbol` is
-            // NUL-terminated.
+            let addrs = st.addrs()?;
+            // SAFETY: `ops` is allocated and not registered; ftrace copies
+            // the addresses into the ops' filter.
             to_result(unsafe {
-                bindings::rfprobe_ops_register_sym(self.ops, self.symbol.as_ptr().cast::<c_char>())
+                bindings::rfprobe_ops_register_ips(
+                    self.ops,
+                    addrs.as_ptr().cast_mut(),
+                    addrs.len() as u32,
+                )
             })?;
         }
         st.attached = true;
@@ -265,6 +337,59 @@ impl Probe {
             unsafe { bindings::rfprobe_ops_unregister(self.ops) };
         }
         st.attached = false;
+    }
+
+    /// Module `name` goes: its functions leave the probe (detached first;
+    /// attached again to what is left if `enabled`). A single-function
+    /// probe is then pending until the module comes back.
+    pub(crate) fn module_going(&self, st: &mut ProbeState, name: &[u8], enabled: bool) {
+        let Some(m) = st.mods.iter().position(|n| n[..] == *name) else {
+            return;
+        };
+        let tag = (m + 1) as u16;
+        if !st.funcs.iter().any(|&(_, t)| t == tag) {
+            return;
+        }
+        // The module is still live during its GOING notification.
+        self.detach(st);
+        let mut i = 0;
+        while i < st.funcs.len() {
+            if st.funcs[i].1 == tag {
+                let _ = crate::kvec::remove(&mut st.funcs, i);
+            } else {
+                i += 1;
+            }
+        }
+        if enabled && !st.funcs.is_empty() {
+            if let Err(e) = self.attach(st) {
+                pr_warn!("cannot attach again after a module went: {:?}\n", e);
+            }
+        }
+    }
+
+    /// The home module of a pending single-function probe came: attach to
+    /// `set` (its function there) if `enabled`.
+    pub(crate) fn module_coming(&self, st: &mut ProbeState, set: &FuncSet, enabled: bool) -> Result {
+        if !st.funcs.is_empty() {
+            return Ok(());
+        }
+        let all: KVec<usize> = {
+            let mut v = KVec::new();
+            for i in 0..set.len() {
+                v.push(i, GFP_KERNEL)?;
+            }
+            v
+        };
+        st.set_funcs(set, &all)?;
+        if enabled {
+            self.attach(st)?;
+        }
+        Ok(())
+    }
+
+    /// Is the probe waiting for its module?
+    pub(crate) fn pending(&self, st: &ProbeState) -> bool {
+        !self.def().is_tracepoint() && st.funcs.is_empty()
     }
 
     /// The tracepoint this (tracepoint) probe waits for or uses.

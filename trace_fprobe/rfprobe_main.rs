@@ -38,6 +38,7 @@ mod control;
 mod debugfs;
 mod env;
 mod event;
+mod funcs;
 mod handler;
 mod kallsyms;
 mod kvec;
@@ -78,7 +79,7 @@ struct RfProbeModule {
     dir: Option<debugfs::Dir>,
     /// Tracepoint module notifier (module `t` probes), when registered.
     tp_nb: Option<Notifier>,
-    /// Module notifier (split-BTF cache), when registered.
+    /// Module notifier (module functions, split-BTF cache), when registered.
     mod_nb: Option<Notifier>,
 }
 
@@ -166,7 +167,7 @@ unsafe extern "C" fn tp_module_notify(
     NOTIFY_OK
 }
 
-/// Module notifier callback: a module goes.
+/// Module notifier callback: a module comes or goes.
 ///
 /// # Safety
 ///
@@ -177,7 +178,8 @@ unsafe extern "C" fn module_notify(
     val: kernel::ffi::c_ulong,
     data: *mut core::ffi::c_void,
 ) -> kernel::ffi::c_int {
-    if val as u32 != bindings::module_state_MODULE_STATE_GOING {
+    let coming = val as u32 == bindings::module_state_MODULE_STATE_COMING;
+    if !coming && val as u32 != bindings::module_state_MODULE_STATE_GOING {
         return NOTIFY_OK;
     }
     let p = debugfs::STATE.load(Ordering::Acquire);
@@ -187,7 +189,7 @@ unsafe extern "C" fn module_notify(
         // its name is NUL-terminated.
         let name =
             unsafe { kernel::str::CStr::from_char_ptr(bindings::rfprobe_module_name(data.cast())) };
-        rf.inner.lock().module_going(name.as_bytes());
+        rf.module_event(name.as_bytes(), coming);
     }
     NOTIFY_OK
 }

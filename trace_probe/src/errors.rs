@@ -175,6 +175,14 @@ errors! {
     NotArray, NOT_ARRAY_FIELD, "This field is not an array";
     // rfprobe's own: a per-CPU address converted twice.
     PercpuTwice, PERCPU_TWICE, "A per-CPU address cannot be converted twice";
+    // Function lists: upstream's proposed `SYM[,!SYM...]` error (name and
+    // message as posted), then rfprobe's own for lists, globs and
+    // same-name functions. `{}` is the entry's [`Detail`].
+    BadLegacyRet, BAD_LEGACY_RET, "Legacy %return not allowed with list";
+    NonUniqFunc, NON_UNIQ_FUNC, "{} functions have this name (pick one: MOD:SYM or SYM@ADDR; all: SYM@*)";
+    NoFuncMatch, NO_FUNC_MATCH, "No traceable function matches";
+    BadFuncAddr, BAD_FUNC_ADDR, "No traceable function of this name at this address";
+    ArgDiffers, ARG_DIFFERS, "Argument does not resolve the same way in {}";
 }
 
 impl ErrCode {
@@ -203,6 +211,48 @@ pub struct LogEntry {
     pub code: ErrCode,
     /// Caret column in the command text (C `pos + offset`, printed as `u16`).
     pub pos: u32,
+    /// What replaces `{}` in the message (rfprobe's function errors).
+    pub detail: Detail,
+}
+
+/// The variable part of a message (its `{}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// No `{}` in the message.
+    None,
+    /// A count.
+    Count(u32),
+    /// The function the failure is about: its name is kept beside the
+    /// entry (see [`write_error_log_entry_for`]), so that entries stay
+    /// small.
+    Func,
+}
+
+impl LogEntry {
+    /// An entry without detail.
+    pub const fn new(code: ErrCode, pos: u32) -> LogEntry {
+        LogEntry {
+            code,
+            pos,
+            detail: Detail::None,
+        }
+    }
+
+    /// Writes the message with its detail; `func` is the function of a
+    /// [`Detail::Func`] entry (`MOD:NAME` or `NAME`).
+    pub fn write_message(&self, w: &mut (impl ByteWrite + ?Sized), func: &[u8]) -> core::fmt::Result {
+        let msg = self.code.message().as_bytes();
+        let Some(at) = msg.windows(2).position(|p| p == b"{}") else {
+            return w.put(msg);
+        };
+        w.put(&msg[..at])?;
+        match self.detail {
+            Detail::None => w.put(b"?")?,
+            Detail::Count(n) => write_dec(w, u64::from(n), 0, false)?,
+            Detail::Func => w.put(if func.is_empty() { b"?" } else { func })?,
+        }
+        w.put(&msg[at + 2..])
+    }
 }
 
 /// Why a command failed: the errno `write()` returns and the `error_log`
@@ -229,7 +279,7 @@ impl Failure {
     pub const fn logged(errno: i32, code: ErrCode, pos: u32) -> Failure {
         Failure {
             errno,
-            entries: [Some(LogEntry { code, pos }), None],
+            entries: [Some(LogEntry::new(code, pos)), None],
         }
     }
 
@@ -302,6 +352,18 @@ pub fn write_error_log_entry(
     entry: LogEntry,
     command: &[u8],
 ) -> core::fmt::Result {
+    write_error_log_entry_for(w, ts_ns, entry, command, b"")
+}
+
+/// [`write_error_log_entry`] of an entry whose message names function
+/// `func` ([`Detail::Func`]).
+pub fn write_error_log_entry_for(
+    w: &mut (impl ByteWrite + ?Sized),
+    ts_ns: u64,
+    entry: LogEntry,
+    command: &[u8],
+    func: &[u8],
+) -> core::fmt::Result {
     let sec = ts_ns / 1_000_000_000;
     let nsec = ts_ns % 1_000_000_000;
     w.put(b"[")?;
@@ -311,7 +373,7 @@ pub fn write_error_log_entry(
     w.put(b"] ")?;
     w.put(SUBSYSTEM.as_bytes())?;
     w.put(b": error: ")?;
-    w.put(entry.code.message().as_bytes())?;
+    entry.write_message(w, func)?;
     w.put(b"\n")?;
     w.put(CMD_PREFIX.as_bytes())?;
     w.put(command)?;
@@ -330,7 +392,7 @@ mod tests {
 
     #[test]
     fn table() {
-        assert_eq!(ALL_ERRORS.len(), 87);
+        assert_eq!(ALL_ERRORS.len(), 92);
         for (i, e) in ALL_ERRORS.iter().enumerate() {
             assert_eq!(e.index() as usize, i);
             assert_eq!(ErrCode::from_index(i as u8), Some(*e));
@@ -347,14 +409,32 @@ mod tests {
     #[test]
     fn render() {
         let mut b = ByteBuf::<256>::new();
-        let e = LogEntry {
-            code: ErrCode::BadMaxact,
-            pos: 1,
-        };
+        let e = LogEntry::new(ErrCode::BadMaxact, 1);
         write_error_log_entry(&mut b, 12_345_678_901, e, b"f1a111 vfs_read").unwrap();
         assert_eq!(
             b.as_bytes(),
             b"[   12.345678] trace_fprobe: error: Invalid maxactive number\n  Command: f1a111 vfs_read\n            ^\n"
         );
+    }
+
+    #[test]
+    fn details() {
+        let mut b = ByteBuf::<256>::new();
+        let mut e = LogEntry::new(ErrCode::NonUniqFunc, 2);
+        e.detail = Detail::Count(3);
+        e.write_message(&mut b, b"").unwrap();
+        assert_eq!(
+            b.as_bytes(),
+            &b"3 functions have this name (pick one: MOD:SYM or SYM@ADDR; all: SYM@*)"[..]
+        );
+        let mut b = ByteBuf::<256>::new();
+        e.code = ErrCode::ArgDiffers;
+        e.detail = Detail::Func;
+        e.write_message(&mut b, b"rfprobe_testmod:rftm_args8").unwrap();
+        assert_eq!(
+            b.as_bytes(),
+            &b"Argument does not resolve the same way in rfprobe_testmod:rftm_args8"[..]
+        );
+        assert!(core::mem::size_of::<Failure>() <= 40);
     }
 }

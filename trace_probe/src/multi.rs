@@ -80,3 +80,32 @@ where
     }
     Ok(())
 }
+
+/// Do `a` and `b` (the same line parsed for two functions of a set) give
+/// events of the same format: the same argument names, types, array
+/// counts and offsets, the same size? `Err(i)`: argument `i` (0-based)
+/// is the first that differs (`nr_args` if only the count or size does).
+pub fn same_layout(a: &StoredDef<'_>, b: &StoredDef<'_>) -> Result<(), usize> {
+    for (i, (x, y)) in a.args().iter().zip(b.args()).enumerate() {
+        if x.desc.ty != y.desc.ty
+            || x.desc.array != y.desc.array
+            || x.offset != y.offset
+            || a.arg_name(x) != b.arg_name(y)
+        {
+            return Err(i);
+        }
+    }
+    if a.nr_args() != b.nr_args() || a.args_size() != b.args_size() {
+        return Err(a.nr_args().min(b.nr_args()));
+    }
+    Ok(())
+}
+
+/// Do `a` and `b` (of the same layout) fetch the same way: the same
+/// argument descriptions and entry-data slots? Functions whose
+/// definitions fetch the same way share one probe.
+pub fn same_fetch(a: &StoredDef<'_>, b: &StoredDef<'_>) -> bool {
+    a.entry_slots() == b.entry_slots()
+        && a.args().len() == b.args().len()
+        && a.args().iter().zip(b.args()).all(|(x, y)| x.desc == y.desc)
+}

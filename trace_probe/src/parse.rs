@@ -25,6 +25,7 @@
 //! * a bitfield type whose width + offset overflows 64 bits is accepted by C
 //!   (wrap-around); here it is `BAD_BITFIELD`.
 
+use super::funcspec;
 use super::cmdline::tokens;
 use super::desc::{ArgDesc, Base, BtfBitfield, FetchType, Hop, MAX_HOPS};
 use super::errors::{
@@ -118,10 +119,7 @@ type PResult<T> = Result<T, PErr>;
 fn place(def: &ProbeDef, line: &[u8], index: usize, e: PErr) -> Failure {
     let mut f = Failure::silent(e.errno);
     for (slot, ent) in f.entries.iter_mut().zip(e.e.iter()) {
-        *slot = ent.map(|(code, off)| LogEntry {
-            code,
-            pos: def.log_pos(line, index, off),
-        });
+        *slot = ent.map(|(code, off)| LogEntry::new(code, def.log_pos(line, index, off)));
     }
     f
 }
@@ -1637,6 +1635,20 @@ pub fn parse_definition<E: ProbeEnv + ?Sized>(
     env: &E,
     def: &mut ProbeDef,
 ) -> Result<(), Failure> {
+    parse_definition_for(line, env, def, None)
+}
+
+/// [`parse_definition`] with the arguments typed by the BTF prototype of
+/// function `func` (a member of the set an `f` line's function list or glob
+/// names; see [`super::funcspec`]) instead of the one its function part
+/// names. `None`: as [`parse_definition`] (a set's arguments then resolve
+/// without BTF).
+pub fn parse_definition_for<E: ProbeEnv + ?Sized>(
+    line: &[u8],
+    env: &E,
+    def: &mut ProbeDef,
+    func: Option<&[u8]>,
+) -> Result<(), Failure> {
     def.reset();
     let line = cstr(line);
     let mut toks = tokens(line);
@@ -1675,17 +1687,41 @@ pub fn parse_definition<E: ProbeEnv + ?Sized>(
 
     // parse_symbol_and_return() (index 1)
     let mut is_return = false;
+    let mut legacy_ret: Option<usize> = None;
+    let mut colon_exit = false;
     let symbol = match strchr(argv1, b'%') {
         Some(p) => {
             if !is_tp && argv1.get(p..) == Some(&b"%return"[..]) {
                 is_return = true;
+                legacy_ret = Some(p);
                 argv1.get(..p).unwrap_or(&[])
             } else {
                 return Err(fail0(def, 1, ErrCode::BadAddrSuffix, p as i64));
             }
         }
+        // Upstream's proposed list syntax: `:entry` / `:exit` suffixes.
+        None if !is_tp && argv1.ends_with(b":exit") => {
+            is_return = true;
+            colon_exit = true;
+            argv1.get(..argv1.len() - 5).unwrap_or(&[])
+        }
+        None if !is_tp && argv1.ends_with(b":entry") => argv1.get(..argv1.len() - 6).unwrap_or(&[]),
         None => argv1,
     };
+    // Which functions (rfprobe: lists, globs, `MOD:`, `@ADDR`).
+    let spec = if is_tp {
+        None
+    } else {
+        match funcspec::Spec::parse(symbol) {
+            Ok(s) => Some(s),
+            Err(off) => return Err(fail0(def, 1, ErrCode::BadProbeAddr, off as i64)),
+        }
+    };
+    if let (Some(s), Some(p)) = (spec, legacy_ret) {
+        if s.single().is_none() {
+            return Err(fail0(def, 1, ErrCode::BadLegacyRet, p as i64));
+        }
+    }
     if !is_return {
         if is_tp {
             if let Some(bad) = symbol.iter().position(|&c| !(is_alnum(c) || c == b'_')) {
@@ -1765,7 +1801,17 @@ pub fn parse_definition<E: ProbeEnv + ?Sized>(
                 }
                 w.put(symbol);
             } else {
-                w.put(symbol);
+                // A set is named after its first item; `@ADDR` is dropped.
+                let first = spec.and_then(|s| s.items().next());
+                let base = match first {
+                    Some(it) if spec.is_some_and(|s| s.single().is_none()) => it.name,
+                    _ => symbol,
+                };
+                let base = match strchr(base, b'@') {
+                    Some(a) => base.get(..a).unwrap_or(base),
+                    None => base,
+                };
+                w.put(base);
                 w.put(b"__");
                 w.put(if is_return { b"exit" } else { b"entry" });
             }
@@ -1788,6 +1834,7 @@ pub fn parse_definition<E: ProbeEnv + ?Sized>(
         ProbeKind::Entry
     };
     def.maxactive = maxactive;
+    def.colon_exit = colon_exit;
 
     // BTF function name.
     let mut sbuf = [0u8; KSYM_NAME_LEN];
@@ -1814,12 +1861,12 @@ pub fn parse_definition<E: ProbeEnv + ?Sized>(
             }
             TracepointLookup::Missing => return Err(fail0(def, 1, ErrCode::NoTracepoint, 0)),
         }
-    } else if symbol.first() == Some(&b'!') {
-        // rfprobe-only check: `!foo` is an ftrace filter meaning "every
-        // function but foo"; C accepts it and attaches to every function.
-        return Err(fail0(def, 1, ErrCode::BadProbeAddr, 0));
+    } else if func.is_some() {
+        func
     } else {
-        Some(symbol)
+        // One function: its BTF prototype (`MOD:` and `@ADDR` stripped).
+        // A set without `func`: no prototype.
+        spec.and_then(|s| s.btf_name())
     };
 
     let ctx = Ctx {
@@ -2147,10 +2194,7 @@ pub fn registration_failure(def: &ProbeDef, line: &[u8], errno: i32) -> Option<L
         super::errors::ENOMEM | super::errors::EEXIST => return None,
         _ => ErrCode::FailRegProbe,
     };
-    Some(LogEntry {
-        code,
-        pos: def.log_pos(line, 1, 0),
-    })
+    Some(LogEntry::new(code, def.log_pos(line, 1, 0)))
 }
 
 /// The `EVENT_EXIST` entry (group/event taken by a non-fprobe event),

@@ -150,6 +150,8 @@ pub struct ProbeDef {
     pub(super) entry: EntryArgs,
     pub(super) size: u32,
     pub(super) tp_pending: bool,
+    /// Written with the list-style `:exit` suffix (shown that way).
+    pub(super) colon_exit: bool,
     pub(super) text: [u8; TEXT_CAP],
     pub(super) text_len: u16,
     // Expansion state (kept for error-log command rendering).
@@ -195,6 +197,7 @@ impl ProbeDef {
             },
             size: 0,
             tp_pending: false,
+            colon_exit: false,
             text: [0; TEXT_CAP],
             text_len: 0,
             gen: [0; MAX_BTF_ARGS_LEN],
@@ -234,6 +237,7 @@ impl ProbeDef {
             core::ptr::addr_of_mut!((*p).entry.len).write(0);
             core::ptr::addr_of_mut!((*p).size).write(0);
             core::ptr::addr_of_mut!((*p).tp_pending).write(false);
+            core::ptr::addr_of_mut!((*p).colon_exit).write(false);
             core::ptr::addr_of_mut!((*p).text).write_bytes(0, 1);
             core::ptr::addr_of_mut!((*p).text_len).write(0);
             core::ptr::addr_of_mut!((*p).gen).write_bytes(0, 1);
@@ -266,6 +270,7 @@ impl ProbeDef {
         }
         self.size = 0;
         self.tp_pending = false;
+        self.colon_exit = false;
         self.text_len = 0;
         self.nr_src = 0;
         self.meta_expanded = false;
@@ -350,6 +355,7 @@ pub struct DefHead {
     symbol: Span,
     size: u32,
     tp_pending: bool,
+    colon_exit: bool,
 }
 
 /// A definition: what every consumer (listing, removal matching, appending,
@@ -509,7 +515,11 @@ impl<'a> StoredDef<'a> {
         w.put(b" ")?;
         w.put(self.symbol())?;
         if self.is_return() {
-            w.put(b"%return")?;
+            w.put(if self.head.colon_exit {
+                &b":exit"[..]
+            } else {
+                &b"%return"[..]
+            })?;
         }
         for a in self.args() {
             w.put(b" ")?;
@@ -579,6 +589,7 @@ impl ProbeDef {
                 symbol: self.symbol,
                 size: self.size,
                 tp_pending: self.tp_pending,
+                colon_exit: self.colon_exit,
             },
             args: self.args.get(..usize::from(self.nr_args)).unwrap_or(&[]),
             entry: self

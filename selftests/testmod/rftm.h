@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef RFTM_H
+#define RFTM_H
+#include <linux/types.h>
+
+/* An object the probed functions get pointers to. */
+struct rftm_obj {
+	u64 id;
+	const char *name;
+	int vals[4];
+};
+
+/*
+ * Kept as real, separately traceable functions with their own names: no
+ * inlining, no interprocedural clones (.isra/.constprop) that would change
+ * the prototype BTF describes.
+ */
+#ifdef __clang__
+#define RFTM_PROBED noinline __used
+#else
+#define RFTM_PROBED noinline __used __attribute__((__noipa__))
+#endif
+
+int rftm_call_dup_b(struct rftm_obj *o, int tag);
+#endif
