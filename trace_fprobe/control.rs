@@ -386,7 +386,7 @@ impl Rfprobe {
                     Err(Unresolved::Pending) => no_funcs = true,
                     // Same-name functions share their BTF name: type the
                     // arguments (errors in them come first).
-                    Err(Unresolved::Ambiguous(_)) => {
+                    Err(Unresolved::Ambiguous(_) | Unresolved::BadAddr) => {
                         btf_module = single
                             .and_then(|it| it.module)
                             .and_then(|m| kvec_of(m).ok())
