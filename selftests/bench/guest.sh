@@ -245,6 +245,19 @@ section_defs() {
 		write_lines "$file" /tmp/undefs_$impl
 		echo "BENCH undefine impl=$impl count=$got $out"
 	done
+	# One event on many functions: a glob ("vfs_*"; C 6.12 takes it as
+	# an ftrace filter too) and every traceable function ("*", rfprobe
+	# only: C registers at definition and would attach to all of them).
+	for impl in c r; do
+		[ $impl = c ] && file=$T/dynamic_events || file=$R/dynamic_events
+		for pat in 'vfs_*' '*'; do
+			[ $impl = c ] && [ "$pat" = '*' ] && continue
+			echo "f:bg$impl/g $pat" >/tmp/gdef
+			write_lines "$file" /tmp/gdef
+			echo "BENCH glob impl=$impl pattern=$pat $out"
+			echo "-:bg$impl/g" >> "$file"
+		done
+	done
 }
 
 case $mode in

@@ -36,6 +36,7 @@ function fmt(x) { return num(x) ? sprintf("%.1f", x) : x }
 	if (l ~ / tracing_off /) { off[kv(l, "impl")] = kv(l, "ns"); offrec[kv(l, "impl")] = kv(l, "records") }
 	if (l ~ / define /) { def[kv(l, "impl")] = kv(l, "ns"); defok[kv(l, "impl")] = kv(l, "ok"); defn = kv(l, "count") }
 	if (l ~ / undefine /) undef[kv(l, "impl")] = kv(l, "ns")
+	if (l ~ / glob /) { gl[kv(l, "impl"), kv(l, "pattern")] = kv(l, "ns"); glok[kv(l, "impl"), kv(l, "pattern")] = kv(l, "ok") }
 	if ((v = kv(l, "insmod_ns")) != "") insmod_ns = v
 	if ((v = kv(l, "rmmod_ns")) != "") rmmod_ns = v
 	if ((m = kv(l, "mem")) != "") { mfree[m] = kv(l, "MemFree"); mslab[m] = kv(l, "Slab"); mvm[m] = kv(l, "VmallocUsed"); mpcpu[m] = kv(l, "Percpu"); mcnt[m] = kv(l, "count") }
@@ -130,6 +131,13 @@ END {
 		sp = def["r"] > 0 ? def["c"] / def["r"] : 0
 		tres[++nt] = sprintf("%-4s %-38s C/rf %.1fx (target >= 10x)", sp >= 10 ? "PASS" : "MISS", "200 definitions 10x faster than C", sp)
 		if (defok["c"] != defn || defok["r"] != defn) bad("definitions failed: C " defok["c"] ", rfprobe " defok["r"] " of " defn)
+	}
+	if (("r", "vfs_*") in gl) {
+		printf "\nOne event on many functions (one definition, one write())\n"
+		printf "%-9s %14s %14s\n", "", "C (ms)", "rfprobe (ms)"
+		printf "%-9s %14s %14.2f\n", "vfs_*", (("c", "vfs_*") in gl) ? sprintf("%.2f", gl["c", "vfs_*"] / 1e6) : "-", gl["r", "vfs_*"] / 1e6
+		printf "%-9s %14s %14.2f\n", "*", "-", gl["r", "*"] / 1e6
+		if (glok["r", "vfs_*"] != 1 || glok["r", "*"] != 1) bad("glob definitions failed: vfs_* " glok["r", "vfs_*"] ", * " glok["r", "*"])
 	}
 	if (insmod_ns != "") {
 		printf "\nModule: insmod (finit_module) %.2f ms, rmmod (delete_module) %.2f ms\n", insmod_ns / 1e6, rmmod_ns / 1e6

@@ -12,6 +12,9 @@
 # fpos_count fpos_cast args4 string retval ret_entry bitfield bitfield_btf
 # tracepoint; "all").
 #
+# --defs: only the definition costs (200 definitions, C and rfprobe; one
+# event on vfs_* and on every function).
+#
 # --smoke: one shape, few calls (< 1 min); fails only if the benchmark
 # machinery breaks (no figures, no records), never on ratios. The full run
 # also exits 0 when targets are missed (they are reported as MISS).
@@ -23,10 +26,11 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) mode=smoke ;;
 	--shapes) mode=shapes only=$2; shift ;;
+	--defs) mode=defs ;;
 	-n) n=$2; shift ;;
 	-m) module=$2; shift ;;
 	-o) logdir=$2; shift ;;
-	*) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	*) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 	shift
 done
