@@ -10,10 +10,10 @@ use crate::event::{cstring, Event, State, VecSink};
 use crate::funcs::{self, Dups, FuncSet, Unresolved};
 use crate::kallsyms;
 use crate::probe::{Probe, ProbeState};
-use crate::trace_probe::errors::{Detail, ErrCode};
-use crate::trace_probe::funcspec::Spec;
 use crate::trace_probe::bytes::ByteWrite;
 use crate::trace_probe::dump::write_fetch_dump;
+use crate::trace_probe::errors::{Detail, ErrCode};
+use crate::trace_probe::funcspec::Spec;
 use crate::trace_probe::parse::{event_exists_failure, registration_failure};
 use crate::trace_probe::{
     classify, multi, parse_definition_for, split_commands, write_error_log_entry_for, Command,
@@ -46,7 +46,14 @@ impl ErrorLog {
     }
 
     /// Logs `f`, whose entries may name function `name` of `module`.
-    fn add_for(&mut self, def: &ProbeDef, line: &[u8], f: &Failure, module: Option<&[u8]>, name: &[u8]) {
+    fn add_for(
+        &mut self,
+        def: &ProbeDef,
+        line: &[u8],
+        f: &Failure,
+        module: Option<&[u8]>,
+        name: &[u8],
+    ) {
         for e in f.iter() {
             let mut func = KVec::new();
             if let Some(m) = module {
@@ -136,8 +143,14 @@ fn new_def() -> Result<KVBox<ProbeDef>> {
 
 /// `s` without leading and trailing ASCII white space.
 fn trim(s: &[u8]) -> &[u8] {
-    let a = s.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(s.len());
-    let b = s.iter().rposition(|c| !c.is_ascii_whitespace()).map_or(a, |b| b + 1);
+    let a = s
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+        .unwrap_or(s.len());
+    let b = s
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(a, |b| b + 1);
     s.get(a..b).unwrap_or(&[])
 }
 
@@ -379,9 +392,10 @@ impl Rfprobe {
             if single.is_some() {
                 match &r {
                     Ok(set) => {
-                        btf_module = set.funcs.first().and_then(|f| {
-                            set.module(f).and_then(|m| kvec_of(m).ok())
-                        })
+                        btf_module = set
+                            .funcs
+                            .first()
+                            .and_then(|f| set.module(f).and_then(|m| kvec_of(m).ok()))
                     }
                     Err(Unresolved::Pending) => no_funcs = true,
                     // Same-name functions share their BTF name: type the
@@ -497,13 +511,20 @@ impl Rfprobe {
                 let g = if let Some(&(_, g)) = same {
                     g
                 } else {
-                    let midx =
-                        m.and_then(|m| module_btf.iter().position(|(n, _)| n[..] == *m));
+                    let midx = m.and_then(|m| module_btf.iter().position(|(n, _)| n[..] == *m));
                     let first = done.is_empty();
                     let r = if first {
                         self.parse_with(module_btf, tp_modules, midx, false, line, def, Some(name))
                     } else {
-                        self.parse_with(module_btf, tp_modules, midx, false, line, scratch2, Some(name))
+                        self.parse_with(
+                            module_btf,
+                            tp_modules,
+                            midx,
+                            false,
+                            line,
+                            scratch2,
+                            Some(name),
+                        )
                     };
                     let ws: &ProbeDef = if first { def } else { scratch2 };
                     let mut pos_prev = None;
@@ -522,7 +543,11 @@ impl Rfprobe {
                         e.detail = Detail::Func;
                         let f = Failure {
                             errno: code::EINVAL.to_errno(),
-                            entries: if prev.is_some() { [prev, Some(e)] } else { [Some(e), None] },
+                            entries: if prev.is_some() {
+                                [prev, Some(e)]
+                            } else {
+                                [Some(e), None]
+                            },
                         };
                         errlog.add_for(ws, line, &f, m, name);
                         return Err(f.errno);
@@ -535,9 +560,13 @@ impl Rfprobe {
                     {
                         k + 1
                     } else {
-                        let (mut p, st) = Probe::new(&scratch2.stored(), core::ptr::null_mut(), None, None, |n| {
-                            resolve_symbol(&self.vmlinux, n)
-                        })
+                        let (mut p, st) = Probe::new(
+                            &scratch2.stored(),
+                            core::ptr::null_mut(),
+                            None,
+                            None,
+                            |n| resolve_symbol(&self.vmlinux, n),
+                        )
                         .map_err(|e| e.to_errno())?;
                         p.first = false;
                         extra
@@ -585,7 +614,9 @@ impl Rfprobe {
                     return fail(errlog, f);
                 }
             } else if name_taken(&g, def.group(), def.event())
-                || waiting.iter().any(|w| w.group[..] == *def.group() && w.event[..] == *def.event())
+                || waiting
+                    .iter()
+                    .any(|w| w.group[..] == *def.group() && w.event[..] == *def.event())
             {
                 drop(g);
                 return fail(errlog, event_exists_failure(ws, line));
@@ -644,7 +675,9 @@ impl Rfprobe {
             let mut g = state.event_mutex.lock();
             events[i].append(probe, &mut g).map_err(|e| e.to_errno())?;
             for (p, st, _) in extra {
-                events[i].append((p, st), &mut g).map_err(|e| e.to_errno())?;
+                events[i]
+                    .append((p, st), &mut g)
+                    .map_err(|e| e.to_errno())?;
             }
             return Ok(());
         }
@@ -755,7 +788,9 @@ impl Rfprobe {
         path.push(0, GFP_KERNEL).ok()?;
         let cpath = kernel::str::CStr::from_bytes_with_nul(&path).ok()?;
         let btf = BtfData::load_module(&self.vmlinux, cpath).ok()?;
-        module_btf.push((kvec_of(name).ok()?, btf), GFP_KERNEL).ok()?;
+        module_btf
+            .push((kvec_of(name).ok()?, btf), GFP_KERNEL)
+            .ok()?;
         Some(module_btf.len() - 1)
     }
 
@@ -773,10 +808,14 @@ impl Rfprobe {
         let taken = events
             .iter()
             .any(|e| e.group() == def.stored().group() && e.name() == def.stored().event())
-            || waiting
-                .iter()
-                .any(|w| w.group[..] == *def.stored().group() && w.event[..] == *def.stored().event())
-            || name_taken(&self.state().event_mutex.lock(), def.stored().group(), def.stored().event());
+            || waiting.iter().any(|w| {
+                w.group[..] == *def.stored().group() && w.event[..] == *def.stored().event()
+            })
+            || name_taken(
+                &self.state().event_mutex.lock(),
+                def.stored().group(),
+                def.stored().event(),
+            );
         if taken {
             return Err(code::EEXIST.to_errno());
         }
@@ -991,7 +1030,11 @@ impl Rfprobe {
         inner.coming = kvec_of(name).ok();
         // Definitions that waited for this module (each tried once; one
         // that fails waits for the next load, its error in error_log).
-        let mut todo = inner.waiting.iter().filter(|w| w.module[..] == *name).count();
+        let mut todo = inner
+            .waiting
+            .iter()
+            .filter(|w| w.module[..] == *name)
+            .count();
         let mut k = 0;
         while todo > 0 && k < inner.waiting.len() {
             if inner.waiting[k].module[..] != *name {
@@ -1043,7 +1086,10 @@ impl Rfprobe {
                 let set = match funcs::resolve(&spec, dups, Some(name), Some(name)) {
                     Ok(set) => set,
                     Err(_) => {
-                        pr_warn!("{}: function not found in the module that came\n", DefName(&def));
+                        pr_warn!(
+                            "{}: function not found in the module that came\n",
+                            DefName(&def)
+                        );
                         continue;
                     }
                 };

@@ -82,7 +82,9 @@ pub(crate) fn for_each_ftrace_func(mut f: impl FnMut(u64, &[u8], Option<&[u8]>) 
 
 /// "ffffffff81234560 vfs_read" or "ffffffffc0001000 foo [mod]".
 fn parse_line(l: &[u8], f: &mut impl FnMut(u64, &[u8], Option<&[u8]>) -> bool) -> bool {
-    let mut it = l.split(|&c| c == b' ' || c == b'\t').filter(|t| !t.is_empty());
+    let mut it = l
+        .split(|&c| c == b' ' || c == b'\t')
+        .filter(|t| !t.is_empty());
     let (Some(a), Some(name)) = (it.next(), it.next()) else {
         return true;
     };
@@ -188,12 +190,10 @@ impl Dups {
         let mut keys: KVVec<(u64, u32)> = KVVec::new();
         let mut err = Ok(());
         for_each_ftrace_func(|addr, name, module| {
-            let r = all
-                .push(addr, name, module)
-                .and_then(|()| {
-                    keys.push((hash(name), keys.len() as u32), GFP_KERNEL)
-                        .map_err(Error::from)
-                });
+            let r = all.push(addr, name, module).and_then(|()| {
+                keys.push((hash(name), keys.len() as u32), GFP_KERNEL)
+                    .map_err(Error::from)
+            });
             if let Err(e) = r {
                 err = Err(e);
                 return false;
@@ -214,9 +214,8 @@ impl Dups {
                     let f = all.funcs[keys[k].1 as usize];
                     let name = all.name(&f);
                     // Same hash, same name: another with this name in the run?
-                    let shared = (i..j).any(|o| {
-                        o != k && all.name(&all.funcs[keys[o].1 as usize]) == name
-                    });
+                    let shared =
+                        (i..j).any(|o| o != k && all.name(&all.funcs[keys[o].1 as usize]) == name);
                     if shared {
                         set.push(f.addr, name, all.module(&f))?;
                     }

@@ -116,7 +116,6 @@ impl ProbeState {
         }
         Ok(v)
     }
-
 }
 
 impl Probe {
@@ -369,7 +368,12 @@ impl Probe {
 
     /// The home module of a pending single-function probe came: attach to
     /// `set` (its function there) if `enabled`.
-    pub(crate) fn module_coming(&self, st: &mut ProbeState, set: &FuncSet, enabled: bool) -> Result {
+    pub(crate) fn module_coming(
+        &self,
+        st: &mut ProbeState,
+        set: &FuncSet,
+        enabled: bool,
+    ) -> Result {
         if !st.funcs.is_empty() {
             return Ok(());
         }

@@ -21,11 +21,14 @@ use std::collections::{HashMap, HashSet};
 use btf_query::{normalize_symbol, Btf};
 use trace_probe::bytes::ByteBuf;
 use trace_probe::cmdline::{classify, split_commands, tokens, Command};
-use trace_probe::errors::{ErrCode, Failure, SUBSYSTEM};
+use trace_probe::errors::{Detail, ErrCode, Failure, LogEntry, SUBSYSTEM};
 use trace_probe::fetch::{compile_entry, probe_insn_count, CompileError, Compiler, Insn};
+use trace_probe::funcspec::Spec;
 use trace_probe::layout::write_format_body;
-use trace_probe::multi::check_append;
-use trace_probe::parse::{event_exists_failure, parse_definition, registration_failure};
+use trace_probe::multi::{check_append, same_layout};
+use trace_probe::parse::{
+    event_exists_failure, parse_definition, parse_definition_for, registration_failure,
+};
 use trace_probe::probe::{ProbeDef, StoredDef};
 use trace_probe::resolve::{
     BtfInfo, BtfParam, DentryOffsets, MemberLookup, ProbeEnv, TracepointLookup,
@@ -153,6 +156,35 @@ impl<'k> Target<'k> {
         }
     }
 
+    /// The functions a list or glob matches, with their module (index
+    /// into the BTF's modules, when BTF describes the function there):
+    /// from `available_filter_functions` if given, else kallsyms' text
+    /// symbols, else BTF `FUNC`s (as [`Target::attachable`]).
+    pub fn set_members(&self, spec: &Spec<'_>) -> Vec<(Option<usize>, Vec<u8>)> {
+        let mut btf_mod: HashMap<&[u8], Option<usize>> = HashMap::new();
+        for (n, loc) in self.btf.funcs() {
+            btf_mod.entry(n).or_insert(loc.module);
+        }
+        let module_of = |n: &[u8]| btf_mod.get(n).copied().flatten();
+        let name_of = |m: Option<usize>| m.map(|i| self.btf.module_name(i).as_bytes());
+        let mut out: Vec<(Option<usize>, Vec<u8>)> = Vec::new();
+        let mut add = |n: &[u8]| {
+            let m = module_of(n);
+            if spec.matches(name_of(m), n) && !out.iter().any(|(_, x)| x == n) {
+                out.push((m, n.to_vec()));
+            }
+        };
+        if let Some(ff) = &self.facts.filter_functions {
+            ff.iter().for_each(|n| add(n.as_bytes()));
+        } else if let Some(k) = &self.facts.kallsyms {
+            k.text.keys().for_each(|n| add(n.as_bytes()));
+        } else {
+            self.funcs.iter().for_each(|n| add(n));
+        }
+        out.sort();
+        out
+    }
+
     /// `@SYM`: does the symbol exist (`kallsyms_lookup_name()`)? As in the
     /// module, a per-CPU variable of the BTF per-CPU section resolves even
     /// when kallsyms does not list it.
@@ -174,9 +206,15 @@ impl<'k> Target<'k> {
         let head = toks.next()?;
         let sym = toks.next()?;
         let vmlinux = self.btf.vmlinux();
+        let _ = &sym;
         match head.first() {
             Some(b'f') => {
-                let sym = sym.split(|&c| c == b'%').next()?;
+                let spec = Spec::parse(func_part(line)?).ok()?;
+                let item = spec.single()?;
+                if let Some(m) = item.module {
+                    return self.btf.module_index(std::str::from_utf8(m).ok()?);
+                }
+                let sym = item.name;
                 if vmlinux.find_func_for_symbol(sym).is_some() {
                     return None;
                 }
@@ -442,8 +480,59 @@ impl<'t, 'k> Session<'t, 'k> {
             btf: t.btf.btf_of(module).map(SuffixBtf),
             target: t,
         };
+        let spec = func_part(line).and_then(|t| Spec::parse(t).ok());
+        let set = spec.as_ref().filter(|s| s.single().is_none());
+        let mut members = Vec::new();
+        if let Some(sp) = set {
+            members = t.set_members(sp);
+        }
         if let Err(f) = parse_definition(line, &env, &mut def) {
-            return fail(&def, f, logs);
+            // A set's BTF arguments are typed per function (below).
+            if set.is_none() || members.is_empty() || !needs_btf(&f) {
+                return fail(&def, f, logs);
+            }
+            let mut other = Box::new(ProbeDef::new());
+            for (i, (m, name)) in members.iter().enumerate() {
+                let env = Env {
+                    btf: t.btf.btf_of(*m).map(SuffixBtf),
+                    target: t,
+                };
+                let r = if i == 0 {
+                    parse_definition_for(line, &env, &mut def, Some(name))
+                } else {
+                    parse_definition_for(line, &env, &mut other, Some(name))
+                };
+                let mut func = m
+                    .map(|i| format!("{}:", t.btf.module_name(i)))
+                    .unwrap_or_default()
+                    .into_bytes();
+                func.extend_from_slice(name);
+                let ws: &ProbeDef = if i == 0 { &def } else { &other };
+                let bad = match r {
+                    Err(fl) => Some((
+                        fl.last().map_or(ws.log_pos(line, 1, 0), |e| e.pos),
+                        fl.first(),
+                    )),
+                    Ok(()) if i > 0 => same_layout(&def.stored(), &ws.stored())
+                        .err()
+                        .map(|k| (ws.log_pos(line, k + 2, 0), None)),
+                    Ok(()) => None,
+                };
+                if let Some((pos, prev)) = bad {
+                    let mut e = LogEntry::new(ErrCode::ArgDiffers, pos);
+                    e.detail = Detail::Func;
+                    let f = Failure {
+                        errno: -trace_probe::errors::EINVAL,
+                        entries: if prev.is_some() {
+                            [prev, Some(e)]
+                        } else {
+                            [Some(e), None]
+                        },
+                    };
+                    logs.extend(log_lines_for(ws, line, &f, &func));
+                    return Err(f.errno);
+                }
+            }
         }
         let d = def.stored();
         let siblings: Vec<StoredDef<'_>> = self
@@ -467,8 +556,20 @@ impl<'t, 'k> Session<'t, 'k> {
             fail(&def, f, logs)
         };
         // Attach (ftrace filter), then `@SYM`, then compile: the module's order.
-        if !d.is_tracepoint() && !t.attachable(d.symbol()) {
-            return registration(-trace_probe::errors::EINVAL, logs);
+        if set.is_some() && members.is_empty() {
+            let f = Failure::logged(
+                -trace_probe::errors::ENOENT,
+                ErrCode::NoFuncMatch,
+                def.log_pos(line, 1, 0),
+            );
+            return fail(&def, f, logs);
+        }
+        let single = spec.as_ref().and_then(|s| s.single());
+        if !d.is_tracepoint() && set.is_none() {
+            let name = single.map_or(d.symbol(), |i| i.name);
+            if !t.attachable(name) && single.is_none_or(|i| i.module.is_none()) {
+                return registration(-trace_probe::errors::EINVAL, logs);
+            }
         }
         if let Err(errno) = d.check_symbols(|s| t.symbol_exists(s)) {
             return registration(errno, logs);
@@ -577,15 +678,53 @@ pub fn compile(d: &StoredDef<'_>) -> Result<Compiled, (usize, CompileError)> {
 }
 
 fn log_lines(def: &ProbeDef, line: &[u8], f: &Failure) -> Vec<LogLine> {
+    log_lines_for(def, line, f, b"")
+}
+
+/// [`log_lines`] of entries that may name function `func`.
+fn log_lines_for(def: &ProbeDef, line: &[u8], f: &Failure, func: &[u8]) -> Vec<LogLine> {
     let mut cmd = ByteBuf::<8192>::new();
     let _ = def.write_log_command(line, &mut cmd);
     let cmd = String::from_utf8_lossy(cmd.as_bytes()).into_owned();
     f.iter()
-        .map(|e| LogLine {
-            code: e.code,
-            msg: format!("{SUBSYSTEM}: error: {}", e.code.message()),
-            cmd: cmd.clone(),
-            pos: e.pos,
+        .map(|e| {
+            let mut m = ByteBuf::<512>::new();
+            let _ = e.write_message(&mut m, func);
+            LogLine {
+                code: e.code,
+                msg: format!(
+                    "{SUBSYSTEM}: error: {}",
+                    String::from_utf8_lossy(m.as_bytes())
+                ),
+                cmd: cmd.clone(),
+                pos: e.pos,
+            }
         })
         .collect()
+}
+
+/// The function part of an `f` line (argv\[1\] without `%return`,
+/// `:entry`, `:exit`).
+fn func_part(line: &[u8]) -> Option<&[u8]> {
+    let mut toks = tokens(line);
+    if toks.next()?.first() != Some(&b'f') {
+        return None;
+    }
+    let t = toks.next()?;
+    Some(
+        t.strip_suffix(b"%return")
+            .or_else(|| t.strip_suffix(b":exit"))
+            .or_else(|| t.strip_suffix(b":entry"))
+            .unwrap_or(t),
+    )
+}
+
+/// Did the line fail for want of a function's BTF prototype?
+fn needs_btf(f: &Failure) -> bool {
+    f.iter().any(|e| {
+        matches!(
+            e.code,
+            ErrCode::NosupBtfarg | ErrCode::NoBtfEntry | ErrCode::NoBtfarg
+        )
+    })
 }

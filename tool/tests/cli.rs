@@ -151,6 +151,49 @@ fn check_errors_are_the_modules() {
     assert!(out.contains("EEXIST"), "{out}");
 }
 
+/// Lists and globs: arguments typed per function, as the module does.
+#[test]
+fn check_function_lists() {
+    let Some(btf) = test_btf("check_function_lists") else {
+        return;
+    };
+    let o = rfprobe(
+        Some(&btf),
+        &[
+            "check",
+            "f:l/rw vfs_read,vfs_write file count",
+            "f:l/g vfs_read*,!vfs_readv,!vfs_readlink $arg3",
+            "f:l/x vfs_read,vfs_write:exit $retval",
+        ],
+        None,
+    );
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.starts_with("f:l/rw vfs_read,vfs_write file=file count=count\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("f:l/x vfs_read,vfs_write:exit arg1=$retval\n"),
+        "{out}"
+    );
+    let o = rfprobe(
+        Some(&btf),
+        &["check", "f:l/bad vfs_read,vfs_readlink count"],
+        None,
+    );
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("trace_fprobe: error: Argument does not resolve the same way in vfs_readlink"),
+        "{out}"
+    );
+    let o = rfprobe(Some(&btf), &["check", "f:l/none rfprobe_nosuch_*"], None);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("No traceable function matches"), "{out}");
+}
+
 #[test]
 fn check_files_and_stdin() {
     let Some(btf) = test_btf("check_files") else {

@@ -240,7 +240,11 @@ impl LogEntry {
 
     /// Writes the message with its detail; `func` is the function of a
     /// [`Detail::Func`] entry (`MOD:NAME` or `NAME`).
-    pub fn write_message(&self, w: &mut (impl ByteWrite + ?Sized), func: &[u8]) -> core::fmt::Result {
+    pub fn write_message(
+        &self,
+        w: &mut (impl ByteWrite + ?Sized),
+        func: &[u8],
+    ) -> core::fmt::Result {
         let msg = self.code.message().as_bytes();
         let Some(at) = msg.windows(2).position(|p| p == b"{}") else {
             return w.put(msg);
@@ -430,7 +434,8 @@ mod tests {
         let mut b = ByteBuf::<256>::new();
         e.code = ErrCode::ArgDiffers;
         e.detail = Detail::Func;
-        e.write_message(&mut b, b"rfprobe_testmod:rftm_args8").unwrap();
+        e.write_message(&mut b, b"rfprobe_testmod:rftm_args8")
+            .unwrap();
         assert_eq!(
             b.as_bytes(),
             &b"Argument does not resolve the same way in rfprobe_testmod:rftm_args8"[..]

@@ -397,7 +397,10 @@ mod tests {
         assert_eq!(s.btf_name(), Some(&b"rftm_same"[..]));
         assert_eq!(s.single_module(), Some(&b"rftm"[..]));
         assert_eq!(Spec::parse(b"f@*").unwrap().single().unwrap().at, At::All);
-        assert_eq!(Spec::parse(b"f@0x10").unwrap().single().unwrap().at, At::Addr(16));
+        assert_eq!(
+            Spec::parse(b"f@0x10").unwrap().single().unwrap().at,
+            At::Addr(16)
+        );
     }
 
     #[test]

@@ -25,12 +25,12 @@
 //! * a bitfield type whose width + offset overflows 64 bits is accepted by C
 //!   (wrap-around); here it is `BAD_BITFIELD`.
 
-use super::funcspec;
 use super::cmdline::tokens;
 use super::desc::{ArgDesc, Base, BtfBitfield, FetchType, Hop, MAX_HOPS};
 use super::errors::{
     ErrCode, Failure, LogEntry, E2BIG, ECANCELED, EINVAL, ENOENT, ENOMEM, EOPNOTSUPP,
 };
+use super::funcspec;
 use super::kstr::{
     at, cstr, is_alnum, is_alpha, is_digit, is_good_name, is_good_system_name, kstrtol, kstrtoll,
     kstrtouint, kstrtoul, simple_strtoul, strchr, strrchr, strstr, NumError,

@@ -25,7 +25,9 @@ pub mod parse;
 pub mod probe;
 pub mod resolve;
 pub use self::cmdline::{classify, split_commands, tokens, Command, RemoveSpec};
-pub use self::errors::{write_error_log_entry, write_error_log_entry_for, ErrCode, Failure, LogEntry};
+pub use self::errors::{
+    write_error_log_entry, write_error_log_entry_for, ErrCode, Failure, LogEntry,
+};
 pub use self::parse::{parse_definition, parse_definition_for};
 pub use self::probe::{DefHead, ProbeArg, ProbeDef, ProbeKind, StoredDef, MAX_TRACE_ARGS};
 pub use self::resolve::{BtfInfo, DentryOffsets, ProbeEnv, TracepointLookup};
