@@ -29,7 +29,10 @@ pub(crate) fn for_each_ftrace_func(mut f: impl FnMut(u64, &[u8], Option<&[u8]>) 
     let file = unsafe { bindings::rfprobe_open_ftrace_funcs() };
     // SAFETY: Checks the pointer value only.
     if unsafe { bindings::rfprobe_is_err_or_null(file.cast()) } {
-        pr_warn!("cannot read available_filter_functions_addrs (is tracefs mounted?)\n");
+        static WARNED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+        if !WARNED.swap(true, Ordering::Relaxed) {
+            pr_warn!("cannot read available_filter_functions_addrs (is tracefs mounted?): same-name functions are not detected, lists and globs do not work\n");
+        }
         return Err(code::ENODEV);
     }
     const CHUNK: usize = 32 << 10;
@@ -344,7 +347,14 @@ fn resolve_single(
     }
     match item.at {
         At::None => {
-            dups.lookup(item.name, module, &mut out)?;
+            // Without ftrace's list (no tracefs) a name cannot be checked
+            // for uniqueness: it is looked up as C would.
+            if let Err(e) = dups.lookup(item.name, module, &mut out) {
+                if e == code::ENOMEM {
+                    return Err(Unresolved::Err(e));
+                }
+                out = FuncSet::new();
+            }
             if out.len() > 1 {
                 return Err(Unresolved::Ambiguous(out.len() as u32));
             }
