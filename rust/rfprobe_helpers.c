@@ -364,6 +364,8 @@ ALLOW_ERROR_INJECTION(rfprobe_ops_register_ips, ERRNO);
  * exported). Tracefs is at /sys/kernel/tracing, or automounted under
  * debugfs.
  */
+static struct lock_class_key rfprobe_funcs_seq_key;
+
 struct file *rfprobe_open_ftrace_funcs(void)
 {
 	struct file *f = filp_open("/sys/kernel/tracing/available_filter_functions_addrs",
@@ -372,6 +374,18 @@ struct file *rfprobe_open_ftrace_funcs(void)
 	if (IS_ERR(f))
 		f = filp_open("/sys/kernel/debug/tracing/available_filter_functions_addrs",
 			      O_RDONLY, 0);
+	/*
+	 * rfprobe reads this private open file with its own mutex held, and
+	 * takes that mutex inside the seq_file lock of its own control files.
+	 * All seq_file locks share one lockdep class, which makes that look
+	 * like a cycle; this file is rfprobe's alone (nobody else can hold
+	 * its lock), so its lock gets a class of its own.
+	 */
+	if (!IS_ERR(f) && f->f_op->read == seq_read && f->private_data) {
+		struct seq_file *m = f->private_data;
+
+		lockdep_set_class(&m->lock, &rfprobe_funcs_seq_key);
+	}
 	return f;
 }
 
