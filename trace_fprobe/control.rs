@@ -1076,13 +1076,39 @@ impl Rfprobe {
                     break;
                 };
                 j += 1;
-                if p.home() != Some(name) || !p.pending(st) {
-                    continue;
-                }
                 let def = p.def();
                 let Some(spec) = func_part_of(&def).and_then(|t| Spec::parse(t).ok()) else {
                     continue;
                 };
+                // A list or glob with an item on this module: its functions
+                // there that fetch as this probe does join it.
+                if spec.single().is_none() && spec.names_module(name) {
+                    let Ok(set) = funcs::resolve(&spec, dups, Some(name), Some(name)) else {
+                        continue;
+                    };
+                    crate::kvec::clear(&mut line);
+                    let _ = def.write_show(&mut VecSink(&mut line));
+                    let mut which = KVec::new();
+                    for (k, f) in set.funcs.iter().enumerate() {
+                        let fname = set.name(f);
+                        let fits = |func: Option<&[u8]>, d: &mut ProbeDef| {
+                            self.parse_with(module_btf, tp_modules, midx, false, &line, d, func)
+                                .is_ok()
+                                && multi::same_layout(&def, &d.stored()).is_ok()
+                                && multi::same_fetch(&def, &d.stored())
+                        };
+                        if fits(None, scratch2) || fits(Some(fname), scratch2) {
+                            let _ = which.push(k, GFP_KERNEL);
+                        }
+                    }
+                    if let Err(e) = p.add_funcs(st, &set, &which, enabled) {
+                        pr_warn!("{}: cannot attach: {:?}\n", DefName(&def), e);
+                    }
+                    continue;
+                }
+                if p.home() != Some(name) || !p.pending(st) {
+                    continue;
+                }
                 let set = match funcs::resolve(&spec, dups, Some(name), Some(name)) {
                     Ok(set) => set,
                     Err(_) => {

@@ -391,6 +391,33 @@ impl Probe {
         Ok(())
     }
 
+    /// Functions `which` of `set` (of a module that came) join this list
+    /// or glob probe; it is attached again with them if `enabled`.
+    pub(crate) fn add_funcs(
+        &self,
+        st: &mut ProbeState,
+        set: &FuncSet,
+        which: &[usize],
+        enabled: bool,
+    ) -> Result {
+        if which.is_empty() {
+            return Ok(());
+        }
+        self.detach(st);
+        let mut old = KVec::new();
+        core::mem::swap(&mut old, &mut st.funcs);
+        st.set_funcs(set, which)?;
+        for f in old {
+            if !st.funcs.iter().any(|&(a, _)| a == f.0) {
+                st.funcs.push(f, GFP_KERNEL)?;
+            }
+        }
+        if enabled {
+            self.attach(st)?;
+        }
+        Ok(())
+    }
+
     /// Is the probe waiting for its module?
     pub(crate) fn pending(&self, st: &ProbeState) -> bool {
         !self.def().is_tracepoint() && st.funcs.is_empty()
