@@ -7,7 +7,7 @@ use crate::bindings;
 use crate::btf::BtfData;
 use crate::env::{find_kernel_tracepoint, KernelBtf, KernelEnv};
 use crate::event::{cstring, Event, State, VecSink};
-use crate::funcs::{self, Dups, FuncSet, Unresolved};
+use crate::funcs::{self, FuncSet, Table, Unresolved};
 use crate::kallsyms;
 use crate::probe::{Probe, ProbeState};
 use crate::trace_probe::bytes::ByteWrite;
@@ -117,8 +117,8 @@ pub(crate) struct Inner {
     /// A second parse buffer: the line parsed for another function of a
     /// set, compared with `scratch`.
     scratch2: KVBox<ProbeDef>,
-    /// Names several traceable functions share.
-    dups: Dups,
+    /// ftrace's traceable functions, by name.
+    funcs: Table,
     /// Definitions on functions of modules that are not loaded whose
     /// arguments need the module's BTF: created when the module comes.
     waiting: KVec<Waiting>,
@@ -197,7 +197,7 @@ impl Inner {
             module_btf: KVec::new(),
             tp_modules: KVec::new(),
             scratch2: new_def()?,
-            dups: Dups::new(),
+            funcs: Table::new(),
             waiting: KVec::new(),
             coming: None,
         })
@@ -388,7 +388,7 @@ impl Rfprobe {
         let mut no_funcs = false;
         if let Some(sp) = spec.as_ref() {
             let loading = inner.coming.as_deref();
-            let r = funcs::resolve(sp, &mut inner.dups, None, loading);
+            let r = funcs::resolve(sp, &mut inner.funcs, None, loading);
             if single.is_some() {
                 match &r {
                     Ok(set) => {
@@ -1059,7 +1059,7 @@ impl Rfprobe {
         let mut line = KVec::new();
         let Inner {
             events,
-            dups,
+            funcs: table,
             module_btf,
             tp_modules,
             scratch2,
@@ -1083,7 +1083,7 @@ impl Rfprobe {
                 // A list or glob with an item on this module: its functions
                 // there that fetch as this probe does join it.
                 if spec.single().is_none() && spec.names_module(name) {
-                    let Ok(set) = funcs::resolve(&spec, dups, Some(name), Some(name)) else {
+                    let Ok(set) = funcs::resolve(&spec, table, Some(name), Some(name)) else {
                         continue;
                     };
                     crate::kvec::clear(&mut line);
@@ -1109,7 +1109,7 @@ impl Rfprobe {
                 if p.home() != Some(name) || !p.pending(st) {
                     continue;
                 }
-                let set = match funcs::resolve(&spec, dups, Some(name), Some(name)) {
+                let set = match funcs::resolve(&spec, table, Some(name), Some(name)) {
                     Ok(set) => set,
                     Err(_) => {
                         pr_warn!(

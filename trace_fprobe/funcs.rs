@@ -4,13 +4,14 @@
 //! ([`funcspec`](crate::trace_probe::funcspec)): a single name, `MOD:NAME`,
 //! `NAME@ADDR`, `NAME@*`, lists and globs with exclusions.
 //!
-//! Two sources, both of what ftrace can attach to:
-//! * a single name is looked up with the kprobe-based lookup
-//!   ([`kallsyms::lookup`], `MOD:NAME` included) and checked against
-//!   [`Dups`]: the names several traceable functions share;
-//! * sets, `@` picks and the [`Dups`] table come from one pass over
-//!   ftrace's own list (`available_filter_functions_addrs`, "ADDR NAME
-//!   \[MOD\]" per traceable function), whatever the number of items.
+//! The source is ftrace's own list of what it can attach to
+//! (`available_filter_functions_addrs`, "ADDR NAME \[MOD\]" per traceable
+//! function), read in one pass into a [`Table`] sorted by name, kept until a
+//! module comes or goes: a single name is a binary search (and must be
+//! unique), a list or glob one walk over the table whatever its number of
+//! items. A name ftrace does not list is looked up with the kprobe-based
+//! lookup ([`kallsyms::lookup`]), so that what C refuses is refused with
+//! C's error.
 
 use crate::bindings;
 use crate::kallsyms;
@@ -166,87 +167,61 @@ impl FuncSet {
     }
 }
 
-/// Names shared by several traceable functions, with all their functions
-/// (sorted by name), as of module generation `gen`.
-pub(crate) struct Dups {
+/// ftrace's traceable functions (`available_filter_functions_addrs`),
+/// sorted by name then address, as of module generation `gen`: read in one
+/// pass when first needed and again after a module came or went. About 40
+/// bytes per function (12k functions in the test kernel: ~0.5 MB; the BTF
+/// blob and index the module keeps are ~1.9 MB there).
+pub(crate) struct Table {
     gen: u64,
     set: FuncSet,
 }
 
-impl Dups {
+impl Table {
     pub(crate) fn new() -> Self {
-        Dups {
+        Table {
             gen: 0,
             set: FuncSet::new(),
         }
     }
 
-    /// Rebuilds the table if modules came or went since it was built.
+    /// Reads the list again if modules came or went since it was read.
     fn refresh(&mut self) -> Result {
         let gen = MODULE_GEN.load(Ordering::Acquire);
         if self.gen == gen {
             return Ok(());
         }
-        // One pass: every function's (name hash, index), then the names
-        // that occur more than once.
         let mut all = FuncSet::new();
-        let mut keys: KVVec<(u64, u32)> = KVVec::new();
         let mut err = Ok(());
         for_each_ftrace_func(|addr, name, module| {
-            let r = all.push(addr, name, module).and_then(|()| {
-                keys.push((hash(name), keys.len() as u32), GFP_KERNEL)
-                    .map_err(Error::from)
-            });
-            if let Err(e) = r {
+            if let Err(e) = all.push(addr, name, module) {
                 err = Err(e);
                 return false;
             }
             true
         })?;
         err?;
-        crate::kvec::sort_by(&mut keys, |a, b| a < b);
-        let mut set = FuncSet::new();
-        let mut i = 0;
-        while i < keys.len() {
-            let mut j = i + 1;
-            while j < keys.len() && keys[j].0 == keys[i].0 {
-                j += 1;
-            }
-            if j - i > 1 {
-                for k in i..j {
-                    let f = all.funcs[keys[k].1 as usize];
-                    let name = all.name(&f);
-                    // Same hash, same name: another with this name in the run?
-                    let shared =
-                        (i..j).any(|o| o != k && all.name(&all.funcs[keys[o].1 as usize]) == name);
-                    if shared {
-                        set.push(f.addr, name, all.module(&f))?;
-                    }
-                }
-            }
-            i = j;
-        }
-        // Sort by name, then address.
-        let mut idx: KVec<u32> = KVec::with_capacity(set.len(), GFP_KERNEL)?;
-        for k in 0..set.len() {
+        let mut idx: KVVec<u32> = KVVec::with_capacity(all.len(), GFP_KERNEL)?;
+        for k in 0..all.len() {
             idx.push(k as u32, GFP_KERNEL)?;
         }
         crate::kvec::sort_by(&mut idx, |&a, &b| {
-            let (fa, fb) = (&set.funcs[a as usize], &set.funcs[b as usize]);
-            (set.name(fa), fa.addr) < (set.name(fb), fb.addr)
+            let (fa, fb) = (&all.funcs[a as usize], &all.funcs[b as usize]);
+            (all.name(fa), fa.addr) < (all.name(fb), fb.addr)
         });
+        // The names in sorted order too (one copy of each), for locality.
         let mut sorted = FuncSet::new();
+        sorted.funcs.reserve(all.len(), GFP_KERNEL)?;
         for &k in idx.iter() {
-            let f = set.funcs[k as usize];
-            sorted.push(f.addr, set.name(&f), set.module(&f))?;
+            let f = all.funcs[k as usize];
+            sorted.push(f.addr, all.name(&f), all.module(&f))?;
         }
         self.set = sorted;
         self.gen = gen;
         Ok(())
     }
 
-    /// The functions named `name` (in `module` if given) when the name is
-    /// shared; empty if it is not.
+    /// The functions named `name` (in `module` if given).
     fn lookup(&mut self, name: &[u8], module: Option<&[u8]>, out: &mut FuncSet) -> Result {
         self.refresh()?;
         let s = &self.set;
@@ -258,13 +233,18 @@ impl Dups {
         }
         Ok(())
     }
-}
 
-/// FNV-1a.
-fn hash(s: &[u8]) -> u64 {
-    s.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &c| {
-        (h ^ u64::from(c)).wrapping_mul(0x0100_0000_01b3)
-    })
+    /// Every function, for `f(addr, name, module)`.
+    fn for_each(&mut self, mut f: impl FnMut(u64, &[u8], Option<&[u8]>) -> bool) -> Result {
+        self.refresh()?;
+        let s = &self.set;
+        for func in s.funcs.iter() {
+            if !f(func.addr, s.name(func), s.module(func)) {
+                break;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Why a spec names no usable function.
@@ -308,15 +288,15 @@ pub(crate) fn module_loaded(name: &[u8]) -> bool {
 /// `loading`: a module that is coming (loaded, but not in sysfs yet).
 pub(crate) fn resolve(
     spec: &Spec<'_>,
-    dups: &mut Dups,
+    table: &mut Table,
     only: Option<&[u8]>,
     loading: Option<&[u8]>,
 ) -> core::result::Result<FuncSet, Unresolved> {
     let mut out = FuncSet::new();
     if let Some(item) = spec.single() {
-        return resolve_single(&item, dups, only, loading.or(only), out);
+        return resolve_single(&item, table, only, loading.or(only), out);
     }
-    for_each_ftrace_func(|addr, name, module| {
+    table.for_each(|addr, name, module| {
         if only.is_some() && module != only {
             return true;
         }
@@ -333,7 +313,7 @@ pub(crate) fn resolve(
 
 fn resolve_single(
     item: &Item<'_>,
-    dups: &mut Dups,
+    table: &mut Table,
     only: Option<&[u8]>,
     loading: Option<&[u8]>,
     mut out: FuncSet,
@@ -347,19 +327,15 @@ fn resolve_single(
     }
     match item.at {
         At::None => {
-            // Without ftrace's list (no tracefs) a name cannot be checked
-            // for uniqueness: it is looked up as C would.
-            if let Err(e) = dups.lookup(item.name, module, &mut out) {
-                if e == code::ENOMEM {
-                    return Err(Unresolved::Err(e));
-                }
-                out = FuncSet::new();
-            }
-            if out.len() > 1 {
-                return Err(Unresolved::Ambiguous(out.len() as u32));
-            }
-            if out.len() == 1 {
-                return Ok(out);
+            match table.lookup(item.name, module, &mut out) {
+                Ok(()) if out.len() > 1 => return Err(Unresolved::Ambiguous(out.len() as u32)),
+                Ok(()) if out.len() == 1 => return Ok(out),
+                // Not traceable (C fails to register it: its errno).
+                Ok(()) => return Err(Unresolved::NotFound),
+                Err(e) if e == code::ENOMEM => return Err(Unresolved::Err(e)),
+                // Without ftrace's list (no tracefs) a name cannot be
+                // checked for uniqueness: it is looked up as C would.
+                Err(_) => out = FuncSet::new(),
             }
             let mut q = KVec::new();
             if let Some(m) = module {
@@ -380,20 +356,19 @@ fn resolve_single(
             }
         }
         At::All | At::Addr(_) => {
-            for_each_ftrace_func(|addr, name, m| {
-                if name != item.name || (module.is_some() && m != module) {
-                    return true;
-                }
+            let mut named = FuncSet::new();
+            table.lookup(item.name, module, &mut named)?;
+            for f in named.funcs.iter() {
+                let (addr, name, m) = (f.addr, named.name(f), named.module(f));
                 let pick = match item.at {
                     // The ftrace location, or the function start before it.
                     At::Addr(a) => addr == a || (a < addr && addr - a <= 16),
                     _ => true,
                 };
                 if pick {
-                    return out.push(addr, name, m).is_ok();
+                    out.push(addr, name, m)?;
                 }
-                true
-            })?;
+            }
             if out.len() == 0 {
                 return Err(if item.at == At::All {
                     Unresolved::NotFound
