@@ -13,7 +13,7 @@ use crate::probe::{Probe, ProbeState};
 use crate::trace_probe::bytes::ByteWrite;
 use crate::trace_probe::dump::write_fetch_dump;
 use crate::trace_probe::errors::{Detail, ErrCode};
-use crate::trace_probe::funcspec::Spec;
+use crate::trace_probe::funcspec::{func_part, needs_function_btf, Spec};
 use crate::trace_probe::parse::{event_exists_failure, registration_failure};
 use crate::trace_probe::{
     classify, multi, parse_definition_for, split_commands, write_error_log_entry_for, Command,
@@ -159,33 +159,6 @@ fn kvec_of(s: &[u8]) -> core::result::Result<KVec<u8>, i32> {
     v.extend_from_slice(s, GFP_KERNEL)
         .map_err(|_| code::ENOMEM.to_errno())?;
     Ok(v)
-}
-
-/// The function part of an `f` line (argv\[1\] without `%return`,
-/// `:entry`, `:exit`), if it is one.
-fn func_part(line: &[u8]) -> Option<&[u8]> {
-    let mut toks = crate::trace_probe::tokens(line);
-    if toks.next()?.first() != Some(&b'f') {
-        return None;
-    }
-    let t = toks.next()?;
-    Some(
-        t.strip_suffix(b"%return")
-            .or_else(|| t.strip_suffix(b":exit"))
-            .or_else(|| t.strip_suffix(b":entry"))
-            .unwrap_or(t),
-    )
-}
-
-/// Is this the failure of a line whose arguments need a function's BTF
-/// prototype that was not available?
-fn needs_btf(f: &Failure) -> bool {
-    f.iter().any(|e| {
-        matches!(
-            e.code,
-            ErrCode::NosupBtfarg | ErrCode::NoBtfEntry | ErrCode::NoBtfarg
-        )
-    })
 }
 
 impl Inner {
@@ -432,12 +405,12 @@ impl Rfprobe {
         if let Err(f) = self.parse_with(module_btf, tp_modules, midx, no_funcs, line, def, None) {
             // A module function whose module is not loaded, with arguments
             // that need its BTF: wait for the module.
-            if no_funcs && needs_btf(&f) {
+            if no_funcs && needs_function_btf(&f) {
                 let module = single.and_then(|i| i.module).unwrap_or(&[]);
                 return self.wait_for_module(events, waiting, def, module, line);
             }
             // A set's BTF arguments are typed per function (below).
-            per_func = is_set && needs_btf(&f) && matches!(resolved, Some(Ok(_)));
+            per_func = is_set && needs_function_btf(&f) && matches!(resolved, Some(Ok(_)));
             if !per_func {
                 errlog.add(def, line, &f);
                 return Err(f.errno);

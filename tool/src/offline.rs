@@ -23,7 +23,7 @@ use trace_probe::bytes::ByteBuf;
 use trace_probe::cmdline::{classify, split_commands, tokens, Command};
 use trace_probe::errors::{Detail, ErrCode, Failure, LogEntry, SUBSYSTEM};
 use trace_probe::fetch::{compile_entry, probe_insn_count, CompileError, Compiler, Insn};
-use trace_probe::funcspec::Spec;
+use trace_probe::funcspec::{func_part, needs_function_btf, Spec};
 use trace_probe::layout::write_format_body;
 use trace_probe::multi::{check_append, same_layout};
 use trace_probe::parse::{
@@ -488,7 +488,7 @@ impl<'t, 'k> Session<'t, 'k> {
         }
         if let Err(f) = parse_definition(line, &env, &mut def) {
             // A set's BTF arguments are typed per function (below).
-            if set.is_none() || members.is_empty() || !needs_btf(&f) {
+            if set.is_none() || members.is_empty() || !needs_function_btf(&f) {
                 return fail(&def, f, logs);
             }
             let mut other = Box::new(ProbeDef::new());
@@ -701,30 +701,4 @@ fn log_lines_for(def: &ProbeDef, line: &[u8], f: &Failure, func: &[u8]) -> Vec<L
             }
         })
         .collect()
-}
-
-/// The function part of an `f` line (argv\[1\] without `%return`,
-/// `:entry`, `:exit`).
-fn func_part(line: &[u8]) -> Option<&[u8]> {
-    let mut toks = tokens(line);
-    if toks.next()?.first() != Some(&b'f') {
-        return None;
-    }
-    let t = toks.next()?;
-    Some(
-        t.strip_suffix(b"%return")
-            .or_else(|| t.strip_suffix(b":exit"))
-            .or_else(|| t.strip_suffix(b":entry"))
-            .unwrap_or(t),
-    )
-}
-
-/// Did the line fail for want of a function's BTF prototype?
-fn needs_btf(f: &Failure) -> bool {
-    f.iter().any(|e| {
-        matches!(
-            e.code,
-            ErrCode::NosupBtfarg | ErrCode::NoBtfEntry | ErrCode::NoBtfarg
-        )
-    })
 }

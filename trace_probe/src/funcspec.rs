@@ -25,6 +25,36 @@
 //! Only syntax lives here; matching against the running kernel's functions
 //! is the module's (one pass over them, [`Spec::matches`] per function).
 
+/// The function part of an `f` definition line: argv\[1\] without
+/// `%return`, `:entry` or `:exit` (`None` for other lines).
+pub fn func_part(line: &[u8]) -> Option<&[u8]> {
+    let mut toks = super::cmdline::tokens(line);
+    if toks.next()?.first() != Some(&b'f') {
+        return None;
+    }
+    let t = toks.next()?;
+    Some(
+        t.strip_suffix(b"%return")
+            .or_else(|| t.strip_suffix(b":exit"))
+            .or_else(|| t.strip_suffix(b":entry"))
+            .unwrap_or(t),
+    )
+}
+
+/// Did a line fail for want of a function's BTF prototype (its arguments
+/// name parameters)? A list or glob is then parsed again for each of its
+/// functions ([`super::parse::parse_definition_for`]); a module function
+/// whose module is not loaded waits for it.
+pub fn needs_function_btf(f: &super::errors::Failure) -> bool {
+    use super::errors::ErrCode;
+    f.iter().any(|e| {
+        matches!(
+            e.code,
+            ErrCode::NosupBtfarg | ErrCode::NoBtfEntry | ErrCode::NoBtfarg
+        )
+    })
+}
+
 /// How an item picks among functions of its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum At {
