@@ -10,6 +10,7 @@ use crate::event::{cstring, Event, State, VecSink};
 use crate::funcs::{self, FuncSet, Table, Unresolved};
 use crate::kallsyms;
 use crate::probe::{Probe, ProbeState};
+use crate::sync::OnceBox;
 use crate::trace_probe::bytes::ByteWrite;
 use crate::trace_probe::dump::write_fetch_dump;
 use crate::trace_probe::errors::{Detail, ErrCode};
@@ -213,7 +214,9 @@ impl Inner {
 #[pin_data]
 pub(crate) struct Rfprobe {
     pub(crate) state: KBox<State>,
-    pub(crate) vmlinux: BtfData,
+    /// vmlinux BTF with its index, read at the first definition (module
+    /// load stays cheap; most of its cost was building this index).
+    pub(crate) vmlinux: OnceBox<BtfData>,
     pub(crate) dentry: DentryOffsets,
     #[pin]
     pub(crate) inner: Mutex<Inner>,
@@ -301,9 +304,9 @@ fn ftrace_can_attach_set(set: &FuncSet) -> Result {
 /// "addresses" are offsets into the zero-based x86-64 SMP per-CPU area,
 /// which `register_kprobe()` cannot read); those come from the vmlinux
 /// BTF's `.data..percpu` section instead: the same value kallsyms has.
-fn resolve_symbol(vmlinux: &BtfData, name: &[u8]) -> Option<u64> {
+fn resolve_symbol(vmlinux: Option<&BtfData>, name: &[u8]) -> Option<u64> {
     kallsyms::lookup(name).map(|s| s.addr).or_else(|| {
-        let btf = vmlinux.view().ok()?;
+        let btf = vmlinux?.view().ok()?;
         btf.percpu_var(name).map(|(off, _)| u64::from(off))
     })
 }
@@ -349,7 +352,20 @@ impl Rfprobe {
         }
     }
 
+    /// vmlinux BTF, read and indexed on first use.
+    fn base_btf(&self) -> Result<&BtfData> {
+        self.vmlinux.get_or_try_init(|| {
+            let b = BtfData::load_vmlinux().inspect_err(|e| {
+                pr_err!("cannot load /sys/kernel/btf/vmlinux: {:?}\n", e);
+            })?;
+            let (blob, index) = b.sizes();
+            pr_info!("vmlinux BTF {} bytes, index {} bytes\n", blob, index);
+            Ok(b)
+        })
+    }
+
     fn define(&self, inner: &mut Inner, line: &[u8]) -> core::result::Result<(), i32> {
+        self.base_btf().map_err(|e| e.to_errno())?;
         let spec = func_part(line).and_then(|t| Spec::parse(t).ok());
         let single = spec.as_ref().and_then(|s| s.single());
         let is_set = spec.is_some() && single.is_none();
@@ -538,7 +554,7 @@ impl Rfprobe {
                             core::ptr::null_mut(),
                             None,
                             None,
-                            |n| resolve_symbol(&self.vmlinux, n),
+                            |n| resolve_symbol(self.vmlinux.get(), n),
                         )
                         .map_err(|e| e.to_errno())?;
                         p.first = false;
@@ -606,7 +622,8 @@ impl Rfprobe {
             }
         }
         // `@SYM` step (C `traceprobe_update_arg()`): bad offsets, unknown symbols.
-        if let Err(errno) = def.check_symbols(|name| resolve_symbol(&self.vmlinux, name).is_some())
+        if let Err(errno) =
+            def.check_symbols(|name| resolve_symbol(self.vmlinux.get(), name).is_some())
         {
             return Err(errlog.registration_failed(ws, line, errno));
         }
@@ -622,7 +639,7 @@ impl Rfprobe {
             set.as_ref().map(|s| (s, &members[..])),
             home,
             |name| {
-                let r = resolve_symbol(&self.vmlinux, name);
+                let r = resolve_symbol(self.vmlinux.get(), name);
                 unresolved |= r.is_none();
                 r
             },
@@ -693,7 +710,7 @@ impl Rfprobe {
         def: &mut ProbeDef,
         func: Option<&[u8]>,
     ) -> core::result::Result<(), Failure> {
-        let base = self.vmlinux.view().ok();
+        let base = self.vmlinux.get().and_then(|v| v.view().ok());
         let split = match (midx, base.as_ref()) {
             (Some(i), Some(b)) => module_btf.get(i).and_then(|(_, m)| m.split_view(b).ok()),
             _ => None,
@@ -709,7 +726,7 @@ impl Rfprobe {
     /// The module defining function `name` when vmlinux BTF does not
     /// describe it.
     fn btf_module_of(&self, name: &[u8]) -> Option<KVec<u8>> {
-        let base = self.vmlinux.view().ok()?;
+        let base = self.vmlinux.get()?.view().ok()?;
         if base.find_func_for_symbol(name).is_some() {
             return None;
         }
@@ -760,7 +777,7 @@ impl Rfprobe {
         path.extend_from_slice(name, GFP_KERNEL).ok()?;
         path.push(0, GFP_KERNEL).ok()?;
         let cpath = kernel::str::CStr::from_bytes_with_nul(&path).ok()?;
-        let btf = BtfData::load_module(&self.vmlinux, cpath).ok()?;
+        let btf = BtfData::load_module(self.vmlinux.get()?, cpath).ok()?;
         module_btf
             .push((kvec_of(name).ok()?, btf), GFP_KERNEL)
             .ok()?;

@@ -203,10 +203,6 @@ impl kernel::Module for RfProbeModule {
         let mutex = kallsyms::find_event_mutex()?;
         let events = kallsyms::find_ftrace_events()?;
         let trace_arrays = kallsyms::find_trace_arrays()?;
-        let vmlinux = btf::BtfData::load_vmlinux().inspect_err(|e| {
-            pr_err!("cannot load /sys/kernel/btf/vmlinux: {:?}\n", e);
-        })?;
-        let (blob, index) = vmlinux.sizes();
         // The kernel's own layout (C `offsetof`), not BTF or a table.
         let dentry = DentryOffsets {
             d_name_name: bindings::RFPROBE_CONST_DENTRY_D_NAME_NAME as u64,
@@ -231,7 +227,7 @@ impl kernel::Module for RfProbeModule {
         let rf = KBox::pin_init(
             pin_init!(Rfprobe {
                 state,
-                vmlinux,
+                vmlinux: sync::OnceBox::new(),
                 dentry,
                 inner <- new_mutex!(inner),
                 dump_fetcharg: AtomicBool::new(false),
@@ -260,11 +256,7 @@ impl kernel::Module for RfProbeModule {
         dir.create_file(c_str!("README"), 0o400, &debugfs::README_FOPS)?;
         dir.create_file(c_str!("dump_fetcharg"), 0o600, &debugfs::DUMP_FETCHARG_FOPS)?;
         me.dir = Some(dir);
-        pr_info!(
-            "loaded: vmlinux BTF {} bytes, index {} bytes; control files in /sys/kernel/debug/rfprobe/\n",
-            blob,
-            index
-        );
+        pr_info!("loaded; control files in /sys/kernel/debug/rfprobe/\n");
         Ok(me)
     }
 }

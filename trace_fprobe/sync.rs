@@ -12,6 +12,7 @@ use crate::bindings;
 use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
+use kernel::prelude::*;
 
 /// The tracing core's `event_mutex` (found at module load, see
 /// `kallsyms::find_event_mutex`) and event list.
@@ -164,5 +165,70 @@ impl<T> EventLocked<T> {
     /// Exclusive access through exclusive ownership (construction, drop).
     pub(crate) fn get_owned(&mut self) -> &mut T {
         self.0.get_mut()
+    }
+}
+
+/// A value created at most once, on first use, and kept until the owner is
+/// dropped (the kernel crate of 6.12 has no `OnceLock`). Readers take a
+/// plain shared reference: the value never changes once published.
+pub(crate) struct OnceBox<T> {
+    ptr: core::sync::atomic::AtomicPtr<T>,
+}
+
+// SAFETY: Publishes a `T` to other threads and drops it on the owner's
+// thread: needs `T: Send + Sync`.
+unsafe impl<T: Send + Sync> Send for OnceBox<T> {}
+// SAFETY: As above; shared access only hands out `&T`.
+unsafe impl<T: Send + Sync> Sync for OnceBox<T> {}
+
+impl<T> OnceBox<T> {
+    pub(crate) const fn new() -> Self {
+        OnceBox {
+            ptr: core::sync::atomic::AtomicPtr::new(core::ptr::null_mut()),
+        }
+    }
+
+    /// The value, if created.
+    pub(crate) fn get(&self) -> Option<&T> {
+        let p = self.ptr.load(core::sync::atomic::Ordering::Acquire);
+        // SAFETY: Non-null only once published from a leaked `KBox`, which
+        // lives until `drop`; it is never written again.
+        unsafe { p.as_ref() }
+    }
+
+    /// The value, created by `init` if it is not yet (a racing creator's
+    /// value wins; this one's is dropped).
+    pub(crate) fn get_or_try_init(&self, init: impl FnOnce() -> Result<T>) -> Result<&T> {
+        if let Some(v) = self.get() {
+            return Ok(v);
+        }
+        let p = KBox::into_raw(KBox::new(init()?, GFP_KERNEL)?);
+        match self.ptr.compare_exchange(
+            core::ptr::null_mut(),
+            p,
+            core::sync::atomic::Ordering::AcqRel,
+            core::sync::atomic::Ordering::Acquire,
+        ) {
+            // SAFETY: Just published; lives until `drop`.
+            Ok(_) => Ok(unsafe { &*p }),
+            Err(other) => {
+                // SAFETY: `p` came from `KBox::into_raw` above and was not
+                // published.
+                drop(unsafe { KBox::from_raw(p) });
+                // SAFETY: Published by the winner; lives until `drop`.
+                Ok(unsafe { &*other })
+            }
+        }
+    }
+}
+
+impl<T> Drop for OnceBox<T> {
+    fn drop(&mut self) {
+        let p = *self.ptr.get_mut();
+        if !p.is_null() {
+            // SAFETY: Published from `KBox::into_raw`; no reference
+            // outlives the owner.
+            drop(unsafe { KBox::from_raw(p) });
+        }
     }
 }

@@ -146,6 +146,16 @@ section_module() {
 	mem_report module m0 m1 1
 	dmesg | grep 'rfprobe: loaded' | tail -1 | sed 's/^[^]]*] /BENCH-INFO /'
 	[ -d $R ] || { fail "rfprobe not loaded again"; exit 1; }
+	# The first definition reads and indexes vmlinux BTF and ftrace's
+	# function list (module load does neither).
+	echo 'f:bfirst/e vfs_read' >/tmp/first
+	mem_snapshot f0
+	write_lines $R/dynamic_events /tmp/first
+	mem_snapshot f1
+	echo "BENCH first_define $out"
+	mem_report first f0 f1 1
+	echo '-:bfirst/e' >> $R/dynamic_events
+	dmesg | grep 'rfprobe: vmlinux BTF' | tail -1 | sed 's/^[^]]*] /BENCH-INFO /'
 }
 
 section_base() { # label

@@ -13,7 +13,8 @@
 # tracepoint; "all").
 #
 # --defs: only the definition costs (200 definitions, C and rfprobe; one
-# event on vfs_* and on every function).
+# event on vfs_* and on every function). --module: only rmmod + insmod and
+# the first definition.
 #
 # --smoke: one shape, few calls (< 1 min); fails only if the benchmark
 # machinery breaks (no figures, no records), never on ratios. The full run
@@ -27,6 +28,7 @@ while [ $# -gt 0 ]; do
 	--smoke) mode=smoke ;;
 	--shapes) mode=shapes only=$2; shift ;;
 	--defs) mode=defs ;;
+	--module) mode=module ;;
 	-n) n=$2; shift ;;
 	-m) module=$2; shift ;;
 	-o) logdir=$2; shift ;;
