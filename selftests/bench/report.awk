@@ -143,7 +143,7 @@ END {
 	if (insmod_ns != "") {
 		printf "\nModule: insmod (finit_module) %.2f ms, rmmod (delete_module) %.2f ms\n", insmod_ns / 1e6, rmmod_ns / 1e6
 		if (first_ns != "") printf "first definition (reads vmlinux BTF and ftrace's function list): %.2f ms\n", first_ns / 1e6
-		tres[++nt] = sprintf("%-4s %-38s %.2f ms (target <= 10)", insmod_ns <= 10e6 ? "PASS" : "MISS", "insmod", insmod_ns / 1e6)
+		tres[++nt] = sprintf("%-4s %-38s %.2f ms (target <= 10)", insmod_ns + 0 <= 10e6 ? "PASS" : "MISS", "insmod", insmod_ns / 1e6)
 		for (j = 1; j <= ninfo; j++) printf "  %s\n", info[j]
 	}
 	if ("module" in mfree) {
