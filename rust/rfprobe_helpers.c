@@ -346,6 +346,10 @@ int rfprobe_ops_register_ips(struct rfprobe_ops *ro, unsigned long *ips, unsigne
 {
 	int ret;
 
+	/* No address would mean "every function" to ftrace. */
+	if (!cnt)
+		return -EINVAL;
+
 	rfprobe_ops_reset(ro);
 	ret = ftrace_set_filter_ips(&ro->ops, ips, cnt, 0, 1);
 	if (!ret)
@@ -420,6 +424,12 @@ void rfprobe_file_close(struct file *f)
  * Is module @name loaded? find_module() is not exported; a loaded module
  * (not a built-in one) has /sys/module/NAME/initstate.
  */
+/* Is @addr in the init text of @mod (freed once the module is live)? */
+bool rfprobe_within_module_init(unsigned long addr, struct module *mod)
+{
+	return within_module_init(addr, mod);
+}
+
 bool rfprobe_module_loaded(const char *name)
 {
 	char buf[MODULE_NAME_LEN + 32];

@@ -1003,19 +1003,45 @@ impl Rfprobe {
 impl Rfprobe {
     /// Module notifier: module `name` comes or goes. Its functions join or
     /// leave the probes on them; definitions waiting for it are created.
-    pub(crate) fn module_event(&self, name: &[u8], coming: bool) {
-        funcs::MODULE_GEN.fetch_add(1, core::sync::atomic::Ordering::AcqRel);
+    pub(crate) fn module_event(
+        &self,
+        name: &[u8],
+        what: ModuleEvent,
+        module: *mut bindings::module,
+    ) {
+        if what != ModuleEvent::Live {
+            funcs::MODULE_GEN.fetch_add(1, core::sync::atomic::Ordering::AcqRel);
+        }
         let mut guard = self.inner.lock();
         let inner = &mut *guard;
-        if !coming {
-            {
+        match what {
+            ModuleEvent::Going => {
+                inner.funcs.module_gone(name);
+                {
+                    let mut g = self.state().event_mutex.lock();
+                    for ev in inner.events.iter() {
+                        ev.drop_funcs(&mut g, |p, st| p.module_going(st, name));
+                    }
+                }
+                inner.module_going(name);
+                return;
+            }
+            ModuleEvent::Live => {
+                // The module's init text is freed next (its ftrace records
+                // with it): no probe may keep an address there.
                 let mut g = self.state().event_mutex.lock();
                 for ev in inner.events.iter() {
-                    ev.module_going(name, &mut g);
+                    ev.drop_funcs(&mut g, |p, st| {
+                        // SAFETY: `module` is the module being notified,
+                        // live during the notification.
+                        p.drop_funcs_where(st, |a| unsafe {
+                            bindings::rfprobe_within_module_init(a as kernel::ffi::c_ulong, module)
+                        })
+                    });
                 }
+                return;
             }
-            inner.module_going(name);
-            return;
+            ModuleEvent::Coming => inner.funcs.module_back(name),
         }
         inner.coming = kvec_of(name).ok();
         // Definitions that waited for this module (each tried once; one
@@ -1132,6 +1158,17 @@ impl Rfprobe {
             }
         }
     }
+}
+
+/// What a module notification is about.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ModuleEvent {
+    /// Loaded, its init not run yet.
+    Coming,
+    /// Init done; its init text is freed next.
+    Live,
+    /// Being unloaded (or its init failed).
+    Going,
 }
 
 /// The function part of a stored definition.

@@ -510,11 +510,22 @@ impl Event {
         }
     }
 
-    /// Module `name` goes: its functions leave this event's probes.
-    pub(crate) fn module_going(&self, name: &[u8], g: &mut EventMutexGuard<'_>) {
+    /// Functions leave this event's probes: `which(probe, state)` gives
+    /// the functions a probe loses (see [`Probe::drop_funcs_where`]); a
+    /// probe that lost some is attached again to the rest if the event is
+    /// enabled.
+    pub(crate) fn drop_funcs(
+        &self,
+        g: &mut EventMutexGuard<'_>,
+        mut which: impl FnMut(&Probe, &mut ProbeState) -> bool,
+    ) {
         let enabled = self.is_enabled();
         for (p, st) in self.inner.get_mut(g).probes.iter_mut() {
-            p.module_going(st, name, enabled);
+            if which(p, st) && enabled && !p.pending(st) {
+                if let Err(e) = p.attach(st) {
+                    pr_warn!("cannot attach again after a module change: {:?}\n", e);
+                }
+            }
         }
     }
 

@@ -99,6 +99,11 @@ fn parse_line(l: &[u8], f: &mut impl FnMut(u64, &[u8], Option<&[u8]>) -> bool) -
         };
         addr = addr.wrapping_mul(16) | u64::from(d);
     }
+    // Records ftrace could not name (weak functions overridden, text of a
+    // module still being set up) are not functions to attach to.
+    if name.starts_with(b"__ftrace_invalid_address__") {
+        return true;
+    }
     let module = it
         .next()
         .and_then(|m| m.strip_prefix(b"["))
@@ -175,6 +180,10 @@ impl FuncSet {
 pub(crate) struct Table {
     gen: u64,
     set: FuncSet,
+    /// Modules that went (GOING notified) and did not come back: ftrace
+    /// still lists their functions until it releases them, later in the
+    /// unload; they must not be attached to meanwhile.
+    gone: KVec<KVec<u8>>,
 }
 
 impl Table {
@@ -182,25 +191,62 @@ impl Table {
         Table {
             gen: 0,
             set: FuncSet::new(),
+            gone: KVec::new(),
         }
+    }
+
+    /// Module `name` goes (its GOING notification).
+    pub(crate) fn module_gone(&mut self, name: &[u8]) {
+        if !self.is_gone(name) {
+            let mut v = KVec::new();
+            if v.extend_from_slice(name, GFP_KERNEL).is_ok() {
+                let _ = self.gone.push(v, GFP_KERNEL);
+            }
+        }
+    }
+
+    /// Module `name` comes (its COMING notification).
+    pub(crate) fn module_back(&mut self, name: &[u8]) {
+        if let Some(i) = self.gone.iter().position(|n| n[..] == *name) {
+            let _ = crate::kvec::remove(&mut self.gone, i);
+        }
+    }
+
+    fn is_gone(&self, name: &[u8]) -> bool {
+        self.gone.iter().any(|n| n[..] == *name)
+    }
+
+    fn live(&self, module: Option<&[u8]>) -> bool {
+        module.map_or(true, |m| !self.is_gone(m))
     }
 
     /// Reads the list again if modules came or went since it was read.
     fn refresh(&mut self) -> Result {
-        let gen = MODULE_GEN.load(Ordering::Acquire);
+        let mut gen = MODULE_GEN.load(Ordering::Acquire);
         if self.gen == gen {
             return Ok(());
         }
+        // ftrace's list is read in chunks, its lock dropped in between: a
+        // module that comes or goes meanwhile can make a read inconsistent
+        // (lines twice or missing). Read again then (a few times at most).
         let mut all = FuncSet::new();
-        let mut err = Ok(());
-        for_each_ftrace_func(|addr, name, module| {
-            if let Err(e) = all.push(addr, name, module) {
-                err = Err(e);
-                return false;
+        for _ in 0..4 {
+            all = FuncSet::new();
+            let mut err = Ok(());
+            for_each_ftrace_func(|addr, name, module| {
+                if let Err(e) = all.push(addr, name, module) {
+                    err = Err(e);
+                    return false;
+                }
+                true
+            })?;
+            err?;
+            let now = MODULE_GEN.load(Ordering::Acquire);
+            if now == gen {
+                break;
             }
-            true
-        })?;
-        err?;
+            gen = now;
+        }
         let mut idx: KVVec<u32> = KVVec::with_capacity(all.len(), GFP_KERNEL)?;
         for k in 0..all.len() {
             idx.push(k as u32, GFP_KERNEL)?;
@@ -227,7 +273,7 @@ impl Table {
         let s = &self.set;
         let first = s.funcs.partition_point(|f| s.name(f) < name);
         for f in s.funcs[first..].iter().take_while(|f| s.name(f) == name) {
-            if module.is_none() || s.module(f) == module {
+            if (module.is_none() || s.module(f) == module) && self.live(s.module(f)) {
                 out.push(f.addr, name, s.module(f))?;
             }
         }
@@ -239,6 +285,9 @@ impl Table {
         self.refresh()?;
         let s = &self.set;
         for func in s.funcs.iter() {
+            if !self.live(s.module(func)) {
+                continue;
+            }
             if !f(func.addr, s.name(func), s.module(func)) {
                 break;
             }
@@ -275,9 +324,12 @@ impl From<kernel::alloc::AllocError> for Unresolved {
     }
 }
 
-/// Is module `name` loaded (any of its symbols resolves)?
+/// Is module `name` loaded (a loadable module, with
+/// `/sys/module/NAME/initstate`)?
 pub(crate) fn module_loaded(name: &[u8]) -> bool {
-    // SAFETY: Plain lookup by name; the module list is walked under RCU.
+    // SAFETY: A path lookup (`/sys/module/NAME/initstate`) of a
+    // NUL-terminated name without `/` (checked by the caller's parser:
+    // module names are `[A-Za-z0-9_-]`).
     crate::event::cstring(name)
         .map(|c| unsafe { bindings::rfprobe_module_loaded(c.as_ptr().cast()) })
         .unwrap_or(false)
@@ -320,8 +372,9 @@ fn resolve_single(
 ) -> core::result::Result<FuncSet, Unresolved> {
     let module = item.module.or(only);
     if let Some(m) = item.module {
-        // A module that is coming has no sysfs directory yet.
-        if loading != Some(m) && !module_loaded(m) {
+        // A module that is coming has no sysfs directory yet; one that is
+        // going is still there.
+        if loading != Some(m) && (!module_loaded(m) || table.is_gone(m)) {
             return Err(Unresolved::Pending);
         }
     }
@@ -346,7 +399,9 @@ fn resolve_single(
             match kallsyms::lookup(&q) {
                 Some(s) if s.text => {
                     let m = kallsyms::module_at(s.addr);
-                    if only.is_some() && m.as_deref() != only {
+                    if (only.is_some() && m.as_deref() != only)
+                        || m.as_deref().is_some_and(|m| table.is_gone(m))
+                    {
                         return Err(Unresolved::NotFound);
                     }
                     out.push(s.addr, item.name, m.as_deref())?;

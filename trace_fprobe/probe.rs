@@ -338,32 +338,46 @@ impl Probe {
         st.attached = false;
     }
 
-    /// Module `name` goes: its functions leave the probe (detached first;
-    /// attached again to what is left if `enabled`). A single-function
-    /// probe is then pending until the module comes back.
-    pub(crate) fn module_going(&self, st: &mut ProbeState, name: &[u8], enabled: bool) {
+    /// The functions of module `name` leave the probe (it goes; the
+    /// module is still live during its GOING notification). Returns
+    /// whether any did (the probe is then detached; see
+    /// [`Probe::drop_funcs_where`]). A single-function probe is pending
+    /// until the module comes back.
+    pub(crate) fn module_going(&self, st: &mut ProbeState, name: &[u8]) -> bool {
         let Some(m) = st.mods.iter().position(|n| n[..] == *name) else {
-            return;
+            return false;
         };
         let tag = (m + 1) as u16;
-        if !st.funcs.iter().any(|&(_, t)| t == tag) {
-            return;
+        self.drop_tagged(st, |_, t| t == tag)
+    }
+
+    /// The functions at addresses for which `gone` is true leave the probe;
+    /// if any did, the probe is detached first (the caller attaches it
+    /// again to the rest when its event is enabled). Returns whether any
+    /// did.
+    pub(crate) fn drop_funcs_where(
+        &self,
+        st: &mut ProbeState,
+        mut gone: impl FnMut(u64) -> bool,
+    ) -> bool {
+        self.drop_tagged(st, |a, _| gone(a))
+    }
+
+    fn drop_tagged(&self, st: &mut ProbeState, mut gone: impl FnMut(u64, u16) -> bool) -> bool {
+        if !st.funcs.iter().any(|&(a, t)| gone(a, t)) {
+            return false;
         }
-        // The module is still live during its GOING notification.
         self.detach(st);
         let mut i = 0;
         while i < st.funcs.len() {
-            if st.funcs[i].1 == tag {
+            let (a, t) = st.funcs[i];
+            if gone(a, t) {
                 let _ = crate::kvec::remove(&mut st.funcs, i);
             } else {
                 i += 1;
             }
         }
-        if enabled && !st.funcs.is_empty() {
-            if let Err(e) = self.attach(st) {
-                pr_warn!("cannot attach again after a module went: {:?}\n", e);
-            }
-        }
+        true
     }
 
     /// The home module of a pending single-function probe came: attach to

@@ -46,7 +46,7 @@ mod percpu;
 mod probe;
 mod sync;
 
-use control::{Inner, Rfprobe};
+use control::{Inner, ModuleEvent, Rfprobe};
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, Ordering};
 use event::State;
@@ -178,10 +178,12 @@ unsafe extern "C" fn module_notify(
     val: kernel::ffi::c_ulong,
     data: *mut core::ffi::c_void,
 ) -> kernel::ffi::c_int {
-    let coming = val as u32 == bindings::module_state_MODULE_STATE_COMING;
-    if !coming && val as u32 != bindings::module_state_MODULE_STATE_GOING {
-        return NOTIFY_OK;
-    }
+    let ev = match val as u32 {
+        bindings::module_state_MODULE_STATE_COMING => ModuleEvent::Coming,
+        bindings::module_state_MODULE_STATE_LIVE => ModuleEvent::Live,
+        bindings::module_state_MODULE_STATE_GOING => ModuleEvent::Going,
+        _ => return NOTIFY_OK,
+    };
     let p = debugfs::STATE.load(Ordering::Acquire);
     // SAFETY: As in `tp_module_notify`.
     if let Some(rf) = unsafe { p.as_ref() } {
@@ -189,7 +191,7 @@ unsafe extern "C" fn module_notify(
         // its name is NUL-terminated.
         let name =
             unsafe { kernel::str::CStr::from_char_ptr(bindings::rfprobe_module_name(data.cast())) };
-        rf.module_event(name.as_bytes(), coming);
+        rf.module_event(name.as_bytes(), ev, data.cast());
     }
     NOTIFY_OK
 }
