@@ -1009,9 +1009,10 @@ impl Rfprobe {
         what: ModuleEvent,
         module: *mut bindings::module,
     ) {
-        if what != ModuleEvent::Live {
-            funcs::MODULE_GEN.fetch_add(1, core::sync::atomic::Ordering::AcqRel);
-        }
+        // Every state changes ftrace's list: COMING adds the module's
+        // functions (init text included), LIVE drops its init functions,
+        // GOING all of them.
+        funcs::MODULE_GEN.fetch_add(1, core::sync::atomic::Ordering::AcqRel);
         let mut guard = self.inner.lock();
         let inner = &mut *guard;
         match what {

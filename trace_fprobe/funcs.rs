@@ -20,7 +20,8 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use kernel::error::{code, Error, Result};
 use kernel::prelude::*;
 
-/// Bumped when a module comes or goes: the traceable functions changed.
+/// Bumped at every module state change (coming, live: its init functions
+/// freed, going): the traceable functions changed.
 pub(crate) static MODULE_GEN: AtomicU64 = AtomicU64::new(1);
 
 /// Reads ftrace's traceable-function list once, calling `f(addr, name,
