@@ -703,3 +703,89 @@ bool rfprobe_trace_array_clear(struct list_head *trace_arrays, struct trace_arra
 	}
 	return false;
 }
+
+/*
+ * The direct record path (see Documentation/design.rst, "Record path"):
+ * for the common event (no filter, trigger, PID filter or soft disable, no
+ * stacktrace option, no tracepoint_printk, no ftrace export) a record is
+ * reserved and committed straight in the ring buffer, with the header the
+ * tracing core would write (rfprobe_record.h), and the per-CPU flag that
+ * lets the sched_switch hook save the task's comm set as the core sets it.
+ * Anything else takes trace_event_buffer_reserve()/_commit().
+ *
+ * Needs struct trace_array (the private kernel/trace/trace.h: a full kernel
+ * tree) and three private symbols, found at the first definition:
+ * trace_taskinfo_save (a per-CPU variable, from BTF), tracepoint_printk_key
+ * and trace_event_exports_enabled (kallsyms). Without them every record
+ * takes the generic path.
+ */
+#ifdef RFPROBE_HAVE_TRACE_H
+#include "rfprobe_record.h"
+
+static bool __percpu *rfprobe_taskinfo_save __read_mostly;
+static struct static_key *rfprobe_printk_key __read_mostly;
+static struct static_key *rfprobe_exports_key __read_mostly;
+
+int rfprobe_direct_init(unsigned long taskinfo_save, unsigned long printk_key,
+			unsigned long exports_key)
+{
+	if (!taskinfo_save || !printk_key || !exports_key)
+		return -ENOENT;
+	rfprobe_taskinfo_save = (bool __percpu *)taskinfo_save;
+	rfprobe_printk_key = (struct static_key *)printk_key;
+	rfprobe_exports_key = (struct static_key *)exports_key;
+	return 0;
+}
+
+void *notrace rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len,
+				     struct trace_buffer **bufp)
+{
+	struct trace_array *tr = file->tr;
+	struct ring_buffer_event *event;
+	struct trace_buffer *buffer;
+	struct trace_entry *ent;
+	unsigned int ctx;
+
+	*bufp = NULL;
+	if (unlikely(READ_ONCE(tr->trace_flags) &
+		     (TRACE_ITER_STACKTRACE | TRACE_ITER_USERSTACKTRACE)))
+		return NULL;
+	if (unlikely(static_key_count(rfprobe_printk_key) > 0 ||
+		     static_key_count(rfprobe_exports_key) > 0))
+		return NULL;
+	buffer = tr->array_buffer.buffer;
+	*bufp = buffer;
+	ctx = rfprobe_trace_ctx_dec();
+	event = ring_buffer_lock_reserve(buffer, len);
+	if (unlikely(!event))
+		return NULL;
+	ent = rfprobe_rb_event_data(event);
+	rfprobe_entry_setup(ent, file->event_call->event.type, ctx);
+	return ent;
+}
+NOKPROBE_SYMBOL(rfprobe_direct_reserve);
+
+void notrace rfprobe_direct_commit(struct trace_buffer *buffer)
+{
+	raw_cpu_write(*rfprobe_taskinfo_save, true);
+	ring_buffer_unlock_commit(buffer);
+}
+NOKPROBE_SYMBOL(rfprobe_direct_commit);
+#else
+int rfprobe_direct_init(unsigned long taskinfo_save, unsigned long printk_key,
+			unsigned long exports_key)
+{
+	return -EOPNOTSUPP;
+}
+
+void *rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len,
+			     struct trace_buffer **bufp)
+{
+	*bufp = NULL;
+	return NULL;
+}
+
+void rfprobe_direct_commit(struct trace_buffer *buffer)
+{
+}
+#endif

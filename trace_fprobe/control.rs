@@ -360,6 +360,7 @@ impl Rfprobe {
             })?;
             let (blob, index) = b.sizes();
             pr_info!("vmlinux BTF {} bytes, index {} bytes\n", blob, index);
+            crate::handler::direct_init(&b);
             Ok(b)
         })
     }

@@ -21,8 +21,9 @@ use crate::probe::Probe;
 use crate::trace_probe::fetch::{Insn, Program, TASK_COMM_LEN};
 use crate::trace_probe::interp::{self, Fault, Machine};
 use core::ffi::c_void;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use kernel::ffi::{c_int, c_ulong};
+use kernel::prelude::*;
 
 /// The largest record a default 4 KiB ring-buffer sub-buffer takes
 /// (`BUF_MAX_DATA_SIZE` = 4096 - 16 page header - 8 = 4072, minus the 8-byte
@@ -191,16 +192,15 @@ impl Machine for RegsMachine<'_> {
     }
 }
 
-/// `trace_trigger_soft_disabled()`, with its common case (no trigger, soft
-/// disable or PID filter flag) inline.
+/// `trace_trigger_soft_disabled()` for an event file with flags `eflags`,
+/// with its common case (no trigger, soft disable or PID filter flag)
+/// inline.
 ///
 /// # Safety
 ///
 /// `file` is a live, enabled event file.
 #[inline(always)]
-unsafe fn soft_disabled(file: *mut bindings::trace_event_file) -> bool {
-    // SAFETY: Caller.
-    let eflags = unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*file).flags)) } as u32;
+unsafe fn soft_disabled(file: *mut bindings::trace_event_file, eflags: u32) -> bool {
     let slow = bindings::EVENT_FILE_FL_TRIGGER_MODE
         | bindings::EVENT_FILE_FL_SOFT_DISABLED
         | bindings::EVENT_FILE_FL_PID_FILTER;
@@ -208,6 +208,130 @@ unsafe fn soft_disabled(file: *mut bindings::trace_event_file) -> bool {
         && eflags & bindings::EVENT_FILE_FL_TRIGGER_COND == 0
         // SAFETY: Caller.
         && unsafe { bindings::rfprobe_trace_trigger_soft_disabled(file) }
+}
+
+/// Event-file flags that need the tracing core's generic record path:
+/// triggers (conditional or not), soft disable, PID filtering and filters
+/// (`trace_event_buffer_reserve()` handles them; a filter also needs its
+/// temporary buffer). rfprobe_direct_reserve() checks the rest (trace
+/// options, tracepoint_printk, ftrace exports).
+const GENERIC_FLAGS: u32 = bindings::EVENT_FILE_FL_TRIGGER_MODE
+    | bindings::EVENT_FILE_FL_TRIGGER_COND
+    | bindings::EVENT_FILE_FL_SOFT_DISABLED
+    | bindings::EVENT_FILE_FL_PID_FILTER
+    | bindings::EVENT_FILE_FL_FILTERED;
+
+/// Whether the direct record path is available: set once, at the first
+/// definition (before any probe can be enabled), by [`direct_init`].
+static DIRECT: AtomicBool = AtomicBool::new(false);
+
+/// Enables the direct record path if the tracing core's private symbols it
+/// needs are found (see rfprobe_direct_reserve() in rfprobe_helpers.c):
+/// `trace_taskinfo_save` from the BTF per-CPU section, the two static keys
+/// from kallsyms. Otherwise every record takes the generic path.
+pub(crate) fn direct_init(vmlinux: &crate::btf::BtfData) {
+    let taskinfo = vmlinux
+        .view()
+        .ok()
+        .and_then(|b| b.percpu_var(b"trace_taskinfo_save"))
+        .map_or(0, |(off, _)| u64::from(off));
+    let key = |name: &[u8]| crate::kallsyms::lookup(name).map_or(0, |s| s.addr);
+    let printk = key(b"tracepoint_printk_key");
+    let exports = key(b"trace_event_exports_enabled");
+    // SAFETY: Stores three addresses (checked for 0) for the handlers; no
+    // probe is enabled yet.
+    let ret =
+        unsafe { bindings::rfprobe_direct_init(taskinfo as _, printk as _, exports as _) };
+    if ret == 0 {
+        DIRECT.store(true, Ordering::Release);
+    } else {
+        pr_info!("direct record path not available ({}), records take the generic path\n", ret);
+    }
+}
+
+/// A record reserved in an event file's ring buffer.
+struct Reserved {
+    /// The record (`trace_entry` header written).
+    rec: *mut u8,
+    /// Direct path: the ring buffer to commit to. NULL: the generic path
+    /// (`fb`).
+    buffer: *mut bindings::trace_buffer,
+}
+
+/// Reserves a record of `len` bytes for `file`: directly in the ring buffer
+/// when nothing needs the tracing core's generic path, else through
+/// `trace_event_buffer_reserve()` into `fb`. `None`: nothing to write (the
+/// event is soft-disabled or a trigger or PID filter ruled the hit out), or
+/// the ring buffer refused the reservation (`*missed` is set). `RETRY`: a
+/// second reservation for the same hit, whose triggers and soft-disable
+/// state were handled at the first.
+///
+/// # Safety
+///
+/// Handler context (preemption off); `file` is an enabled event file;
+/// `fb` is the caller's local storage.
+#[inline(always)]
+unsafe fn reserve<const RETRY: bool>(
+    file: *mut bindings::trace_event_file,
+    len: usize,
+    fb: *mut bindings::trace_event_buffer,
+    missed: &mut bool,
+) -> Option<Reserved> {
+    // SAFETY: Caller.
+    let eflags = unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*file).flags)) } as u32;
+    if eflags & GENERIC_FLAGS == 0 && DIRECT.load(Ordering::Relaxed) {
+        let mut buffer = core::ptr::null_mut();
+        // SAFETY: Caller; `buffer` is local.
+        let rec = unsafe { bindings::rfprobe_direct_reserve(file, len as c_ulong, &mut buffer) };
+        if !rec.is_null() {
+            return Some(Reserved {
+                rec: rec.cast(),
+                buffer,
+            });
+        }
+        if !buffer.is_null() {
+            *missed = true;
+            return None;
+        }
+    }
+    // SAFETY: Caller.
+    if !RETRY && unsafe { soft_disabled(file, eflags) } {
+        return None;
+    }
+    // SAFETY: `fb` is local storage, `file` is valid.
+    let rec = unsafe { bindings::trace_event_buffer_reserve(fb, file, len as c_ulong) };
+    if rec.is_null() {
+        *missed = true;
+        return None;
+    }
+    Some(Reserved {
+        rec: rec.cast(),
+        buffer: core::ptr::null_mut(),
+    })
+}
+
+/// Commits a record from [`reserve`]; `regs` is for the generic path's
+/// stack traces (NULL: none).
+///
+/// # Safety
+///
+/// `r` and `fb` come from one successful [`reserve`].
+#[inline(always)]
+unsafe fn commit(
+    r: &Reserved,
+    fb: *mut bindings::trace_event_buffer,
+    regs: *mut bindings::pt_regs,
+) {
+    if r.buffer.is_null() {
+        // SAFETY: `fb` was filled by a successful generic reserve.
+        unsafe {
+            (*fb).regs = regs;
+            bindings::trace_event_buffer_commit(fb)
+        };
+    } else {
+        // SAFETY: The direct reservation on `buffer` is open.
+        unsafe { bindings::rfprobe_direct_commit(r.buffer) };
+    }
 }
 
 /// One probe hit as a handler sees it. `EXIT` (an exit probe: the record
@@ -274,29 +398,24 @@ unsafe fn record_static<const EXIT: bool, const FULL_REGS: bool>(
     file: *mut bindings::trace_event_file,
     size: usize,
 ) {
-    // SAFETY: Caller.
-    if unsafe { soft_disabled(file) } {
-        return;
-    }
     let probe = hit.probe;
-    // `trace_event_buffer_reserve()` sets every field on success.
+    // `reserve()` sets every field on the generic path.
     let mut fb = core::mem::MaybeUninit::<bindings::trace_event_buffer>::uninit();
     let fbuffer = fb.as_mut_ptr();
-    // SAFETY: `fbuffer` is local storage, `file` is valid.
-    let p = unsafe { bindings::trace_event_buffer_reserve(fbuffer, file, size as c_ulong) };
-    if p.is_null() {
-        probe.count_miss();
+    let mut missed = false;
+    // SAFETY: Caller; `fbuffer` is local storage.
+    let Some(r) = (unsafe { reserve::<false>(file, size, fbuffer, &mut missed) }) else {
+        if missed {
+            probe.count_miss();
+        }
         return;
-    }
-    // SAFETY: The reservation holds `size` bytes starting at `p`.
-    let rec = unsafe { core::slice::from_raw_parts_mut(p.cast::<u8>(), size) };
+    };
+    // SAFETY: The reservation holds `size` bytes starting at `r.rec`.
+    let rec = unsafe { core::slice::from_raw_parts_mut(r.rec, size) };
     hit.write_head(rec);
     let _ = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
-    // SAFETY: `fbuffer` was filled by a successful reserve.
-    unsafe {
-        (*fbuffer).regs = hit.commit_regs();
-        bindings::trace_event_buffer_commit(fbuffer)
-    };
+    // SAFETY: From the reservation above.
+    unsafe { commit(&r, fbuffer, hit.commit_regs()) };
 }
 
 /// Writes one record of any program into `file`'s ring buffer.
@@ -339,10 +458,6 @@ unsafe fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     ret_ip: u64,
     file: *mut bindings::trace_event_file,
 ) {
-    // SAFETY: `file` is a live, enabled event file (caller).
-    if unsafe { soft_disabled(file) } {
-        return;
-    }
     let hit = Hit::<EXIT, FULL_REGS> {
         probe,
         regs,
@@ -371,33 +486,34 @@ unsafe fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     };
     let mut fb = core::mem::MaybeUninit::<bindings::trace_event_buffer>::uninit();
     let fbuffer = fb.as_mut_ptr();
-    // SAFETY: `fbuffer` is local storage, `file` is valid.
-    let mut p = unsafe { bindings::trace_event_buffer_reserve(fbuffer, file, res.len as c_ulong) };
-    if p.is_null() && res.len > SAFE_RECORD_SIZE {
+    let mut missed = false;
+    // SAFETY: Caller; `fbuffer` is local storage.
+    let mut r = unsafe { reserve::<false>(file, res.len, fbuffer, &mut missed) };
+    if r.is_none() && missed && res.len > SAFE_RECORD_SIZE {
+        missed = false;
         // SAFETY: As above.
-        p = unsafe { truncated_retry(&m, probe, scratch, fbuffer, file, &mut res) };
+        r = unsafe { truncated_retry(&m, probe, scratch, fbuffer, file, &mut res, &mut missed) };
     }
-    if p.is_null() {
-        probe.count_miss();
+    let Some(r) = r else {
+        if missed {
+            probe.count_miss();
+        }
         return;
-    }
+    };
     // SAFETY: The reservation holds `res.len` bytes.
-    let rec = unsafe { core::slice::from_raw_parts_mut(p.cast::<u8>(), res.len) };
+    let rec = unsafe { core::slice::from_raw_parts_mut(r.rec, res.len) };
     if let (Some(dst), Some(src)) = (rec.get_mut(hdr..), scratch.get(hdr..res.len)) {
         dst.copy_from_slice(src);
     }
     hit.write_head(rec);
-    // SAFETY: `fbuffer` was filled by a successful reserve.
-    unsafe {
-        (*fbuffer).regs = hit.commit_regs();
-        bindings::trace_event_buffer_commit(fbuffer)
-    };
+    // SAFETY: From the reservation above.
+    unsafe { commit(&r, fbuffer, hit.commit_regs()) };
 }
 
 /// The record did not fit the ring buffer's sub-buffer: keep the event with
 /// its strings truncated rather than losing it. Re-runs the program into at
-/// most [`SAFE_RECORD_SIZE`] bytes of `scratch` and reserves again; returns
-/// the reservation (NULL on failure) with `res` updated.
+/// most [`SAFE_RECORD_SIZE`] bytes of `scratch` and reserves again (as
+/// [`reserve`]), with `res` updated.
 ///
 /// # Safety
 ///
@@ -411,18 +527,21 @@ unsafe fn truncated_retry(
     fbuffer: *mut bindings::trace_event_buffer,
     file: *mut bindings::trace_event_file,
     res: &mut interp::RunResult,
-) -> *mut c_void {
+    missed: &mut bool,
+) -> Option<Reserved> {
     let prog: &Program = &probe.prog;
     let bodies = probe.def();
     let Some(small) = scratch.get_mut(..SAFE_RECORD_SIZE.max(prog.fixed_size())) else {
-        return core::ptr::null_mut();
+        *missed = true;
+        return None;
     };
     let Ok(r) = interp::run(prog, &probe.insns, m, &bodies, small) else {
-        return core::ptr::null_mut();
+        *missed = true;
+        return None;
     };
     *res = r;
-    // SAFETY: Caller.
-    unsafe { bindings::trace_event_buffer_reserve(fbuffer, file, res.len as c_ulong) }
+    // SAFETY: Caller. The triggers ran at the first reservation.
+    unsafe { reserve::<true>(file, res.len, fbuffer, missed) }
 }
 
 /// Runs the probe for every trace instance its event is enabled in.
