@@ -385,11 +385,9 @@ struct file *rfprobe_open_ftrace_funcs(void)
 	 * like a cycle; this file is rfprobe's alone (nobody else can hold
 	 * its lock), so its lock gets a class of its own.
 	 */
-	if (!IS_ERR(f) && f->f_op->read == seq_read && f->private_data) {
-		struct seq_file *m = f->private_data;
-
-		lockdep_set_class(&m->lock, &rfprobe_funcs_seq_key);
-	}
+	if (!IS_ERR(f) && f->f_op->read == seq_read && f->private_data)
+		lockdep_set_class(&((struct seq_file *)f->private_data)->lock,
+				  &rfprobe_funcs_seq_key);
 	return f;
 }
 
@@ -737,38 +735,38 @@ int rfprobe_direct_init(unsigned long taskinfo_save, unsigned long printk_key,
 	return 0;
 }
 
-void *notrace rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len,
-				     struct trace_buffer **bufp)
+void *notrace rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len)
 {
 	struct trace_array *tr = file->tr;
 	struct ring_buffer_event *event;
-	struct trace_buffer *buffer;
 	struct trace_entry *ent;
 	unsigned int ctx;
 
-	*bufp = NULL;
 	if (unlikely(READ_ONCE(tr->trace_flags) &
 		     (TRACE_ITER_STACKTRACE | TRACE_ITER_USERSTACKTRACE)))
 		return NULL;
 	if (unlikely(static_key_count(rfprobe_printk_key) > 0 ||
 		     static_key_count(rfprobe_exports_key) > 0))
 		return NULL;
-	buffer = tr->array_buffer.buffer;
-	*bufp = buffer;
-	ctx = rfprobe_trace_ctx_dec();
-	event = ring_buffer_lock_reserve(buffer, len);
+	event = ring_buffer_lock_reserve(tr->array_buffer.buffer, len);
 	if (unlikely(!event))
-		return NULL;
+		return RFPROBE_DIRECT_MISS;
+	/*
+	 * The context after the reservation (nothing is live across the
+	 * call): the reservation disabled preemption once more, which
+	 * rfprobe_trace_ctx_dec() must not count.
+	 */
+	ctx = rfprobe_trace_ctx_dec(IS_ENABLED(CONFIG_PREEMPT_COUNT) ? 1 : 0);
 	ent = rfprobe_rb_event_data(event);
 	rfprobe_entry_setup(ent, file->event_call->event.type, ctx);
 	return ent;
 }
 NOKPROBE_SYMBOL(rfprobe_direct_reserve);
 
-void notrace rfprobe_direct_commit(struct trace_buffer *buffer)
+void notrace rfprobe_direct_commit(struct trace_event_file *file)
 {
 	raw_cpu_write(*rfprobe_taskinfo_save, true);
-	ring_buffer_unlock_commit(buffer);
+	ring_buffer_unlock_commit(file->tr->array_buffer.buffer);
 }
 NOKPROBE_SYMBOL(rfprobe_direct_commit);
 #else
@@ -778,14 +776,12 @@ int rfprobe_direct_init(unsigned long taskinfo_save, unsigned long printk_key,
 	return -EOPNOTSUPP;
 }
 
-void *rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len,
-			     struct trace_buffer **bufp)
+void *rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len)
 {
-	*bufp = NULL;
 	return NULL;
 }
 
-void rfprobe_direct_commit(struct trace_buffer *buffer)
+void rfprobe_direct_commit(struct trace_event_file *file)
 {
 }
 #endif

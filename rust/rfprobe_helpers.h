@@ -132,14 +132,13 @@ bool rfprobe_trace_array_clear(struct list_head *trace_arrays, struct trace_arra
  * the addresses of trace_taskinfo_save (per-CPU), tracepoint_printk_key
  * and trace_event_exports_enabled; -EOPNOTSUPP when built without the
  * private kernel/trace/trace.h. rfprobe_direct_reserve() returns the record
- * with its header written, or NULL: then *@bufp is the ring buffer that
- * refused the reservation, or NULL if the event needs the generic path.
+ * with its header written, RFPROBE_DIRECT_MISS if the ring buffer refused
+ * the reservation, or NULL if the event needs the generic path.
  */
-struct trace_buffer;
+#define RFPROBE_DIRECT_MISS ((void *)1)
 int rfprobe_direct_init(unsigned long taskinfo_save, unsigned long printk_key,
 			unsigned long exports_key);
-void *rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len,
-			     struct trace_buffer **bufp);
-void rfprobe_direct_commit(struct trace_buffer *buffer);
+void *rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len);
+void rfprobe_direct_commit(struct trace_event_file *file);
 
 #endif /* RFPROBE_HELPERS_H */

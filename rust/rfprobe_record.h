@@ -22,9 +22,11 @@
  * resched flags in bits 16-23, the preemption depth (at most 15) in bits
  * 0-3 and the migrate-disable depth (at most 15) in bits 4-7, minus one
  * under CONFIG_PREEMPTION for the preemption the probe's caller disabled.
- * The side-by-side tests compare the headers this writes with C's.
+ * @extra: preemption disabled since then by the caller itself (not
+ * counted). The side-by-side tests compare the headers this writes with
+ * C's.
  */
-static __always_inline unsigned int rfprobe_trace_ctx_dec(void)
+static __always_inline unsigned int rfprobe_trace_ctx_dec(unsigned int extra)
 {
 	unsigned int flags, pc, md = 0;
 #ifdef CONFIG_TRACE_IRQFLAGS_SUPPORT
@@ -35,7 +37,7 @@ static __always_inline unsigned int rfprobe_trace_ctx_dec(void)
 #else
 	flags = TRACE_FLAG_IRQS_NOSUPPORT;
 #endif
-	pc = preempt_count();
+	pc = preempt_count() - extra;
 	if (pc & NMI_MASK)
 		flags |= TRACE_FLAG_NMI;
 	if (pc & HARDIRQ_MASK)

@@ -249,89 +249,85 @@ pub(crate) fn direct_init(vmlinux: &crate::btf::BtfData) {
     }
 }
 
-/// A record reserved in an event file's ring buffer.
-struct Reserved {
-    /// The record (`trace_entry` header written).
-    rec: *mut u8,
-    /// Direct path: the ring buffer to commit to. NULL: the generic path
-    /// (`fb`).
-    buffer: *mut bindings::trace_buffer,
+/// How [`reserve_direct`] went.
+enum Direct {
+    /// The record (`trace_entry` header written), to commit with
+    /// `rfprobe_direct_commit()`.
+    Rec(*mut u8),
+    /// The ring buffer refused the reservation (off or full).
+    Miss,
+    /// The event needs the tracing core's generic path.
+    Generic,
 }
 
-/// Reserves a record of `len` bytes for `file`: directly in the ring buffer
-/// when nothing needs the tracing core's generic path, else through
-/// `trace_event_buffer_reserve()` into `fb`. `None`: nothing to write (the
-/// event is soft-disabled or a trigger or PID filter ruled the hit out), or
-/// the ring buffer refused the reservation (`*missed` is set). `RETRY`: a
-/// second reservation for the same hit, whose triggers and soft-disable
-/// state were handled at the first.
+/// Reserves a record of `len` bytes for `file` straight in the ring buffer
+/// if nothing needs the tracing core's generic path.
+///
+/// # Safety
+///
+/// Handler context (preemption off); `file` is an enabled event file.
+#[inline(always)]
+unsafe fn reserve_direct(file: *mut bindings::trace_event_file, len: usize) -> Direct {
+    // SAFETY: Caller.
+    let eflags = unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*file).flags)) } as u32;
+    if eflags & GENERIC_FLAGS != 0 || !DIRECT.load(Ordering::Relaxed) {
+        return Direct::Generic;
+    }
+    // SAFETY: Caller.
+    let rec = unsafe { bindings::rfprobe_direct_reserve(file, len as c_ulong) };
+    if rec.is_null() {
+        Direct::Generic
+    } else if rec as usize == bindings::RFPROBE_CONST_DIRECT_MISS {
+        Direct::Miss
+    } else {
+        Direct::Rec(rec.cast())
+    }
+}
+
+/// Reserves a record of `len` bytes for `file` through the tracing core
+/// (`trace_event_buffer_reserve()`, into `fb`), after its triggers, soft
+/// disable and PID filter (unless `RETRY`: a second reservation for the
+/// same hit, whose triggers ran at the first). NULL: nothing to write
+/// (`*missed` set if the ring buffer refused the reservation).
 ///
 /// # Safety
 ///
 /// Handler context (preemption off); `file` is an enabled event file;
 /// `fb` is the caller's local storage.
 #[inline(always)]
-unsafe fn reserve<const RETRY: bool>(
+unsafe fn reserve_generic<const RETRY: bool>(
     file: *mut bindings::trace_event_file,
     len: usize,
     fb: *mut bindings::trace_event_buffer,
     missed: &mut bool,
-) -> Option<Reserved> {
+) -> *mut u8 {
     // SAFETY: Caller.
     let eflags = unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*file).flags)) } as u32;
-    if eflags & GENERIC_FLAGS == 0 && DIRECT.load(Ordering::Relaxed) {
-        let mut buffer = core::ptr::null_mut();
-        // SAFETY: Caller; `buffer` is local.
-        let rec = unsafe { bindings::rfprobe_direct_reserve(file, len as c_ulong, &mut buffer) };
-        if !rec.is_null() {
-            return Some(Reserved {
-                rec: rec.cast(),
-                buffer,
-            });
-        }
-        if !buffer.is_null() {
-            *missed = true;
-            return None;
-        }
-    }
     // SAFETY: Caller.
     if !RETRY && unsafe { soft_disabled(file, eflags) } {
-        return None;
+        return core::ptr::null_mut();
     }
     // SAFETY: `fb` is local storage, `file` is valid.
     let rec = unsafe { bindings::trace_event_buffer_reserve(fb, file, len as c_ulong) };
     if rec.is_null() {
         *missed = true;
-        return None;
     }
-    Some(Reserved {
-        rec: rec.cast(),
-        buffer: core::ptr::null_mut(),
-    })
+    rec.cast()
 }
 
-/// Commits a record from [`reserve`]; `regs` is for the generic path's
-/// stack traces (NULL: none).
+/// Commits a record from [`reserve_generic`]; `regs` for stack traces
+/// (NULL: none).
 ///
 /// # Safety
 ///
-/// `r` and `fb` come from one successful [`reserve`].
+/// `fb` was filled by a successful [`reserve_generic`].
 #[inline(always)]
-unsafe fn commit(
-    r: &Reserved,
-    fb: *mut bindings::trace_event_buffer,
-    regs: *mut bindings::pt_regs,
-) {
-    if r.buffer.is_null() {
-        // SAFETY: `fb` was filled by a successful generic reserve.
-        unsafe {
-            (*fb).regs = regs;
-            bindings::trace_event_buffer_commit(fb)
-        };
-    } else {
-        // SAFETY: The direct reservation on `buffer` is open.
-        unsafe { bindings::rfprobe_direct_commit(r.buffer) };
-    }
+unsafe fn commit_generic(fb: *mut bindings::trace_event_buffer, regs: *mut bindings::pt_regs) {
+    // SAFETY: Caller.
+    unsafe {
+        (*fb).regs = regs;
+        bindings::trace_event_buffer_commit(fb)
+    };
 }
 
 /// One probe hit as a handler sees it. `EXIT` (an exit probe: the record
@@ -399,23 +395,67 @@ unsafe fn record_static<const EXIT: bool, const FULL_REGS: bool>(
     size: usize,
 ) {
     let probe = hit.probe;
-    // `reserve()` sets every field on the generic path.
+    // SAFETY: Caller.
+    match unsafe { reserve_direct(file, size) } {
+        Direct::Rec(p) => {
+            // SAFETY: The reservation holds `size` bytes starting at `p`.
+            let rec = unsafe { core::slice::from_raw_parts_mut(p, size) };
+            hit.write_head(rec);
+            let _ = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
+            // SAFETY: The direct reservation above is open.
+            unsafe { bindings::rfprobe_direct_commit(file) };
+        }
+        Direct::Miss => probe.count_miss(),
+        // SAFETY: Caller.
+        Direct::Generic => unsafe {
+            record_static_generic::<EXIT, FULL_REGS>(
+                probe, hit.regs, hit.edata, hit.ip, hit.ret_ip, file, size,
+            )
+        },
+    }
+}
+
+/// [`record_static`] through the tracing core's generic path, out of line
+/// (with the hit in registers).
+///
+/// # Safety
+///
+/// As [`record_static`].
+#[inline(never)]
+unsafe fn record_static_generic<const EXIT: bool, const FULL_REGS: bool>(
+    probe: &Probe,
+    regs: *mut bindings::pt_regs,
+    edata: *const u8,
+    ip: u64,
+    ret_ip: u64,
+    file: *mut bindings::trace_event_file,
+    size: usize,
+) {
+    let hit = Hit::<EXIT, FULL_REGS> {
+        probe,
+        regs,
+        edata,
+        ip,
+        ret_ip,
+    };
+    // `reserve_generic()` sets every field on success.
     let mut fb = core::mem::MaybeUninit::<bindings::trace_event_buffer>::uninit();
     let fbuffer = fb.as_mut_ptr();
     let mut missed = false;
     // SAFETY: Caller; `fbuffer` is local storage.
-    let Some(r) = (unsafe { reserve::<false>(file, size, fbuffer, &mut missed) }) else {
+    let p = unsafe { reserve_generic::<false>(file, size, fbuffer, &mut missed) };
+    if p.is_null() {
         if missed {
             probe.count_miss();
         }
         return;
-    };
-    // SAFETY: The reservation holds `size` bytes starting at `r.rec`.
-    let rec = unsafe { core::slice::from_raw_parts_mut(r.rec, size) };
+    }
+    // SAFETY: The reservation holds `size` bytes starting at `p`.
+    let rec = unsafe { core::slice::from_raw_parts_mut(p, size) };
     hit.write_head(rec);
     let _ = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
     // SAFETY: From the reservation above.
-    unsafe { commit(&r, fbuffer, hit.commit_regs()) };
+    unsafe { commit_generic(fbuffer, hit.commit_regs()) };
 }
 
 /// Writes one record of any program into `file`'s ring buffer.
@@ -487,39 +527,58 @@ unsafe fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     let mut fb = core::mem::MaybeUninit::<bindings::trace_event_buffer>::uninit();
     let fbuffer = fb.as_mut_ptr();
     let mut missed = false;
-    // SAFETY: Caller; `fbuffer` is local storage.
-    let mut r = unsafe { reserve::<false>(file, res.len, fbuffer, &mut missed) };
-    if r.is_none() && missed && res.len > SAFE_RECORD_SIZE {
+    // SAFETY: Caller.
+    let mut direct = unsafe { reserve_direct(file, res.len) };
+    let mut p = match direct {
+        Direct::Rec(p) => p,
+        Direct::Miss => {
+            missed = true;
+            core::ptr::null_mut()
+        }
+        // SAFETY: Caller; `fbuffer` is local storage.
+        Direct::Generic => unsafe { reserve_generic::<false>(file, res.len, fbuffer, &mut missed) },
+    };
+    if p.is_null() && missed && res.len > SAFE_RECORD_SIZE {
         missed = false;
         // SAFETY: As above.
-        r = unsafe { truncated_retry(&m, probe, scratch, fbuffer, file, &mut res, &mut missed) };
+        let retried = unsafe {
+            truncated_retry(&m, probe, scratch, fbuffer, file, &mut res, &mut missed, direct)
+        };
+        (p, direct) = retried;
     }
-    let Some(r) = r else {
+    if p.is_null() {
         if missed {
             probe.count_miss();
         }
         return;
-    };
+    }
     // SAFETY: The reservation holds `res.len` bytes.
-    let rec = unsafe { core::slice::from_raw_parts_mut(r.rec, res.len) };
+    let rec = unsafe { core::slice::from_raw_parts_mut(p, res.len) };
     if let (Some(dst), Some(src)) = (rec.get_mut(hdr..), scratch.get(hdr..res.len)) {
         dst.copy_from_slice(src);
     }
     hit.write_head(rec);
-    // SAFETY: From the reservation above.
-    unsafe { commit(&r, fbuffer, hit.commit_regs()) };
+    if let Direct::Rec(_) = direct {
+        // SAFETY: The direct reservation above is open.
+        unsafe { bindings::rfprobe_direct_commit(file) };
+    } else {
+        // SAFETY: `fbuffer` was filled by the reservation above.
+        unsafe { commit_generic(fbuffer, hit.commit_regs()) };
+    }
 }
 
 /// The record did not fit the ring buffer's sub-buffer: keep the event with
 /// its strings truncated rather than losing it. Re-runs the program into at
-/// most [`SAFE_RECORD_SIZE`] bytes of `scratch` and reserves again (as
-/// [`reserve`]), with `res` updated.
+/// most [`SAFE_RECORD_SIZE`] bytes of `scratch` and reserves again on the
+/// same path (`direct`), with `res` updated. Returns the record (NULL:
+/// none, `*missed` set) and the path it was reserved on.
 ///
 /// # Safety
 ///
 /// As [`record_static`]; `fbuffer` is the caller's local storage.
 #[cold]
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn truncated_retry(
     m: &RegsMachine<'_>,
     probe: &Probe,
@@ -528,20 +587,39 @@ unsafe fn truncated_retry(
     file: *mut bindings::trace_event_file,
     res: &mut interp::RunResult,
     missed: &mut bool,
-) -> Option<Reserved> {
+    direct: Direct,
+) -> (*mut u8, Direct) {
     let prog: &Program = &probe.prog;
     let bodies = probe.def();
+    *missed = true;
     let Some(small) = scratch.get_mut(..SAFE_RECORD_SIZE.max(prog.fixed_size())) else {
-        *missed = true;
-        return None;
+        return (core::ptr::null_mut(), direct);
     };
     let Ok(r) = interp::run(prog, &probe.insns, m, &bodies, small) else {
-        *missed = true;
-        return None;
+        return (core::ptr::null_mut(), direct);
     };
     *res = r;
-    // SAFETY: Caller. The triggers ran at the first reservation.
-    unsafe { reserve::<true>(file, res.len, fbuffer, missed) }
+    *missed = false;
+    if let Direct::Generic = direct {
+        // SAFETY: Caller. The triggers ran at the first reservation.
+        let p = unsafe { reserve_generic::<true>(file, res.len, fbuffer, missed) };
+        return (p, Direct::Generic);
+    }
+    // SAFETY: Caller.
+    match unsafe { reserve_direct(file, res.len) } {
+        Direct::Rec(p) => (p, Direct::Rec(p)),
+        Direct::Miss => {
+            *missed = true;
+            (core::ptr::null_mut(), Direct::Miss)
+        }
+        // The event's flags changed since the first reservation (its
+        // triggers did not run then).
+        // SAFETY: Caller.
+        Direct::Generic => unsafe {
+            let p = reserve_generic::<false>(file, res.len, fbuffer, missed);
+            (p, Direct::Generic)
+        },
+    }
 }
 
 /// Runs the probe for every trace instance its event is enabled in.

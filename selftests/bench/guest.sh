@@ -107,6 +107,44 @@ run_shape() { # shape loop impl kind func args...
 	echo "BENCH-SAMPLE $impl $shape: $sample"
 }
 
+# The floor (selftests/bench/floor): the shape's rfprobe event, defined and
+# left disabled, receives a record of its size from rfprobe_floor.ko per
+# hit (ring-buffer reserve, header, probe addresses, zeros, commit) at the
+# same attach point. Strings: the 5 bytes of "zero" (/dev/zero's name).
+FLOOR=/sys/kernel/debug/rfprobe_floor/control
+run_floor() { # shape loop kind func args...
+	shape=$1 loop=$2
+	shift 2
+	if [ ! -e $FLOOR ]; then
+		echo "BENCH shape=$shape impl=f status=na"
+		return
+	fi
+	def_for r "bfl/$shape" "$@"
+	fkind=entry ffunc=$2
+	case $1 in t) fkind=tp ;; esac
+	case $ffunc in *%return) fkind=exit ffunc=${ffunc%%%return} ;; esac
+	if ! echo "$line" >> "$file"; then
+		echo "BENCH shape=$shape impl=f status=rejected def='$line'"
+		return
+	fi
+	size=$(awk '/offset:/ { o = $0; sub(/.*offset:/, "", o); sub(/;.*/, "", o)
+		z = $0; sub(/.*size:/, "", z); sub(/;.*/, "", z)
+		if (o + z > m) m = o + z }
+		/__data_loc/ { d = 5 }
+		END { print int((m + d + 3) / 4) * 4 }' $T/events/bfl/$shape/format)
+	if ! echo "$fkind $ffunc bfl $shape $size" > $FLOOR; then
+		fail "floor $fkind $ffunc bfl/$shape $size"
+		echo "-:bfl/$shape" >> "$file"
+		return
+	fi
+	echo > $T/trace
+	loopns "$loop"
+	recs=$(records)
+	echo off > $FLOOR
+	echo "-:bfl/$shape" >> "$file" || fail "remove bfl/$shape"
+	echo "BENCH shape=$shape impl=f ns=$ns records=$recs size=$size epoch=$epoch"
+}
+
 # Shapes: name|loop|implementations|kind func args
 # bitfield_btf (a BTF bitfield member without a type) is rfprobe only: the
 # 6.12 C parser stores it with basesize 8 into a 4-byte field, which
@@ -130,6 +168,7 @@ echo "BENCH-BEGIN mode=$mode n=$N"
 # Expand the ring buffer now (the first enabled event would do it otherwise).
 echo 1408 > $T/buffer_size_kb
 echo "BENCH kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)"
+[ ! -f /lib/modules/rfprobe_floor.ko ] || insmod /lib/modules/rfprobe_floor.ko || fail "insmod rfprobe_floor.ko"
 
 # --- module load/unload time and memory -------------------------------------
 section_module() {
@@ -178,6 +217,8 @@ section_shapes() {
 			*) echo "BENCH shape=$shape impl=$impl status=skipped" ;;
 			esac
 		done
+		# shellcheck disable=SC2086 # $def is the definition's words
+		run_floor "$shape" "$loop" $def
 	done <<EOF
 $SHAPES
 EOF

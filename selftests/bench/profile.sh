@@ -5,7 +5,8 @@
 # for the given shapes with the QEMU plugin insnprof.c counting the guest
 # instructions of every measured loop per code block, then prints, per
 # shape, instructions per call by function for the base loop, C, rfprobe
-# and kprobe (with -icount shift=0, 1 instruction = 1 ns of the benchmark).
+# and the floor (selftests/bench/floor), with rfprobe-C and rfprobe-floor
+# differences (with -icount shift=0, 1 instruction = 1 ns of the benchmark).
 #
 #   profile.sh [-n CALLS] [-m MODULE.ko] [-o LOGDIR] [-t TOP] SHAPE[,SHAPE...]|all|defs|module
 #
@@ -47,11 +48,12 @@ start=0x$(nm "$b/bench" | awk '$3 == "prof_marker_start" { print $1 }')
 stop=0x$(nm "$b/bench" | awk '$3 == "prof_marker_stop" { print $1 }')
 [ "$start" != 0x ] && [ "$stop" != 0x ] || die "markers not found in $b/bench"
 kdir=$(variant_dir fast)
+floor_ko=$("$RFPROBE_TOP/selftests/bench/build-floor.sh" "$logdir")
 
 "$RFPROBE_TOP/selftests/run-vm.sh" -k fast -m "$module" -t 3000 -o "$logdir" -s 1 \
 	-q "-icount shift=0,sleep=off -plugin $b/insnprof.so,start=$start,stop=$stop,out=$logdir/insnprof.out" \
 	-f "$b/bench:bench/bench" -f "$RFPROBE_TOP/selftests/bench/guest.sh:bench/guest.sh" \
-	-c "BENCH_KSYMS=1 sh /bench/guest.sh $mode $n $shapes" >"$logdir/bench.out" 2>&1 ||
+	-f "$floor_ko:lib/modules/rfprobe_floor.ko" -c "BENCH_KSYMS=1 sh /bench/guest.sh $mode $n $shapes" >"$logdir/bench.out" 2>&1 ||
 	{ tail -20 "$logdir/bench.out"; die "VM run failed; see $logdir"; }
 [ -s "$logdir/insnprof.out" ] || die "no instruction counts ($logdir/insnprof.out)"
 
@@ -117,18 +119,18 @@ awk -v n="$n" -v top="$top" '
 			} else {
 				ncol = 4; div = n
 				lp = (s ~ /bitfield|tracepoint/) ? "base:prctl" : "base:read"
-				cols[1] = lp; cols[2] = s ":c"; cols[3] = s ":r"; cols[4] = s ":k"
-				hd[1] = "base"; hd[2] = "C"; hd[3] = "rfprobe"; hd[4] = "kprobe"
+				cols[1] = lp; cols[2] = s ":c"; cols[3] = s ":r"; cols[4] = s ":f"
+				hd[1] = "base"; hd[2] = "C"; hd[3] = "rfprobe"; hd[4] = "floor"
 				printf "\n== %s: instructions per call by function (base = %s)\n", s, lp
 			}
 			if (ncol == 2) printf "%-50s %11s %11s\n", "function", hd[1], hd[2]
-			else printf "%-50s %11s %11s %11s %11s %11s\n", "function", hd[1], hd[2], hd[3], hd[4], hd[3] "-" hd[2]
+			else printf "%-50s %11s %11s %11s %11s %11s %11s\n", "function", hd[1], hd[2], hd[3], hd[4], hd[3] "-" hd[2], hd[3] "-" hd[4]
 			for (c = 1; c <= ncol; c++) {
 				e = (cols[c] in ep) ? ep[cols[c]] : -1
 				t[c] = (e >= 0) ? tot[e] / div : 0
 			}
 			if (ncol == 2) printf "%-50s %11.1f %11.1f\n", "(total, = ns)", t[1], t[2]
-			else printf "%-50s %11.1f %11.1f %11.1f %11.1f %11.1f\n", "(total, = ns per call)", t[1], t[2], t[3], t[4], t[3] - t[2]
+			else printf "%-50s %11.1f %11.1f %11.1f %11.1f %11.1f %11.1f\n", "(total, = ns per call)", t[1], t[2], t[3], t[4], t[3] - t[2], t[3] - t[4]
 			# Rank functions by their largest cost (or difference to the
 			# first column) over the columns.
 			m = 0
@@ -149,7 +151,7 @@ awk -v n="$n" -v top="$top" '
 					for (c = 1; c <= ncol; c++) { tc = row[a, c]; row[a, c] = row[bi, c]; row[bi, c] = tc }
 				}
 				if (ncol == 2) printf "%-50s %11.1f %11.1f\n", substr(demangle(key[a]), 1, 50), row[a, 1], row[a, 2]
-				else printf "%-50s %11.1f %11.1f %11.1f %11.1f %11.1f\n", substr(demangle(key[a]), 1, 50), row[a, 1], row[a, 2], row[a, 3], row[a, 4], row[a, 3] - row[a, 2]
+				else printf "%-50s %11.1f %11.1f %11.1f %11.1f %11.1f %11.1f\n", substr(demangle(key[a]), 1, 50), row[a, 1], row[a, 2], row[a, 3], row[a, 4], row[a, 3] - row[a, 2], row[a, 3] - row[a, 4]
 			}
 		}
 	}

@@ -48,13 +48,16 @@ gcc -static -O2 -Wall -Werror -o "$bin.$$" "$RFPROBE_TOP/selftests/bench/bench.c
 	die "cannot build the benchmark program (gcc -static: is libc6-dev installed?)"
 mv -f "$bin.$$" "$bin"
 
+# The floor module (selftests/bench/floor), built for the fast kernel.
+floor_ko=$("$RFPROBE_TOP/selftests/bench/build-floor.sh" "$logdir")
+
 timeout=3000
 [ $mode != smoke ] || timeout=300
 out=$logdir/bench.out
 set +e
 "$RFPROBE_TOP/selftests/run-vm.sh" -k fast -m "$module" -t $timeout -o "$logdir" \
 	-s 1 -q '-icount shift=0,sleep=off' \
-	-f "$bin:bench/bench" -f "$RFPROBE_TOP/selftests/bench/guest.sh:bench/guest.sh" \
+	-f "$bin:bench/bench" -f "$floor_ko:lib/modules/rfprobe_floor.ko" -f "$RFPROBE_TOP/selftests/bench/guest.sh:bench/guest.sh" \
 	-c "sh /bench/guest.sh $mode $n ${only/#all/}" >"$out" 2>&1
 vm_rc=$?
 set -e
