@@ -56,6 +56,17 @@ pub(crate) fn init_task_size() {
     TASK_SIZE.store(ts, Ordering::Relaxed);
 }
 
+/// Where the x86-64 calling convention's six register arguments are in
+/// `pt_regs` (one load per argument instead of a compare chain).
+const ARG_REGS: [usize; 6] = [
+    core::mem::offset_of!(bindings::pt_regs, di),
+    core::mem::offset_of!(bindings::pt_regs, si),
+    core::mem::offset_of!(bindings::pt_regs, dx),
+    core::mem::offset_of!(bindings::pt_regs, cx),
+    core::mem::offset_of!(bindings::pt_regs, r8),
+    core::mem::offset_of!(bindings::pt_regs, r9),
+];
+
 /// The interpreter's view of a probe hit. Three words, built for free on
 /// the hot path: the entry data of exit probes is only sized when a fetch
 /// reads it.
@@ -91,21 +102,17 @@ impl<'a> RegsMachine<'a> {
 impl Machine for RegsMachine<'_> {
     #[inline(always)]
     fn arg(&self, n: u16) -> u64 {
-        let r = self.regs();
-        match n {
-            0 => r.di as u64,
-            1 => r.si as u64,
-            2 => r.dx as u64,
-            3 => r.cx as u64,
-            4 => r.r8 as u64,
-            5 => r.r9 as u64,
-            // regs_get_kernel_argument(): the 7th argument is the first stack
-            // word above the return address.
-            // SAFETY: `regs` is valid; the helper bounds-checks the stack.
-            _ => unsafe {
-                bindings::rfprobe_regs_get_kernel_stack_nth(self.regs.cast_mut(), u32::from(n) - 5)
-                    as u64
-            },
+        if let Some(&off) = ARG_REGS.get(usize::from(n)) {
+            // SAFETY: `regs` is valid (`new`'s contract) and `off` is the
+            // offset of one of its `unsigned long` members.
+            return unsafe { self.regs.cast::<u8>().add(off).cast::<c_ulong>().read() } as u64;
+        }
+        // regs_get_kernel_argument(): the 7th argument is the first stack
+        // word above the return address.
+        // SAFETY: `regs` is valid; the helper bounds-checks the stack.
+        unsafe {
+            bindings::rfprobe_regs_get_kernel_stack_nth(self.regs.cast_mut(), u32::from(n) - 5)
+                as u64
         }
     }
 
