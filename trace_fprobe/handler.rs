@@ -21,7 +21,7 @@ use crate::probe::Probe;
 use crate::trace_probe::fetch::{Insn, Program, TASK_COMM_LEN};
 use crate::trace_probe::interp::{self, Fault, Machine};
 use core::ffi::c_void;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use kernel::ffi::{c_int, c_ulong};
 use kernel::prelude::*;
 
@@ -228,9 +228,11 @@ const GENERIC_FLAGS: u32 = bindings::EVENT_FILE_FL_TRIGGER_MODE
     | bindings::EVENT_FILE_FL_PID_FILTER
     | bindings::EVENT_FILE_FL_FILTERED;
 
-/// Whether the direct record path is available: set once, at the first
-/// definition (before any probe can be enabled), by [`direct_init`].
-static DIRECT: AtomicBool = AtomicBool::new(false);
+/// Event-file flags that rule the direct record path out: [`GENERIC_FLAGS`]
+/// once [`direct_init`] has enabled the path at the first definition
+/// (before any probe can be enabled), every flag until then (an enabled
+/// file always has `EVENT_FILE_FL_ENABLED`). One test per hit.
+static DIRECT_BLOCK: AtomicU32 = AtomicU32::new(u32::MAX);
 
 /// Enables the direct record path if the tracing core's private symbols it
 /// needs are found (see rfprobe_direct_reserve() in rfprobe_helpers.c):
@@ -250,7 +252,7 @@ pub(crate) fn direct_init(vmlinux: &crate::btf::BtfData) {
     let ret =
         unsafe { bindings::rfprobe_direct_init(taskinfo as _, printk as _, exports as _) };
     if ret == 0 {
-        DIRECT.store(true, Ordering::Release);
+        DIRECT_BLOCK.store(GENERIC_FLAGS, Ordering::Release);
     } else {
         pr_info!("direct record path not available ({}), records take the generic path\n", ret);
     }
@@ -277,7 +279,7 @@ enum Direct {
 unsafe fn reserve_direct(file: *mut bindings::trace_event_file, len: usize) -> Direct {
     // SAFETY: Caller.
     let eflags = unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*file).flags)) } as u32;
-    if eflags & GENERIC_FLAGS != 0 || !DIRECT.load(Ordering::Relaxed) {
+    if eflags & DIRECT_BLOCK.load(Ordering::Relaxed) != 0 {
         return Direct::Generic;
     }
     // SAFETY: Caller.
