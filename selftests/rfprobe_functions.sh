@@ -154,10 +154,26 @@ rfprobe_sidebyside() {
 	echo $_sb_mask > tracing_cpumask
 	_sb_fail=0
 	rfprobe_sbs_compare trace "sbsc" "sbsr" records $_sb_n $_sb_defs || _sb_fail=1
+	rfprobe_sbs_tracecmd $_sb_n $_sb_defs || _sb_fail=1
 	rfprobe_sbs_perf "$1" $_sb_n $_sb_defs || _sb_fail=1
 	echo > $RFPROBE_DIR/dynamic_events
 	echo > dynamic_events
 	return $_sb_fail
+}
+
+# The binary records as trace-cmd decodes them (libtraceevent, from the
+# format files): trace-cmd extract reads the ring buffer left by the run,
+# report -l -R prints the header's latency columns and every field raw.
+# Skipped without trace-cmd.
+rfprobe_sbs_tracecmd() { # n defs
+	command -v trace-cmd > /dev/null || { echo "trace-cmd: not installed, skipped"; return 0; }
+	if ! trace-cmd extract -o $TMPDIR/sbs.dat > $TMPDIR/sbs.terr 2>&1 ||
+		! trace-cmd report -l -R -i $TMPDIR/sbs.dat > $TMPDIR/sbs.report 2>> $TMPDIR/sbs.terr; then
+		cat $TMPDIR/sbs.terr
+		return 1
+	fi
+	echo "trace-cmd report -l -R:"
+	rfprobe_sbs_compare $TMPDIR/sbs.report "sbsc" "sbsr" "raw records" $1 $2
 }
 
 # The perf half of rfprobe_sidebyside: WORKLOAD under perf record (CPU 0) with every
@@ -209,12 +225,34 @@ rfprobe_sbs_edges_only() {
 		END { if (bad || (nc < nr ? nc : nr) - tot < 10) exit 1 }' $TMPDIR/sbs.diff
 }
 
+# The whole line is compared but for the timestamp and the event's name:
+# task, PID, CPU, the latency columns (irqs-off, need-resched, hard/softirq,
+# preemption and migrate-disable depth) and the arguments.
+# rfprobe_sbs_resched_only C R: do the two lists differ only in the
+# need-resched column of at most 2 lines? The two handlers of one hit run
+# one after the other, and an interrupt between them may set need-resched.
+rfprobe_sbs_resched_only() {
+	awk 'NR == FNR { c[FNR] = $0; nc = FNR; next }
+		{ r[FNR] = $0; nr = FNR }
+		END {
+			if (nc != nr) exit 1
+			for (i = 1; i <= nc; i++) {
+				if (c[i] == r[i]) continue
+				a = c[i]; b = r[i]
+				if (!match(a, /\] [^ ]+ /) || !match(b, /\] [^ ]+ /)) exit 1
+				p = RSTART + 3
+				if (substr(a, 1, p - 1) substr(a, p + 1) != substr(b, 1, p - 1) substr(b, p + 1)) exit 1
+				if (++d > 2) exit 1
+			}
+		}' "$1" "$2"
+}
+
 rfprobe_sbs_compare() {
 	_sc_fail=0
 	_sc_i=1
 	while [ $_sc_i -le $5 ]; do
-		sed -n "s/^.* $2$_sc_i: //p" $1 > $TMPDIR/sbs.c
-		sed -n "s/^.* $3$_sc_i: //p" $1 > $TMPDIR/sbs.r
+		sed -n "s/^\(.*[^ ]\)  *[0-9][0-9]*\.[0-9][0-9]*: *$2$_sc_i: /\1 | /p" $1 > $TMPDIR/sbs.c
+		sed -n "s/^\(.*[^ ]\)  *[0-9][0-9]*\.[0-9][0-9]*: *$3$_sc_i: /\1 | /p" $1 > $TMPDIR/sbs.r
 		echo "definition $_sc_i: $(wc -l < $TMPDIR/sbs.c) C $4, $(wc -l < $TMPDIR/sbs.r) rfprobe $4: $(sed -n ${_sc_i}p $6)"
 		if [ ! -s $TMPDIR/sbs.c ]; then
 			echo "  no $4"; _sc_fail=1
@@ -222,6 +260,10 @@ rfprobe_sbs_compare() {
 			rfprobe_sbs_edges_only $TMPDIR/sbs.c $TMPDIR/sbs.r; then
 			echo "  identical but for samples at the start or end (perf enables and disables the events one by one):"
 			diff $TMPDIR/sbs.c $TMPDIR/sbs.r | grep '^[0-9]' | sed 's/^/  /' || :
+		elif [ "$4" != samples ] && ! cmp -s $TMPDIR/sbs.c $TMPDIR/sbs.r &&
+			rfprobe_sbs_resched_only $TMPDIR/sbs.c $TMPDIR/sbs.r; then
+			echo "  identical but for need-resched set between the two handlers of a hit:"
+			diff $TMPDIR/sbs.c $TMPDIR/sbs.r | sed 's/^/  /' || :
 		elif ! cmp -s $TMPDIR/sbs.c $TMPDIR/sbs.r; then
 			echo "  $4 differ (C <, rfprobe >):"
 			diff $TMPDIR/sbs.c $TMPDIR/sbs.r | head -n 20 || :
@@ -232,6 +274,12 @@ rfprobe_sbs_compare() {
 		_sc_i=$((_sc_i + 1))
 	done
 	return $_sc_fail
+}
+
+# Side-by-side workload: the test module's calls in hardirq, softirq and
+# process context, 20 each (selftests/testmod, loaded by the test).
+rfprobe_tm_irq() {
+	echo 20 > /sys/kernel/debug/rfprobe_testmod/irq
 }
 
 # The default side-by-side workload: reads, writes, opens, a fork and an exec.

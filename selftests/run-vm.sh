@@ -133,6 +133,9 @@ splat_re+='lockdep is turned off|UBSAN:|'
 splat_re+='unreferenced object|kmemleak: [0-9]+ new suspected|Unknown symbol|module verification failed|'
 splat_re+='disagrees about version|rcu.*detected stall|soft lockup|hung_task|Call Trace:'
 
+# tp_printk tp_printk_stop_on_boot: the kernel.tracepoint_printk sysctl only
+# works if tp_printk was given at boot; stopped at the end of the boot, so
+# nothing is printed until a test sets it (record_paths.tc).
 boot() {
 	info "booting $variant kernel ($kdir), logs in $logdir"
 	set +e
@@ -140,7 +143,7 @@ boot() {
 	timeout -k 10 "$timeout" qemu-system-x86_64 -machine accel=tcg -cpu max -smp "$smp" -m "$mem" \
 		-display none -monitor none -no-reboot \
 		-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$logdir/initrd.gz" \
-		-append "console=ttyS0 loglevel=5 panic=-1 rdinit=/init" \
+		-append "console=ttyS0 loglevel=5 panic=-1 rdinit=/init tp_printk tp_printk_stop_on_boot" \
 		-serial stdio -serial "file:$payload" $qemu_extra </dev/null 2>"$logdir/qemu.stderr" |
 		tr -d '\r' | tee "$console" | awk '
 			/^RFPROBE-GUESTCMD-BEGIN/ { show = 1; next }

@@ -687,6 +687,42 @@ impl ByteWrite for SeqSink {
     }
 }
 
+impl Event {
+    /// The length of a complete record of this event at `ent`, from the
+    /// record itself: its fixed fields and the end of its furthest
+    /// `__data_loc` data (for callers of `funcs->trace` that do not give
+    /// the length, as output_printk() does not).
+    ///
+    /// # Safety
+    ///
+    /// `ent` is a complete record of this event.
+    unsafe fn record_len(&self, ent: *const u8) -> usize {
+        let fixed = self
+            .field_defs
+            .iter()
+            .map(|&(_, _, off, size, _)| off.saturating_add(size).max(0) as usize)
+            .max()
+            .unwrap_or(0)
+            .max(bindings::RFPROBE_CONST_TRACE_ENTRY_SIZE);
+        let mut end = fixed;
+        for &(_, _, ty, array, offset) in self.print_fields.iter() {
+            if !ty.is_string() {
+                continue;
+            }
+            for i in 0..usize::from(array.max(1)) {
+                let at = offset as usize + 4 * i;
+                if at + 4 > fixed {
+                    break;
+                }
+                // SAFETY: Within the record's fixed part (caller).
+                let w = unsafe { ent.add(at).cast::<u32>().read_unaligned() };
+                end = end.max((w & 0xffff) as usize + (w >> 16) as usize);
+            }
+        }
+        end
+    }
+}
+
 /// `event.funcs->trace`: prints a record like C's print_fentry_event /
 /// print_fexit_event.
 ///
@@ -704,12 +740,19 @@ unsafe extern "C" fn print_event(
         unsafe { kernel::container_of!(event, bindings::trace_event_call, event) }.cast_mut();
     // SAFETY: As above.
     let ev = unsafe { event_of(call) };
-    // SAFETY: The core passes a valid iterator whose `ent` holds `ent_size` bytes.
+    // SAFETY: The core passes a valid iterator whose `ent` holds a record
+    // of this event, of `ent_size` bytes when that is set (the
+    // tracepoint_printk path, output_printk(), leaves it 0).
     let (seq, rec) = unsafe {
         let it = &mut *iter;
+        let ent = it.ent.cast::<u8>().cast_const();
+        let len = match it.ent_size as usize {
+            0 => ev.record_len(ent),
+            n => n,
+        };
         (
             &mut it.seq as *mut bindings::trace_seq,
-            core::slice::from_raw_parts(it.ent.cast::<u8>(), it.ent_size as usize),
+            core::slice::from_raw_parts(ent, len),
         )
     };
     let fields = ev

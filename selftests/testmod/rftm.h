@@ -22,4 +22,9 @@ struct rftm_obj {
 #endif
 
 int rftm_call_dup_b(struct rftm_obj *o, int tag);
+long rftm_args8(long a1, int a2, u64 a3, struct rftm_obj *a4, short a5, u8 a6, long a7,
+		struct rftm_obj *a8);
+int rftm_hardirq(struct rftm_obj *o, int seq);
+int rftm_softirq(struct rftm_obj *o, int seq);
+int rftm_process(struct rftm_obj *o, int seq);
 #endif
