@@ -229,19 +229,35 @@ rfprobe_sbs_edges_only() {
 # task, PID, CPU, the latency columns (irqs-off, need-resched, hard/softirq,
 # preemption and migrate-disable depth) and the arguments.
 # rfprobe_sbs_resched_only C R: do the two lists differ only in the
-# need-resched column of at most 2 lines? The two handlers of one hit run
-# one after the other, and an interrupt between them may set need-resched.
+# need-resched state of at most 2 lines? The two handlers of one hit run
+# one after the other, and an interrupt between them may set need-resched
+# (seen: a softirq-context exit probe, C 0x10, rfprobe 0x34).
 rfprobe_sbs_resched_only() {
-	awk 'NR == FNR { c[FNR] = $0; nc = FNR; next }
+	awk '
+		# The line without its need-resched state: the column after
+		# "] " in trace lines, bits 0x04 (TRACE_FLAG_NEED_RESCHED) and
+		# 0x20 (TRACE_FLAG_PREEMPT_RESCHED) of trace-cmd -l -R "CPU-0xFLAGS".
+		function norm(l,    p, h, v, i) {
+			if (match(l, /\] [^ ]+ /)) {
+				p = RSTART + 3
+				return substr(l, 1, p - 1) "?" substr(l, p + 1)
+			}
+			if (match(l, / [0-9]+-0x[0-9a-f]+ /)) {
+				h = substr(l, RSTART, RLENGTH); sub(/^ [0-9]+-0x/, "", h); sub(/ $/, "", h)
+				v = 0
+				for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+				v = v - (int(v / 4) % 2) * 4 - (int(v / 32) % 2) * 32
+				return substr(l, 1, RSTART - 1) "#" v substr(l, RSTART + RLENGTH - 1)
+			}
+			return l
+		}
+		NR == FNR { c[FNR] = $0; nc = FNR; next }
 		{ r[FNR] = $0; nr = FNR }
 		END {
 			if (nc != nr) exit 1
 			for (i = 1; i <= nc; i++) {
 				if (c[i] == r[i]) continue
-				a = c[i]; b = r[i]
-				if (!match(a, /\] [^ ]+ /) || !match(b, /\] [^ ]+ /)) exit 1
-				p = RSTART + 3
-				if (substr(a, 1, p - 1) substr(a, p + 1) != substr(b, 1, p - 1) substr(b, p + 1)) exit 1
+				if (norm(c[i]) != norm(r[i])) exit 1
 				if (++d > 2) exit 1
 			}
 		}' "$1" "$2"
@@ -253,6 +269,21 @@ rfprobe_sbs_compare() {
 	while [ $_sc_i -le $5 ]; do
 		sed -n "s/^\(.*[^ ]\)  *[0-9][0-9]*\.[0-9][0-9]*: *$2$_sc_i: /\1 | /p" $1 > $TMPDIR/sbs.c
 		sed -n "s/^\(.*[^ ]\)  *[0-9][0-9]*\.[0-9][0-9]*: *$3$_sc_i: /\1 | /p" $1 > $TMPDIR/sbs.r
+		case $4 in
+		records) cp $TMPDIR/sbs.c $TMPDIR/sbs.text$_sc_i ;;
+		"raw records")
+			# A string whose fetch faulted has length 0, and -R prints
+			# the bytes at its offset up to a NUL: what the ring buffer
+			# page held there before. Those records ("(fault)" in trace,
+			# same order) are compared as "(fault)".
+			for _sc_f in c r; do
+				awk 'NR == FNR { f[FNR] = index($0, "(fault)") > 0; next }
+					{ print (f[FNR] ? "(fault)" : $0) }' \
+					$TMPDIR/sbs.text$_sc_i $TMPDIR/sbs.$_sc_f > $TMPDIR/sbs.m
+				mv $TMPDIR/sbs.m $TMPDIR/sbs.$_sc_f
+			done
+			;;
+		esac
 		echo "definition $_sc_i: $(wc -l < $TMPDIR/sbs.c) C $4, $(wc -l < $TMPDIR/sbs.r) rfprobe $4: $(sed -n ${_sc_i}p $6)"
 		if [ ! -s $TMPDIR/sbs.c ]; then
 			echo "  no $4"; _sc_fail=1
