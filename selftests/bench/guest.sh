@@ -92,6 +92,13 @@ run_shape() { # shape loop impl kind func args...
 		echo "BENCH shape=$shape impl=$impl status=rejected def='$line'"
 		return
 	fi
+	# Shapes with a filter or a conditional trigger (the tracing core's
+	# generic record path): a filter every hit passes (the loop reads 1
+	# byte), a trigger whose condition never holds.
+	case $shape in
+	*_filter) echo 'count == 1' > $T/events/$grp/$shape/filter || fail "filter $grp/$shape" ;;
+	*_trigger) echo 'traceoff if count == 2' > $T/events/$grp/$shape/trigger || fail "trigger $grp/$shape" ;;
+	esac
 	if ! echo 1 > $T/events/$grp/$shape/enable; then
 		fail "enable $grp/$shape"
 		echo "-:$grp/$shape" >> "$file"
@@ -101,6 +108,9 @@ run_shape() { # shape loop impl kind func args...
 	loopns "$loop"
 	recs=$(records)
 	echo 0 > $T/events/$grp/$shape/enable
+	case $shape in
+	*_trigger) echo '!traceoff if count == 2' > $T/events/$grp/$shape/trigger ;;
+	esac
 	sample=$(grep ' bench-' $T/trace | tail -1 | sed 's/^.*: //')
 	echo "-:$grp/$shape" >> "$file" || fail "remove $grp/$shape"
 	echo "BENCH shape=$shape impl=$impl ns=$ns records=$recs epoch=$epoch"
@@ -115,6 +125,7 @@ FLOOR=/sys/kernel/debug/rfprobe_floor/control
 run_floor() { # shape loop kind func args...
 	shape=$1 loop=$2
 	shift 2
+	case $shape in *_filter | *_trigger) return ;; esac
 	if [ ! -e $FLOOR ]; then
 		echo "BENCH shape=$shape impl=f status=na"
 		return
@@ -162,7 +173,9 @@ retval|read|crk|f vfs_read%return $retval
 ret_entry|read|crk|f vfs_read%return count $retval
 bitfield|prctl|crk|f __set_task_comm tsk->in_execve:b1@3/32
 bitfield_btf|prctl|r|f __set_task_comm tsk->in_execve
-tracepoint|prctl|crk|t task_rename task->pid'
+tracepoint|prctl|crk|t task_rename task->pid
+count_filter|read|crk|f vfs_read count
+count_trigger|read|crk|f vfs_read count'
 
 echo "BENCH-BEGIN mode=$mode n=$N"
 # Expand the ring buffer now (the first enabled event would do it otherwise).

@@ -56,6 +56,8 @@ END {
 	desc["bitfield"] = "f __set_task_comm tsk->in_execve:b1@3/32"
 	desc["bitfield_btf"] = "f __set_task_comm tsk->in_execve"
 	desc["tracepoint"] = "t task_rename task->pid"
+	desc["count_filter"] = "f vfs_read count, filter 'count == 1'"
+	desc["count_trigger"] = "f vfs_read count, trigger 'traceoff if count == 2'"
 	# Targets (issue 14): rf/C per shape, and rf/floor on entry shapes.
 	target["noargs"] = 0.68; tname["noargs"] = "no args"
 	target["count"] = 0.62; tname["count"] = "one BTF arg"
