@@ -424,13 +424,12 @@ unsafe fn record_static<const EXIT: bool, const FULL_REGS: bool>(
     }
 }
 
-/// [`record_static`] through the tracing core's generic path, out of line
-/// (with the hit in registers).
+/// [`record_static`] through the tracing core's generic path.
 ///
 /// # Safety
 ///
 /// As [`record_static`].
-#[inline(never)]
+#[inline(always)]
 unsafe fn record_static_generic<const EXIT: bool, const FULL_REGS: bool>(
     probe: &Probe,
     regs: *mut bindings::pt_regs,

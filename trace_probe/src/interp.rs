@@ -291,11 +291,15 @@ fn write_le(rec: &mut [u8], dst: usize, size: usize, v: u64) {
     let Some(d) = rec.get_mut(dst..) else {
         return;
     };
+    // 8 bytes first and alone: the commonest size (pointers, longs,
+    // size_t) takes one test.
     if size == 8 {
         if let Some(d) = d.first_chunk_mut::<8>() {
             *d = v.to_ne_bytes();
         }
-    } else if size == 4 {
+        return;
+    }
+    if size == 4 {
         if let Some(d) = d.first_chunk_mut::<4>() {
             *d = (v as u32).to_ne_bytes();
         }
@@ -596,11 +600,15 @@ impl ArgState {
 /// [`Insn::StVal`]: returns 1 on a fault (a missing entry-data slot).
 #[inline(always)]
 fn st_val<M: Machine + ?Sized>(m: &M, rec: &mut [u8], src: Src, dst: u32, size: u8) -> u32 {
-    let size = usize::from(size.min(8));
-    let v = match src {
-        Src::Arg(n) => Some(m.arg(n)),
-        Src::Retval => Some(m.retval()),
-        Src::Entry(slot) => m.entry_word(slot),
+    // The compiler emits sizes 1, 2, 4 and 8 only; `write_le` writes one
+    // byte for any other. Arguments first: the commonest source.
+    let size = usize::from(size);
+    let v = if let Src::Arg(n) = src {
+        Some(m.arg(n))
+    } else if let Src::Entry(slot) = src {
+        m.entry_word(slot)
+    } else {
+        Some(m.retval())
     };
     match v {
         Some(v) => {
