@@ -249,12 +249,14 @@ pub(crate) fn direct_init(vmlinux: &crate::btf::BtfData) {
     let exports = key(b"trace_event_exports_enabled");
     // SAFETY: Stores three addresses (checked for 0) for the handlers; no
     // probe is enabled yet.
-    let ret =
-        unsafe { bindings::rfprobe_direct_init(taskinfo as _, printk as _, exports as _) };
+    let ret = unsafe { bindings::rfprobe_direct_init(taskinfo as _, printk as _, exports as _) };
     if ret == 0 {
         DIRECT_BLOCK.store(GENERIC_FLAGS, Ordering::Release);
     } else {
-        pr_info!("direct record path not available ({}), records take the generic path\n", ret);
+        pr_info!(
+            "direct record path not available ({}), records take the generic path\n",
+            ret
+        );
     }
 }
 
@@ -550,7 +552,16 @@ unsafe fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
         missed = false;
         // SAFETY: As above.
         let retried = unsafe {
-            truncated_retry(&m, probe, scratch, fbuffer, file, &mut res, &mut missed, direct)
+            truncated_retry(
+                &m,
+                probe,
+                scratch,
+                fbuffer,
+                file,
+                &mut res,
+                &mut missed,
+                direct,
+            )
         };
         (p, direct) = retried;
     }
