@@ -36,4 +36,3 @@ const size_t RFPROBE_CONST_TRACE_ENTRY_SIZE = sizeof(struct trace_entry);
 const size_t RFPROBE_CONST_DENTRY_D_NAME_NAME = offsetof(struct dentry, d_name.name);
 const size_t RFPROBE_CONST_FILE_F_PATH_DENTRY = offsetof(struct file, f_path.dentry);
 const size_t RFPROBE_CONST_PERF_MAX_TRACE_SIZE = PERF_MAX_TRACE_SIZE;
-const size_t RFPROBE_CONST_DIRECT_MISS = (size_t)RFPROBE_DIRECT_MISS;

@@ -747,8 +747,10 @@ int rfprobe_direct_init(unsigned long taskinfo_save, unsigned long printk_key,
 	return 0;
 }
 
-void *notrace rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len)
+struct rfprobe_direct notrace rfprobe_direct_reserve(struct trace_event_file *file,
+						    unsigned long len)
 {
+	struct rfprobe_direct d = { NULL, NULL };
 	struct trace_array *tr = file->tr;
 	struct ring_buffer_event *event;
 	struct trace_entry *ent;
@@ -756,13 +758,19 @@ void *notrace rfprobe_direct_reserve(struct trace_event_file *file, unsigned lon
 
 	if (unlikely(READ_ONCE(tr->trace_flags) &
 		     (TRACE_ITER_STACKTRACE | TRACE_ITER_USERSTACKTRACE)))
-		return NULL;
+		return d;
 	if (unlikely(static_key_count(rfprobe_printk_key) > 0 ||
 		     static_key_count(rfprobe_exports_key) > 0))
-		return NULL;
-	event = ring_buffer_lock_reserve(tr->array_buffer.buffer, len);
+		return d;
+	/*
+	 * Read once: the commit must go to the buffer reserved on even if a
+	 * snapshot swaps the instance's buffers meanwhile (update_max_tr()),
+	 * as trace_event_buffer_reserve() keeps it in fbuffer->buffer.
+	 */
+	d.buffer = READ_ONCE(tr->array_buffer.buffer);
+	event = ring_buffer_lock_reserve(d.buffer, len);
 	if (unlikely(!event))
-		return RFPROBE_DIRECT_MISS;
+		return d;
 	/*
 	 * The context after the reservation (nothing is live across the
 	 * call): the reservation disabled preemption once more, which
@@ -771,14 +779,15 @@ void *notrace rfprobe_direct_reserve(struct trace_event_file *file, unsigned lon
 	ctx = rfprobe_trace_ctx_dec(IS_ENABLED(CONFIG_PREEMPT_COUNT) ? 1 : 0);
 	ent = rfprobe_rb_event_data(event);
 	rfprobe_entry_setup(ent, file->event_call->event.type, ctx);
-	return ent;
+	d.rec = ent;
+	return d;
 }
 NOKPROBE_SYMBOL(rfprobe_direct_reserve);
 
-void notrace rfprobe_direct_commit(struct trace_event_file *file)
+void notrace rfprobe_direct_commit(struct trace_buffer *buffer)
 {
 	raw_cpu_write(*rfprobe_taskinfo_save, true);
-	ring_buffer_unlock_commit(file->tr->array_buffer.buffer);
+	ring_buffer_unlock_commit(buffer);
 }
 NOKPROBE_SYMBOL(rfprobe_direct_commit);
 #else
@@ -788,12 +797,12 @@ int rfprobe_direct_init(unsigned long taskinfo_save, unsigned long printk_key,
 	return -EOPNOTSUPP;
 }
 
-void *rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len)
+struct rfprobe_direct rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len)
 {
-	return NULL;
+	return (struct rfprobe_direct){ NULL, NULL };
 }
 
-void rfprobe_direct_commit(struct trace_event_file *file)
+void rfprobe_direct_commit(struct trace_buffer *buffer)
 {
 }
 #endif

@@ -132,13 +132,18 @@ bool rfprobe_trace_array_clear(struct list_head *trace_arrays, struct trace_arra
  * the addresses of trace_taskinfo_save (per-CPU), tracepoint_printk_key
  * and trace_event_exports_enabled; -EOPNOTSUPP when built without the
  * private kernel/trace/trace.h. rfprobe_direct_reserve() returns the record
- * with its header written, RFPROBE_DIRECT_MISS if the ring buffer refused
- * the reservation, or NULL if the event needs the generic path.
+ * with its header written and the ring buffer to commit it to; no record
+ * and a buffer: the ring buffer refused the reservation; neither: the
+ * event needs the generic path. (Two pointers: returned in registers.)
  */
-#define RFPROBE_DIRECT_MISS ((void *)1)
+struct trace_buffer;
+struct rfprobe_direct {
+	void *rec;
+	struct trace_buffer *buffer;
+};
 int rfprobe_direct_init(unsigned long taskinfo_save, unsigned long printk_key,
 			unsigned long exports_key);
-void *rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len);
-void rfprobe_direct_commit(struct trace_event_file *file);
+struct rfprobe_direct rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len);
+void rfprobe_direct_commit(struct trace_buffer *buffer);
 
 #endif /* RFPROBE_HELPERS_H */

@@ -262,9 +262,9 @@ pub(crate) fn direct_init(vmlinux: &crate::btf::BtfData) {
 
 /// How [`reserve_direct`] went.
 enum Direct {
-    /// The record (`trace_entry` header written), to commit with
-    /// `rfprobe_direct_commit()`.
-    Rec(*mut u8),
+    /// The record (`trace_entry` header written) and the ring buffer to
+    /// commit it to with `rfprobe_direct_commit()`.
+    Rec(*mut u8, *mut bindings::trace_buffer),
     /// The ring buffer refused the reservation (off or full).
     Miss,
     /// The event needs the tracing core's generic path.
@@ -285,13 +285,13 @@ unsafe fn reserve_direct(file: *mut bindings::trace_event_file, len: usize) -> D
         return Direct::Generic;
     }
     // SAFETY: Caller.
-    let rec = unsafe { bindings::rfprobe_direct_reserve(file, len as c_ulong) };
-    if rec.is_null() {
-        Direct::Generic
-    } else if rec as usize == bindings::RFPROBE_CONST_DIRECT_MISS {
+    let d = unsafe { bindings::rfprobe_direct_reserve(file, len as c_ulong) };
+    if !d.rec.is_null() {
+        Direct::Rec(d.rec.cast(), d.buffer)
+    } else if !d.buffer.is_null() {
         Direct::Miss
     } else {
-        Direct::Rec(rec.cast())
+        Direct::Generic
     }
 }
 
@@ -408,13 +408,13 @@ unsafe fn record_static<const EXIT: bool, const FULL_REGS: bool>(
     let probe = hit.probe;
     // SAFETY: Caller.
     match unsafe { reserve_direct(file, size) } {
-        Direct::Rec(p) => {
+        Direct::Rec(p, buffer) => {
             // SAFETY: The reservation holds `size` bytes starting at `p`.
             let rec = unsafe { core::slice::from_raw_parts_mut(p, size) };
             hit.write_head(rec);
             let _ = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
-            // SAFETY: The direct reservation above is open.
-            unsafe { bindings::rfprobe_direct_commit(file) };
+            // SAFETY: The direct reservation above, on `buffer`, is open.
+            unsafe { bindings::rfprobe_direct_commit(buffer) };
         }
         Direct::Miss => probe.count_miss(),
         // SAFETY: Caller.
@@ -540,7 +540,7 @@ unsafe fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     // SAFETY: Caller.
     let mut direct = unsafe { reserve_direct(file, res.len) };
     let mut p = match direct {
-        Direct::Rec(p) => p,
+        Direct::Rec(p, _) => p,
         Direct::Miss => {
             missed = true;
             core::ptr::null_mut()
@@ -577,9 +577,9 @@ unsafe fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
         dst.copy_from_slice(src);
     }
     hit.write_head(rec);
-    if let Direct::Rec(_) = direct {
-        // SAFETY: The direct reservation above is open.
-        unsafe { bindings::rfprobe_direct_commit(file) };
+    if let Direct::Rec(_, buffer) = direct {
+        // SAFETY: The direct reservation above, on `buffer`, is open.
+        unsafe { bindings::rfprobe_direct_commit(buffer) };
     } else {
         // SAFETY: `fbuffer` was filled by the reservation above.
         unsafe { commit_generic(fbuffer, hit.commit_regs()) };
@@ -626,7 +626,7 @@ unsafe fn truncated_retry(
     }
     // SAFETY: Caller.
     match unsafe { reserve_direct(file, res.len) } {
-        Direct::Rec(p) => (p, Direct::Rec(p)),
+        Direct::Rec(p, buffer) => (p, Direct::Rec(p, buffer)),
         Direct::Miss => {
             *missed = true;
             (core::ptr::null_mut(), Direct::Miss)
