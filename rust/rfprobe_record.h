@@ -32,7 +32,16 @@ static __always_inline unsigned int rfprobe_trace_ctx_dec(unsigned int extra)
 #ifdef CONFIG_TRACE_IRQFLAGS_SUPPORT
 	unsigned long irqflags;
 
+#ifdef CONFIG_X86_64
+	/*
+	 * local_save_flags() into a register: native_save_fl()'s "=rm"
+	 * output goes through a stack slot that CONFIG_INIT_STACK_ALL_ZERO
+	 * also clears first.
+	 */
+	asm volatile("pushf ; pop %0" : "=r" (irqflags) : : "memory");
+#else
 	local_save_flags(irqflags);
+#endif
 	flags = irqs_disabled_flags(irqflags) ? TRACE_FLAG_IRQS_OFF : 0;
 #else
 	flags = TRACE_FLAG_IRQS_NOSUPPORT;
