@@ -759,8 +759,9 @@ struct rfprobe_direct notrace rfprobe_direct_reserve(struct trace_event_file *fi
 	if (unlikely(READ_ONCE(tr->trace_flags) &
 		     (TRACE_ITER_STACKTRACE | TRACE_ITER_USERSTACKTRACE)))
 		return d;
-	if (unlikely(static_key_count(rfprobe_printk_key) > 0 ||
-		     static_key_count(rfprobe_exports_key) > 0))
+	/* != 0: the count is -1 while static_key_enable() patches. */
+	if (unlikely(static_key_count(rfprobe_printk_key) != 0 ||
+		     static_key_count(rfprobe_exports_key) != 0))
 		return d;
 	/*
 	 * Read once: the commit must go to the buffer reserved on even if a

@@ -716,10 +716,15 @@ impl Event {
                 }
                 // SAFETY: Within the record's fixed part (caller).
                 let w = unsafe { ent.add(at).cast::<u32>().read_unaligned() };
-                end = end.max((w & 0xffff) as usize + (w >> 16) as usize);
+                let (off, len) = ((w & 0xffff) as usize, (w >> 16) as usize);
+                // Dynamic data follows the fixed part; anything else is not
+                // a word rfprobe wrote, and is not followed.
+                if off >= fixed {
+                    end = end.max(off + len);
+                }
             }
         }
-        end
+        end.min(crate::trace_probe::fetch::MAX_RECORD_SIZE)
     }
 }
 

@@ -281,7 +281,7 @@ enum Direct {
 unsafe fn reserve_direct(file: *mut bindings::trace_event_file, len: usize) -> Direct {
     // SAFETY: Caller.
     let eflags = unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*file).flags)) } as u32;
-    if eflags & DIRECT_BLOCK.load(Ordering::Relaxed) != 0 {
+    if eflags & DIRECT_BLOCK.load(Ordering::Acquire) != 0 {
         return Direct::Generic;
     }
     // SAFETY: Caller.
@@ -508,6 +508,14 @@ unsafe fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     ret_ip: u64,
     file: *mut bindings::trace_event_file,
 ) {
+    // Triggers, soft disable and the PID filter before anything is read,
+    // as C does; every reservation below is then a `RETRY` one.
+    // SAFETY: Caller.
+    let eflags = unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*file).flags)) } as u32;
+    // SAFETY: Caller.
+    if unsafe { soft_disabled(file, eflags) } {
+        return;
+    }
     let hit = Hit::<EXIT, FULL_REGS> {
         probe,
         regs,
@@ -545,8 +553,9 @@ unsafe fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
             missed = true;
             core::ptr::null_mut()
         }
-        // SAFETY: Caller; `fbuffer` is local storage.
-        Direct::Generic => unsafe { reserve_generic::<false>(file, res.len, fbuffer, &mut missed) },
+        // SAFETY: Caller; `fbuffer` is local storage. The triggers ran
+        // above.
+        Direct::Generic => unsafe { reserve_generic::<true>(file, res.len, fbuffer, &mut missed) },
     };
     if p.is_null() && missed && res.len > SAFE_RECORD_SIZE {
         missed = false;
@@ -631,11 +640,10 @@ unsafe fn truncated_retry(
             *missed = true;
             (core::ptr::null_mut(), Direct::Miss)
         }
-        // The event's flags changed since the first reservation (its
-        // triggers did not run then).
-        // SAFETY: Caller.
+        // Something changed since the first reservation.
+        // SAFETY: Caller. The triggers ran before the first reservation.
         Direct::Generic => unsafe {
-            let p = reserve_generic::<false>(file, res.len, fbuffer, missed);
+            let p = reserve_generic::<true>(file, res.len, fbuffer, missed);
             (p, Direct::Generic)
         },
     }

@@ -103,7 +103,8 @@ static void rftm_irq_work_fn(struct irq_work *w)
 	rftm_hardirq(&obj4, rftm_seq);
 	complete(&rftm_irq_done);
 }
-static DEFINE_IRQ_WORK(rftm_irq_work, rftm_irq_work_fn);
+/* Hard interrupt context on PREEMPT_RT too. */
+static struct irq_work rftm_irq_work = IRQ_WORK_INIT_HARD(rftm_irq_work_fn);
 
 static void rftm_tasklet_fn(struct tasklet_struct *t)
 {

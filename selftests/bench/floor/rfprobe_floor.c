@@ -39,7 +39,6 @@ enum floor_kind { FLOOR_OFF, FLOOR_ENTRY, FLOOR_EXIT, FLOOR_TP };
 static struct floor {
 	enum floor_kind kind;
 	struct trace_event_file *file;
-	struct trace_buffer *buffer;
 	unsigned short type;
 	unsigned int size;
 	struct ftrace_ops ops;
@@ -56,13 +55,15 @@ static struct dentry *floor_dir;
  */
 static __always_inline void floor_write(unsigned long a, unsigned long b, unsigned int first)
 {
+	/* Read per hit, like the core: a snapshot swaps the buffers. */
+	struct trace_buffer *buffer = READ_ONCE(floor.file->tr->array_buffer.buffer);
 	unsigned int size = floor.size, i;
 	struct ring_buffer_event *event;
 	struct trace_entry *ent;
 	unsigned int ctx = rfprobe_trace_ctx_dec(0);
 	u8 *rec;
 
-	event = ring_buffer_lock_reserve(floor.buffer, size);
+	event = ring_buffer_lock_reserve(buffer, size);
 	if (!event)
 		return;
 	ent = rfprobe_rb_event_data(event);
@@ -76,7 +77,7 @@ static __always_inline void floor_write(unsigned long a, unsigned long b, unsign
 		WRITE_ONCE(*(u64 *)(rec + i), 0); /* not a memset() call */
 	if (i < size)
 		WRITE_ONCE(*(u32 *)(rec + i), 0);
-	ring_buffer_unlock_commit(floor.buffer);
+	ring_buffer_unlock_commit(buffer);
 }
 
 static void notrace floor_ops_func(unsigned long ip, unsigned long parent_ip,
@@ -141,7 +142,8 @@ static int floor_on(const char *kind, const char *func, const char *grp, const c
 	struct trace_event_file *file;
 	int ret;
 
-	if (size < 16 || size > FLOOR_MAX || size % 4)
+	/* At least the probe addresses floor_write() stores. */
+	if (size < (strcmp(kind, "exit") ? 16 : 24) || size > FLOOR_MAX || size % 4)
 		return -EINVAL;
 	file = trace_get_event_file(NULL, grp, ev);
 	if (IS_ERR(file))
@@ -149,7 +151,6 @@ static int floor_on(const char *kind, const char *func, const char *grp, const c
 	memset(&floor.ops, 0, sizeof(floor.ops));
 	memset(&floor.fp, 0, sizeof(floor.fp));
 	floor.file = file;
-	floor.buffer = file->tr->array_buffer.buffer;
 	floor.type = file->event_call->event.type;
 	floor.size = size;
 	if (!strcmp(kind, "entry")) {
@@ -164,6 +165,9 @@ static int floor_on(const char *kind, const char *func, const char *grp, const c
 		floor.kind = FLOOR_EXIT;
 		floor.fp.exit_handler = floor_exit;
 		ret = register_fprobe(&floor.fp, func, NULL);
+	} else if (!strcmp(kind, "tp") && IS_ENABLED(CONFIG_CFI_CLANG)) {
+		/* The tracepoint's indirect call would not match this probe's type hash. */
+		ret = -EOPNOTSUPP;
 	} else if (!strcmp(kind, "tp")) {
 		struct tp_find f = { .name = func };
 
