@@ -229,7 +229,7 @@ rfprobe_sbs_edges_only() {
 # task, PID, CPU, the latency columns (irqs-off, need-resched, hard/softirq,
 # preemption and migrate-disable depth) and the arguments.
 # rfprobe_sbs_resched_only C R: do the two lists differ only in the
-# need-resched state of at most 2 lines? The two handlers of one hit run
+# need-resched state of at most 2 lines (or one in ten)? The two handlers of one hit run
 # one after the other, and an interrupt between them may set need-resched
 # (seen: a softirq-context exit probe, C 0x10, rfprobe 0x34).
 rfprobe_sbs_resched_only() {
@@ -258,8 +258,10 @@ rfprobe_sbs_resched_only() {
 			for (i = 1; i <= nc; i++) {
 				if (c[i] == r[i]) continue
 				if (norm(c[i]) != norm(r[i])) exit 1
-				if (++d > 2) exit 1
+				d++
 			}
+			# A race, not a rule: at most 2 lines or one in ten.
+			if (d > 2 && d * 10 > nc) exit 1
 		}' "$1" "$2"
 }
 
