@@ -418,11 +418,7 @@ unsafe fn record_static<const EXIT: bool, const FULL_REGS: bool>(
         }
         Direct::Miss => probe.count_miss(),
         // SAFETY: Caller.
-        Direct::Generic => unsafe {
-            record_static_generic::<EXIT, FULL_REGS>(
-                probe, hit.regs, hit.edata, hit.ip, hit.ret_ip, file, size,
-            )
-        },
+        Direct::Generic => unsafe { record_static_generic(hit, file, size) },
     }
 }
 
@@ -433,21 +429,11 @@ unsafe fn record_static<const EXIT: bool, const FULL_REGS: bool>(
 /// As [`record_static`].
 #[inline(always)]
 unsafe fn record_static_generic<const EXIT: bool, const FULL_REGS: bool>(
-    probe: &Probe,
-    regs: *mut bindings::pt_regs,
-    edata: *const u8,
-    ip: u64,
-    ret_ip: u64,
+    hit: &Hit<'_, EXIT, FULL_REGS>,
     file: *mut bindings::trace_event_file,
     size: usize,
 ) {
-    let hit = Hit::<EXIT, FULL_REGS> {
-        probe,
-        regs,
-        edata,
-        ip,
-        ret_ip,
-    };
+    let probe = hit.probe;
     // `reserve_generic()` sets every field on success.
     let mut fb = core::mem::MaybeUninit::<bindings::trace_event_buffer>::uninit();
     let fbuffer = fb.as_mut_ptr();
