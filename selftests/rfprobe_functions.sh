@@ -237,17 +237,21 @@ rfprobe_sbs_resched_only() {
 		# The line without its need-resched state: the column after
 		# "] " in trace lines, bits 0x04 (TRACE_FLAG_NEED_RESCHED) and
 		# 0x20 (TRACE_FLAG_PREEMPT_RESCHED) of trace-cmd -l -R "CPU-0xFLAGS".
-		function norm(l,    p, h, v, i) {
-			if (match(l, /\] [^ ]+ /)) {
-				p = RSTART + 3
+		function norm(l,    m, p, h, v, i) {
+			# Anchored on the line head ("TASK-PID  [CPU] FLAGS " or
+			# "TASK-PID  CPU-0xFLAGS "): arguments can hold "] " too.
+			if (match(l, /^ *[^ ]+-[0-9]+ +\[[0-9]+\] [^ ]+ /)) {
+				m = substr(l, RSTART, RLENGTH)
+				p = RSTART + index(m, "] ") + 2
 				return substr(l, 1, p - 1) "?" substr(l, p + 1)
 			}
-			if (match(l, / [0-9]+-0x[0-9a-f]+ /)) {
-				h = substr(l, RSTART, RLENGTH); sub(/^ [0-9]+-0x/, "", h); sub(/ $/, "", h)
+			if (match(l, /^ *[^ ]+-[0-9]+ +[0-9]+-0x[0-9a-f]+ /)) {
+				m = substr(l, RSTART, RLENGTH); sub(/ $/, "", m)
+				h = m; sub(/.*-0x/, "", h); sub(/-0x[0-9a-f]+$/, "", m)
 				v = 0
 				for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
 				v = v - (int(v / 4) % 2) * 4 - (int(v / 32) % 2) * 32
-				return substr(l, 1, RSTART - 1) "#" v substr(l, RSTART + RLENGTH - 1)
+				return m "-#" v substr(l, RSTART + RLENGTH - 1)
 			}
 			return l
 		}
