@@ -5,7 +5,9 @@
 
 use crate::bindings;
 use crate::btf::BtfData;
-use crate::env::{find_kernel_tracepoint, KernelBtf, KernelEnv};
+use crate::env::{find_kernel_tracepoint, KernelEnv};
+use crate::trace_probe::btf_adapter::DefBtf;
+use crate::trace_probe::plan::{self, ModName, NameUse, Plan, Resolved, Target, Verdict, Workspace};
 use crate::event::{cstring, Event, State, VecSink};
 use crate::funcs::{self, FuncSet, Table, Unresolved};
 use crate::kallsyms;
@@ -13,9 +15,8 @@ use crate::probe::{Probe, ProbeState};
 use crate::sync::OnceBox;
 use crate::trace_probe::bytes::ByteWrite;
 use crate::trace_probe::dump::write_fetch_dump;
-use crate::trace_probe::errors::{Detail, ErrCode};
-use crate::trace_probe::funcspec::{func_part, needs_function_btf, Spec};
-use crate::trace_probe::parse::{event_exists_failure, registration_failure};
+use crate::trace_probe::funcspec::{func_part, Spec};
+use crate::trace_probe::parse::event_exists_failure;
 use crate::trace_probe::{
     classify, multi, parse_definition_for, split_commands, write_error_log_entry_for, Command,
     DentryOffsets, Failure, LogEntry, ProbeDef, RemoveSpec, StoredDef,
@@ -84,19 +85,6 @@ impl ErrorLog {
                 GFP_KERNEL,
             );
         }
-    }
-
-    /// Logs what C logs when registering `def` failed with `errno` (see
-    /// `registration_failure`) and returns `errno`.
-    fn registration_failed(&mut self, def: &ProbeDef, line: &[u8], errno: i32) -> i32 {
-        if let Some(entry) = registration_failure(def, line, errno) {
-            let f = Failure {
-                errno,
-                entries: [Some(entry), None],
-            };
-            self.add(def, line, &f);
-        }
-        errno
     }
 
     fn clear(&mut self) {
@@ -311,12 +299,6 @@ fn resolve_symbol(vmlinux: Option<&BtfData>, name: &[u8]) -> Option<u64> {
     })
 }
 
-fn uses_symbols(def: &StoredDef<'_>) -> bool {
-    def.args()
-        .iter()
-        .any(|a| matches!(a.desc.base, crate::trace_probe::Base::Symbol { .. }))
-}
-
 impl Rfprobe {
     pub(crate) fn state(&self) -> &State {
         &self.state
@@ -365,48 +347,10 @@ impl Rfprobe {
         })
     }
 
+    /// A definition: decided by [`plan::decide`] (the same decision
+    /// `rfprobe check` makes), then carried out here.
     fn define(&self, inner: &mut Inner, line: &[u8]) -> core::result::Result<(), i32> {
         self.base_btf().map_err(|e| e.to_errno())?;
-        let spec = func_part(line).and_then(|t| Spec::parse(t).ok());
-        let single = spec.as_ref().and_then(|s| s.single());
-        let is_set = spec.is_some() && single.is_none();
-
-        // Which functions (f probes); resolution errors are reported after
-        // the line parsed, as C reports registration errors.
-        let mut resolved: Option<core::result::Result<FuncSet, Unresolved>> = None;
-        let mut btf_module: Option<KVec<u8>> = None;
-        let mut no_funcs = false;
-        if let Some(sp) = spec.as_ref() {
-            let loading = inner.coming.as_deref();
-            let r = funcs::resolve(sp, &mut inner.funcs, None, loading);
-            if single.is_some() {
-                match &r {
-                    Ok(set) => {
-                        btf_module = set
-                            .funcs
-                            .first()
-                            .and_then(|f| set.module(f).and_then(|m| kvec_of(m).ok()))
-                    }
-                    Err(Unresolved::Pending) => no_funcs = true,
-                    // Same-name functions share their BTF name: type the
-                    // arguments (errors in them come first).
-                    Err(Unresolved::Ambiguous(_) | Unresolved::BadAddr) => {
-                        btf_module = single
-                            .and_then(|it| it.module)
-                            .and_then(|m| kvec_of(m).ok())
-                            .or_else(|| self.btf_module_of(single.map_or(&[][..], |i| i.name)))
-                    }
-                    _ => {}
-                }
-            }
-            resolved = Some(r);
-        } else {
-            btf_module = self.tracepoint_module(inner, line);
-        }
-        let midx = btf_module
-            .as_deref()
-            .and_then(|m| self.load_module_btf(inner, m));
-
         let Inner {
             events,
             scratch,
@@ -414,280 +358,86 @@ impl Rfprobe {
             module_btf,
             tp_modules,
             scratch2,
+            funcs: table,
             waiting,
-            ..
+            coming,
         } = inner;
-        let def: &mut ProbeDef = scratch;
-        let mut per_func = false;
-        if let Err(f) = self.parse_with(module_btf, tp_modules, midx, no_funcs, line, def, None) {
-            // A module function whose module is not loaded, with arguments
-            // that need its BTF: wait for the module.
-            if no_funcs && needs_function_btf(&f) {
-                let module = single.and_then(|i| i.module).unwrap_or(&[]);
-                return self.wait_for_module(events, waiting, def, module, line);
+        let mut k = KernelView {
+            rf: self,
+            events,
+            waiting,
+            module_btf,
+            tp_modules,
+            table,
+            coming: coming.as_deref(),
+            set: FuncSet::new(),
+        };
+        let mut groups = ProbeGroups {
+            rf: self,
+            members: KVec::new(),
+            of: KVec::new(),
+            extra: KVec::new(),
+        };
+        let verdict = plan::decide(&mut k, line, scratch, scratch2, &mut groups);
+        let set = core::mem::replace(&mut k.set, FuncSet::new());
+        let plan = match verdict {
+            Verdict::Define(plan) => plan,
+            Verdict::Wait { module } => {
+                return wait_for_module(waiting, scratch, module.as_bytes(), line)
             }
-            // A set's BTF arguments are typed per function (below).
-            per_func = is_set && needs_function_btf(&f) && matches!(resolved, Some(Ok(_)));
-            if !per_func {
-                errlog.add(def, line, &f);
-                return Err(f.errno);
+            Verdict::Reject(r) => {
+                let ws: &ProbeDef = match r.ws {
+                    Workspace::Main => scratch,
+                    Workspace::Second => scratch2,
+                };
+                let f = r.func.and_then(|i| set.funcs.get(i).map(|f| (set.module(f), set.name(f))));
+                match f {
+                    Some((m, name)) => errlog.add_for(ws, line, &r.failure, m, name),
+                    None => errlog.add(ws, line, &r.failure),
+                }
+                return Err(r.failure.errno);
             }
-        }
-
-        // The parser's workspace (for error-log entries of this line) and
-        // the definition it produced.
-        let fail_at = |errlog: &mut ErrorLog, def: &ProbeDef, code: ErrCode, detail: Detail| {
-            let mut e = LogEntry::new(code, def.log_pos(line, 1, 0));
-            e.detail = detail;
-            let errno = match code {
-                ErrCode::NoFuncMatch | ErrCode::BadFuncAddr => code::ENOENT.to_errno(),
-                _ => code::EINVAL.to_errno(),
-            };
-            let f = Failure {
-                errno,
-                entries: [Some(e), None],
-            };
+        };
+        let def: &ProbeDef = scratch;
+        let probe = self.build_probe(def, line, &plan, &set, tp_modules, &groups.members);
+        let probe = probe.map_err(|f| {
             errlog.add(def, line, &f);
-            Err(errno)
-        };
-
-        // The functions.
-        let set = match resolved {
-            None => None,
-            Some(Ok(set)) => Some(set),
-            Some(Err(Unresolved::Pending)) => None,
-            Some(Err(Unresolved::Ambiguous(n))) => {
-                return fail_at(errlog, def, ErrCode::NonUniqFunc, Detail::Count(n))
-            }
-            Some(Err(Unresolved::BadAddr)) => {
-                return fail_at(errlog, def, ErrCode::BadFuncAddr, Detail::None)
-            }
-            Some(Err(Unresolved::NoMatch)) => {
-                return fail_at(errlog, def, ErrCode::NoFuncMatch, Detail::None)
-            }
-            Some(Err(Unresolved::NotFound)) => {
-                // C's registration error for this name.
-                let sym = func_part(line).unwrap_or(&[]);
-                let errno = ftrace_can_attach(sym)
-                    .err()
-                    .unwrap_or(code::ENOENT)
-                    .to_errno();
-                return Err(errlog.registration_failed(def, line, errno));
-            }
-            Some(Err(Unresolved::Err(e))) => return Err(e.to_errno()),
-        };
-
-        // A set whose arguments need BTF: the line is parsed for each of its
-        // functions; every one must give the same event format. Functions
-        // that fetch the same way share a probe: the first group's is built
-        // from `def`, the others' as they are found.
-        let mut members: KVec<usize> = KVec::new();
-        let mut extra: KVec<(KBox<Probe>, ProbeState, KVec<usize>)> = KVec::new();
-        if let (Some(set), true) = (set.as_ref(), per_func) {
-            for f in set.funcs.iter() {
-                if let Some(m) = set.module(f) {
-                    let _ = self.load_module_btf_in(module_btf, m);
-                }
-            }
-            // (function, group): group 0 is `members`, g > 0 is extra[g - 1].
-            let mut done: KVec<(usize, usize)> = KVec::new();
-            for i in 0..set.len() {
-                let f = set.funcs[i];
-                let (name, m) = (set.name(&f), set.module(&f));
-                let same = done.iter().find(|&&(j, _)| {
-                    let o = set.funcs[j];
-                    set.name(&o) == name && set.module(&o) == m
-                });
-                let g = if let Some(&(_, g)) = same {
-                    g
-                } else {
-                    let midx = m.and_then(|m| module_btf.iter().position(|(n, _)| n[..] == *m));
-                    let first = done.is_empty();
-                    let r = if first {
-                        self.parse_with(module_btf, tp_modules, midx, false, line, def, Some(name))
-                    } else {
-                        self.parse_with(
-                            module_btf,
-                            tp_modules,
-                            midx,
-                            false,
-                            line,
-                            scratch2,
-                            Some(name),
-                        )
-                    };
-                    let ws: &ProbeDef = if first { def } else { scratch2 };
-                    let mut pos_prev = None;
-                    if let Err(fl) = r {
-                        pos_prev = Some((
-                            fl.last().map_or(ws.log_pos(line, 1, 0), |e| e.pos),
-                            fl.first(),
-                        ));
-                    } else if !first {
-                        if let Err(k) = multi::same_layout(&def.stored(), &ws.stored()) {
-                            pos_prev = Some((ws.log_pos(line, k + 2, 0), None));
-                        }
-                    }
-                    if let Some((pos, prev)) = pos_prev {
-                        let mut e = LogEntry::new(ErrCode::ArgDiffers, pos);
-                        e.detail = Detail::Func;
-                        let f = Failure {
-                            errno: code::EINVAL.to_errno(),
-                            entries: if prev.is_some() {
-                                [prev, Some(e)]
-                            } else {
-                                [Some(e), None]
-                            },
-                        };
-                        errlog.add_for(ws, line, &f, m, name);
-                        return Err(f.errno);
-                    }
-                    if first || multi::same_fetch(&def.stored(), &scratch2.stored()) {
-                        0
-                    } else if let Some(k) = extra
-                        .iter()
-                        .position(|(p, _, _)| multi::same_fetch(&p.def(), &scratch2.stored()))
-                    {
-                        k + 1
-                    } else {
-                        let (mut p, st) = Probe::new(
-                            &scratch2.stored(),
-                            core::ptr::null_mut(),
-                            None,
-                            None,
-                            |n| resolve_symbol(self.vmlinux.get(), n),
-                        )
-                        .map_err(|e| e.to_errno())?;
-                        p.first = false;
-                        extra
-                            .push((p, st, KVec::new()), GFP_KERNEL)
-                            .map_err(|_| code::ENOMEM.to_errno())?;
-                        extra.len()
-                    }
-                };
-                let r = if g == 0 {
-                    members.push(i, GFP_KERNEL)
-                } else {
-                    extra[g - 1].2.push(i, GFP_KERNEL)
-                };
-                r.and_then(|()| done.push((i, g), GFP_KERNEL))
-                    .map_err(|_| code::ENOMEM.to_errno())?;
-            }
-        } else if let Some(set) = set.as_ref() {
-            members
-                .reserve(set.len(), GFP_KERNEL)
-                .map_err(|_| code::ENOMEM.to_errno())?;
-            for i in 0..set.len() {
-                let _ = members.push(i, GFP_KERNEL);
-            }
+            f.errno
+        })?;
+        for (_, st, m) in groups.extra.iter_mut() {
+            st.set_funcs(&set, m).map_err(|e| e.to_errno())?;
         }
-
-        let ws: &ProbeDef = def;
-        let def = &ws.stored();
-        let fail = |errlog: &mut ErrorLog, f: Failure| {
-            errlog.add(ws, line, &f);
-            Err(f.errno)
-        };
-
-        // Same GRP/EVENT as one of ours: append (multi-probe) after the C
-        // checks; else the name must be free (checked again, race-free, when
-        // the event is added).
         let state = self.state();
-        let existing = events
-            .iter()
-            .position(|e| e.group() == def.group() && e.name() == def.event());
-        {
-            let g = state.event_mutex.lock();
-            if let Some(i) = existing {
-                if let Err(f) = multi::check_append(ws, line, events[i].defs(&g)) {
-                    drop(g);
-                    return fail(errlog, f);
-                }
-            } else if name_taken(&g, def.group(), def.event())
-                || waiting
-                    .iter()
-                    .any(|w| w.group[..] == *def.group() && w.event[..] == *def.event())
-            {
-                drop(g);
-                return fail(errlog, event_exists_failure(ws, line));
-            }
-        }
-
-        // Registration-time checks (C fails here after creating the event).
-        let mut tracepoint = core::ptr::null_mut();
-        if def.is_tracepoint() {
-            tracepoint = find_tracepoint(tp_modules, def.symbol());
-        } else if let Some(set) = set.as_ref() {
-            if let Err(e) = ftrace_can_attach_set(set) {
-                return Err(errlog.registration_failed(ws, line, e.to_errno()));
-            }
-        }
-        // `@SYM` step (C `traceprobe_update_arg()`): bad offsets, unknown symbols.
-        if let Err(errno) =
-            def.check_symbols(|name| resolve_symbol(self.vmlinux.get(), name).is_some())
-        {
-            return Err(errlog.registration_failed(ws, line, errno));
-        }
-        let home = match (single, set.as_ref()) {
-            (Some(it), None) => it.module,
-            (Some(_), Some(set)) => set.funcs.first().and_then(|f| set.module(f)),
-            _ => None,
-        };
-        let mut unresolved = false;
-        let probe = Probe::new(
-            def,
-            tracepoint,
-            set.as_ref().map(|s| (s, &members[..])),
-            home,
-            |name| {
-                let r = resolve_symbol(self.vmlinux.get(), name);
-                unresolved |= r.is_none();
-                r
-            },
-        );
-        let probe = match probe {
-            Ok(p) => p,
-            Err(e) => {
-                let errno = if unresolved && uses_symbols(def) {
-                    code::ENOENT.to_errno()
-                } else {
-                    e.to_errno()
-                };
-                return Err(errlog.registration_failed(ws, line, errno));
-            }
-        };
-
-        if let Some(set) = set.as_ref() {
-            for (_, st, m) in extra.iter_mut() {
-                st.set_funcs(set, m).map_err(|e| e.to_errno())?;
-            }
-        }
-        if let Some(i) = existing {
+        if plan.append {
             let mut g = state.event_mutex.lock();
-            events[i].append(probe, &mut g).map_err(|e| e.to_errno())?;
-            for (p, st, _) in extra {
-                events[i]
-                    .append((p, st), &mut g)
-                    .map_err(|e| e.to_errno())?;
+            let d = def.stored();
+            let Some(ev) = events
+                .iter()
+                .find(|e| e.group() == d.group() && e.name() == d.event())
+            else {
+                return Err(code::ENOENT.to_errno());
+            };
+            ev.append(probe, &mut g).map_err(|e| e.to_errno())?;
+            for (p, st, _) in groups.extra {
+                ev.append((p, st), &mut g).map_err(|e| e.to_errno())?;
             }
             return Ok(());
         }
-        let ev = Event::new(state, def, probe).map_err(|e| e.to_errno())?;
-        if !extra.is_empty() {
-            let mut g = state.event_mutex.lock();
-            for (p, st, _) in extra {
-                ev.append((p, st), &mut g).map_err(|e| e.to_errno())?;
-            }
-        }
+        let ev = Event::new(state, &def.stored(), probe).map_err(|e| e.to_errno())?;
         events
             .reserve(1, GFP_KERNEL)
             .map_err(|_| code::ENOMEM.to_errno())?;
         {
             let mut g = state.event_mutex.lock();
+            for (p, st, _) in groups.extra {
+                ev.append((p, st), &mut g).map_err(|e| e.to_errno())?;
+            }
             if let Err(e) = ev.add(&mut g) {
                 drop(g);
                 if e == code::EEXIST {
-                    return fail(errlog, event_exists_failure(ws, line));
+                    let f = event_exists_failure(def, line);
+                    errlog.add(def, line, &f);
+                    return Err(f.errno);
                 }
                 return Err(e.to_errno());
             }
@@ -695,6 +445,40 @@ impl Rfprobe {
         // Cannot fail: reserved above.
         let _ = events.push(ev, GFP_KERNEL);
         Ok(())
+    }
+
+    /// The probe of an accepted definition: its fetch program compiled
+    /// (`@SYM` resolved now, as C's `traceprobe_update_arg()` does), its
+    /// functions or tracepoint.
+    fn build_probe(
+        &self,
+        def: &ProbeDef,
+        line: &[u8],
+        plan: &Plan,
+        set: &FuncSet,
+        tp_modules: &[usize],
+        members: &[usize],
+    ) -> core::result::Result<(KBox<Probe>, ProbeState), Failure> {
+        let d = def.stored();
+        let (tracepoint, funcs) = match plan.target {
+            Target::Tracepoint { .. } => (find_tracepoint(tp_modules, d.symbol()), None),
+            Target::Funcs { .. } => (core::ptr::null_mut(), Some((set, members))),
+            Target::PendingFunc => (core::ptr::null_mut(), None),
+        };
+        let mut unresolved = false;
+        let home = plan.home.as_ref().map(|m| m.as_bytes());
+        Probe::new(&d, tracepoint, funcs, home, |name| {
+            let r = resolve_symbol(self.vmlinux.get(), name);
+            unresolved |= r.is_none();
+            r
+        })
+        .map_err(|e| {
+            if e == code::ENOMEM {
+                Failure::silent(e.to_errno())
+            } else {
+                plan::compile_failure(def, line, unresolved)
+            }
+        })
     }
 
     /// Parses `line` into `def` with the BTF of module `midx` (an index into
@@ -717,7 +501,7 @@ impl Rfprobe {
             _ => None,
         };
         let env = KernelEnv {
-            btf: split.or(base).map(|b| KernelBtf(b, no_funcs)),
+            btf: split.or(base).map(|btf| DefBtf { btf, no_funcs }),
             dentry: self.dentry,
             tp_modules,
         };
@@ -734,36 +518,8 @@ impl Rfprobe {
         kallsyms::module_of(name)
     }
 
-    /// A tracepoint of a loaded module: its probe stub's BTF is in the
-    /// module's split BTF.
-    fn tracepoint_module(&self, inner: &Inner, line: &[u8]) -> Option<KVec<u8>> {
-        let mut toks = crate::trace_probe::tokens(line);
-        if toks.next()?.first() != Some(&b't') {
-            return None;
-        }
-        let sym = toks.next()?;
-        if !find_kernel_tracepoint(sym).is_null() {
-            return None;
-        }
-        let cname = cstring(sym).ok()?;
-        let tpm = inner.tp_modules.iter().copied().find(|&m| {
-            // SAFETY: Tracked modules are live (removed when they go).
-            !unsafe { bindings::rfprobe_tp_module_find(m as *mut _, cname.as_ptr().cast()) }
-                .is_null()
-        })?;
-        // SAFETY: As above; module names are NUL-terminated.
-        let name = unsafe {
-            kernel::str::CStr::from_char_ptr(bindings::rfprobe_tp_module_name(tpm as *mut _).cast())
-        };
-        kvec_of(name.as_bytes()).ok()
-    }
-
     /// The index into `module_btf` of module `name`'s split BTF, loaded
     /// from `/sys/kernel/btf/<name>` on first use.
-    fn load_module_btf(&self, inner: &mut Inner, name: &[u8]) -> Option<usize> {
-        self.load_module_btf_in(&mut inner.module_btf, name)
-    }
-
     fn load_module_btf_in(
         &self,
         module_btf: &mut KVec<(KVec<u8>, BtfData)>,
@@ -783,42 +539,6 @@ impl Rfprobe {
             .push((kvec_of(name).ok()?, btf), GFP_KERNEL)
             .ok()?;
         Some(module_btf.len() - 1)
-    }
-
-    /// Keeps a definition on a function of module `module` (not loaded)
-    /// whose arguments need the module's BTF until the module comes.
-    fn wait_for_module(
-        &self,
-        events: &KVec<Pin<KBox<Event>>>,
-        waiting: &mut KVec<Waiting>,
-        def: &ProbeDef,
-        module: &[u8],
-        line: &[u8],
-    ) -> core::result::Result<(), i32> {
-        // The name is the event's once created: it must be free now.
-        let taken = events
-            .iter()
-            .any(|e| e.group() == def.stored().group() && e.name() == def.stored().event())
-            || waiting.iter().any(|w| {
-                w.group[..] == *def.stored().group() && w.event[..] == *def.stored().event()
-            })
-            || name_taken(
-                &self.state().event_mutex.lock(),
-                def.stored().group(),
-                def.stored().event(),
-            );
-        if taken {
-            return Err(code::EEXIST.to_errno());
-        }
-        let w = Waiting {
-            module: kvec_of(module)?,
-            group: kvec_of(def.stored().group())?,
-            event: kvec_of(def.stored().event())?,
-            line: kvec_of(trim(line))?,
-        };
-        waiting
-            .push(w, GFP_KERNEL)
-            .map_err(|_| code::ENOMEM.to_errno())
     }
 
     /// `-:[GRP/][EVENT] [SYM [ARGS]]`.
@@ -960,6 +680,24 @@ pub(crate) fn find_tracepoint(tp_modules: &[usize], name: &[u8]) -> *mut binding
         }
     }
     core::ptr::null_mut()
+}
+
+/// The loaded module that has tracepoint `name` (`None` for vmlinux's):
+/// its probe stub's BTF is in the module's split BTF.
+fn tracepoint_module(tp_modules: &[usize], name: &[u8]) -> Option<ModName> {
+    if !find_kernel_tracepoint(name).is_null() {
+        return None;
+    }
+    let cname = cstring(name).ok()?;
+    let tpm = tp_modules.iter().copied().find(|&m| {
+        // SAFETY: Tracked modules are live (removed when they go).
+        !unsafe { bindings::rfprobe_tp_module_find(m as *mut _, cname.as_ptr().cast()) }.is_null()
+    })?;
+    // SAFETY: As above; module names are NUL-terminated.
+    let name = unsafe {
+        kernel::str::CStr::from_char_ptr(bindings::rfprobe_tp_module_name(tpm as *mut _).cast())
+    };
+    ModName::new(name.as_bytes())
 }
 
 impl Rfprobe {
@@ -1171,6 +909,182 @@ pub(crate) enum ModuleEvent {
     Live,
     /// Being unloaded (or its init failed).
     Going,
+}
+
+/// Keeps a definition on a function of module `module` (not loaded)
+/// whose arguments need the module's BTF until the module comes (the plan
+/// checked that its name is free).
+fn wait_for_module(
+    waiting: &mut KVec<Waiting>,
+    def: &ProbeDef,
+    module: &[u8],
+    line: &[u8],
+) -> core::result::Result<(), i32> {
+    let w = Waiting {
+        module: kvec_of(module)?,
+        group: kvec_of(def.stored().group())?,
+        event: kvec_of(def.stored().event())?,
+        line: kvec_of(trim(line))?,
+    };
+    waiting
+        .push(w, GFP_KERNEL)
+        .map_err(|_| code::ENOMEM.to_errno())
+}
+
+/// The kernel as [`plan::decide`] asks it.
+struct KernelView<'a> {
+    rf: &'a Rfprobe,
+    events: &'a KVec<Pin<KBox<Event>>>,
+    waiting: &'a KVec<Waiting>,
+    module_btf: &'a mut KVec<(KVec<u8>, BtfData)>,
+    tp_modules: &'a [usize],
+    table: &'a mut Table,
+    /// The module being loaded while its notification runs.
+    coming: Option<&'a [u8]>,
+    /// The current function set.
+    set: FuncSet,
+}
+
+impl plan::Kernel for KernelView<'_> {
+    fn resolve(&mut self, spec: &Spec<'_>) -> Resolved {
+        match funcs::resolve(spec, self.table, None, self.coming) {
+            Ok(set) => {
+                let n = set.len();
+                self.set = set;
+                Resolved::Funcs(n)
+            }
+            Err(Unresolved::Pending) => Resolved::Pending,
+            Err(Unresolved::NotFound) => Resolved::NotFound,
+            Err(Unresolved::Ambiguous(n)) => Resolved::Ambiguous(n),
+            Err(Unresolved::BadAddr) => Resolved::BadAddr,
+            Err(Unresolved::NoMatch) => Resolved::NoMatch,
+            Err(Unresolved::Err(e)) => Resolved::Err(e.to_errno()),
+        }
+    }
+
+    fn func(&self, i: usize) -> (&[u8], Option<&[u8]>) {
+        self.set
+            .funcs
+            .get(i)
+            .map_or((&[][..], None), |f| (self.set.name(f), self.set.module(f)))
+    }
+
+    fn parse(
+        &mut self,
+        line: &[u8],
+        module: Option<&[u8]>,
+        no_funcs: bool,
+        func: Option<&[u8]>,
+        def: &mut ProbeDef,
+    ) -> core::result::Result<(), Failure> {
+        let midx = module.and_then(|m| self.rf.load_module_btf_in(self.module_btf, m));
+        self.rf
+            .parse_with(self.module_btf, self.tp_modules, midx, no_funcs, line, def, func)
+    }
+
+    fn module_defining(&mut self, name: &[u8]) -> Option<ModName> {
+        self.rf
+            .btf_module_of(name)
+            .and_then(|m| ModName::new(&m))
+    }
+
+    fn tracepoint_module(&mut self, name: &[u8]) -> Option<ModName> {
+        tracepoint_module(self.tp_modules, name)
+    }
+
+    fn tracepoint_exists(&mut self, name: &[u8]) -> bool {
+        !find_tracepoint(self.tp_modules, name).is_null()
+    }
+
+    fn attach_errno(&mut self, sym: &[u8]) -> i32 {
+        ftrace_can_attach(sym)
+            .err()
+            .unwrap_or(code::ENOENT)
+            .to_errno()
+    }
+
+    fn can_attach_set(&mut self) -> core::result::Result<(), i32> {
+        ftrace_can_attach_set(&self.set).map_err(|e| e.to_errno())
+    }
+
+    fn symbol_exists(&mut self, name: &[u8]) -> bool {
+        resolve_symbol(self.rf.vmlinux.get(), name).is_some()
+    }
+
+    fn with_event<R>(
+        &mut self,
+        group: &[u8],
+        event: &[u8],
+        f: impl FnOnce(&mut dyn Iterator<Item = StoredDef<'_>>) -> R,
+    ) -> Option<R> {
+        let ev = self
+            .events
+            .iter()
+            .find(|e| e.group() == group && e.name() == event)?;
+        let g = self.rf.state().event_mutex.lock();
+        Some(f(&mut ev.defs(&g)))
+    }
+
+    fn name_use(&mut self, group: &[u8], event: &[u8]) -> NameUse {
+        if name_taken(&self.rf.state().event_mutex.lock(), group, event) {
+            NameUse::Taken
+        } else if self
+            .waiting
+            .iter()
+            .any(|w| w.group[..] == *group && w.event[..] == *event)
+        {
+            NameUse::Waiting
+        } else {
+            NameUse::Free
+        }
+    }
+}
+
+/// The fetch groups of a list or glob typed per function: group 0 is the
+/// main probe's `members`, the others' probes are built as they are found.
+struct ProbeGroups<'a> {
+    rf: &'a Rfprobe,
+    members: KVec<usize>,
+    /// The group of each function, in set order.
+    of: KVec<usize>,
+    extra: KVec<(KBox<Probe>, ProbeState, KVec<usize>)>,
+}
+
+impl plan::Groups for ProbeGroups<'_> {
+    fn extra(&self) -> usize {
+        self.extra.len()
+    }
+
+    fn extra_def(&self, g: usize) -> StoredDef<'_> {
+        self.extra[g].0.def()
+    }
+
+    fn new_group(&mut self, def: &StoredDef<'_>) -> core::result::Result<(), i32> {
+        let (mut p, st) = Probe::new(def, core::ptr::null_mut(), None, None, |n| {
+            resolve_symbol(self.rf.vmlinux.get(), n)
+        })
+        .map_err(|e| e.to_errno())?;
+        p.first = false;
+        self.extra
+            .push((p, st, KVec::new()), GFP_KERNEL)
+            .map_err(|_| code::ENOMEM.to_errno())
+    }
+
+    fn member(&mut self, func: usize, group: usize) -> core::result::Result<(), i32> {
+        let r = match group {
+            0 => self.members.push(func, GFP_KERNEL),
+            g => match self.extra.get_mut(g - 1) {
+                Some(x) => x.2.push(func, GFP_KERNEL),
+                None => return Err(code::EINVAL.to_errno()),
+            },
+        };
+        r.and_then(|()| self.of.push(group, GFP_KERNEL))
+            .map_err(|_| code::ENOMEM.to_errno())
+    }
+
+    fn group_of(&self, func: usize) -> usize {
+        self.of.get(func).copied().unwrap_or(0)
+    }
 }
 
 /// The function part of a stored definition.

@@ -488,9 +488,27 @@ fn check(
         if o.quiet {
             continue;
         }
+        for &i in &r.waiting {
+            let w = &s.waiting()[i];
+            writeln!(out, "{}", String::from_utf8_lossy(&w.line))?;
+            writeln!(
+                out,
+                "  pending: module {} is not loaded: defined when it loads (its BTF types the arguments)",
+                w.module
+            )?;
+        }
         for &i in &r.added {
             let e = &s.defs()[i];
             writeln!(out, "{}", offline::show(&e.def))?;
+            if let Some(p) = &e.pending {
+                writeln!(out, "  pending: {p}")?;
+            }
+            if let Some(u) = &e.unmatched {
+                writeln!(
+                    out,
+                    "  note: `{u}` matches no traceable function; the event is on the others"
+                )?;
+            }
             let d = e.def.stored();
             if o.format {
                 let name = event_name(&d);

@@ -18,21 +18,17 @@
 
 use std::collections::{HashMap, HashSet};
 
-use btf_query::{normalize_symbol, Btf};
+use trace_probe::btf_adapter::DefBtf;
 use trace_probe::bytes::ByteBuf;
-use trace_probe::cmdline::{classify, split_commands, tokens, Command};
-use trace_probe::errors::{Detail, ErrCode, Failure, LogEntry, SUBSYSTEM};
+use trace_probe::cmdline::{classify, split_commands, Command};
+use trace_probe::errors::{ErrCode, Failure, SUBSYSTEM};
 use trace_probe::fetch::{compile_entry, probe_insn_count, CompileError, Compiler, Insn};
-use trace_probe::funcspec::{func_part, needs_function_btf, Spec};
+use trace_probe::funcspec::{func_part, At, Spec};
 use trace_probe::layout::write_format_body;
-use trace_probe::multi::{check_append, same_layout};
-use trace_probe::parse::{
-    event_exists_failure, parse_definition, parse_definition_for, registration_failure,
-};
-use trace_probe::probe::{ProbeDef, StoredDef};
-use trace_probe::resolve::{
-    BtfInfo, BtfParam, DentryOffsets, MemberLookup, ProbeEnv, TracepointLookup,
-};
+use trace_probe::parse::parse_definition_for;
+use trace_probe::plan::{self, ModName, NameUse, Resolved, Verdict, Workspace};
+use trace_probe::probe::{DefHead, ProbeArg, ProbeDef, StoredDef};
+use trace_probe::resolve::{DentryOffsets, ProbeEnv, TracepointLookup};
 
 use crate::btf::KernelBtf;
 use crate::glob::{glob_match, is_glob};
@@ -49,6 +45,19 @@ pub struct Kallsyms {
     pub text: HashMap<String, Option<String>>,
     /// Every symbol name.
     pub all: HashSet<String>,
+    /// Text symbols in file order, with address and module.
+    pub funcs: Vec<FuncRec>,
+}
+
+/// One traceable function: address (0 when not known), name, module.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct FuncRec {
+    /// The name (compiler suffixes included).
+    pub name: String,
+    /// The ftrace location or start address; 0 when the list gave none.
+    pub addr: u64,
+    /// The module, `None` for vmlinux.
+    pub module: Option<String>,
 }
 
 impl Kallsyms {
@@ -66,6 +75,11 @@ impl Kallsyms {
                 .and_then(|m| m.strip_prefix('[')?.strip_suffix(']'))
                 .map(str::to_string);
             if ty.eq_ignore_ascii_case("t") {
+                k.funcs.push(FuncRec {
+                    name: name.to_string(),
+                    addr: u64::from_str_radix(it_addr(l), 16).unwrap_or(0),
+                    module: module.clone(),
+                });
                 k.text.entry(name.to_string()).or_insert(module);
             }
             k.all.insert(name.to_string());
@@ -74,24 +88,54 @@ impl Kallsyms {
     }
 }
 
+/// The first word of a line.
+fn it_addr(l: &str) -> &str {
+    l.split_ascii_whitespace().next().unwrap_or("")
+}
+
 /// What is known about the target kernel beyond its BTF.
 #[derive(Default)]
 pub struct Facts {
     /// `/proc/kallsyms`.
     pub kallsyms: Option<Kallsyms>,
-    /// `available_filter_functions` (first word of each line).
-    pub filter_functions: Option<HashSet<String>>,
+    /// ftrace's traceable functions (`available_filter_functions_addrs`
+    /// or `available_filter_functions`, or a file in either format).
+    pub filter_functions: Option<Vec<FuncRec>>,
     /// Existing trace events `(group, event)` a new name may collide with.
     pub existing: HashSet<(String, String)>,
 }
 
 impl Facts {
-    /// Parses `available_filter_functions` (`NAME [MODULE]` per line).
-    pub fn parse_filter_functions(text: &str) -> HashSet<String> {
-        text.lines()
-            .filter_map(|l| l.split_ascii_whitespace().next())
-            .map(str::to_string)
-            .collect()
+    /// Parses `available_filter_functions_addrs` (`ADDR NAME [MODULE]`
+    /// per line) or `available_filter_functions` (`NAME [MODULE]`).
+    /// Records ftrace could not name are skipped, as the module does.
+    pub fn parse_filter_functions(text: &str) -> Vec<FuncRec> {
+        let mut out = Vec::new();
+        for l in text.lines() {
+            let toks: Vec<&str> = l.split_ascii_whitespace().collect();
+            let with_addr = toks.len() >= 2
+                && toks[0].len() >= 8
+                && toks[0].bytes().all(|c| c.is_ascii_hexdigit());
+            let (addr, rest) = if with_addr {
+                (u64::from_str_radix(toks[0], 16).unwrap_or(0), &toks[1..])
+            } else {
+                (0, &toks[..])
+            };
+            let Some(name) = rest.first() else { continue };
+            if name.starts_with("__ftrace_invalid_address__") {
+                continue;
+            }
+            let module = rest
+                .get(1)
+                .and_then(|m| m.strip_prefix('[')?.strip_suffix(']'))
+                .map(str::to_string);
+            out.push(FuncRec {
+                name: name.to_string(),
+                addr,
+                module,
+            });
+        }
+        out
     }
 }
 
@@ -99,6 +143,10 @@ impl Facts {
 pub struct Target<'k> {
     btf: &'k KernelBtf,
     facts: Facts,
+    /// What the module resolves function parts against, sorted by name
+    /// then address: ftrace's list if given, else kallsyms' text symbols,
+    /// else BTF `FUNC`s (one per name, address 0).
+    table: Vec<FuncRec>,
     funcs: HashSet<&'static [u8]>,
     vars: HashSet<&'static [u8]>,
     dentry: Option<DentryOffsets>,
@@ -110,9 +158,25 @@ impl<'k> Target<'k> {
         let funcs = btf.funcs().into_iter().map(|(n, _)| n).collect();
         let vars = btf.vars().into_keys().collect();
         let dentry = DentryOffsets::from_btf(btf.vmlinux());
+        let mut table = if let Some(ff) = &facts.filter_functions {
+            ff.clone()
+        } else if let Some(k) = &facts.kallsyms {
+            k.funcs.clone()
+        } else {
+            btf.funcs()
+                .into_iter()
+                .map(|(n, loc)| FuncRec {
+                    name: String::from_utf8_lossy(n).into_owned(),
+                    addr: 0,
+                    module: loc.module.map(|m| btf.module_name(m).to_string()),
+                })
+                .collect()
+        };
+        table.sort();
         Target {
             btf,
             facts,
+            table,
             funcs,
             vars,
             dentry,
@@ -132,57 +196,76 @@ impl<'k> Target<'k> {
     /// `register_fprobe()`'s filter: does `filter` (a name or glob) match a
     /// traceable function?
     pub fn attachable(&self, filter: &[u8]) -> bool {
-        let Ok(f) = std::str::from_utf8(filter) else {
-            return false;
-        };
-        if let Some(ff) = &self.facts.filter_functions {
-            return if is_glob(filter) {
-                ff.iter().any(|n| glob_match(filter, n.as_bytes()))
-            } else {
-                ff.contains(f)
-            };
-        }
-        if let Some(k) = &self.facts.kallsyms {
-            return if is_glob(filter) {
-                k.text.keys().any(|n| glob_match(filter, n.as_bytes()))
-            } else {
-                k.text.contains_key(f)
-            };
-        }
         if is_glob(filter) {
-            self.funcs.iter().any(|n| glob_match(filter, n))
+            self.table.iter().any(|f| glob_match(filter, f.name.as_bytes()))
         } else {
-            self.funcs.contains(filter)
+            let first = self.table.partition_point(|f| f.name.as_bytes() < filter);
+            self.table
+                .get(first)
+                .is_some_and(|f| f.name.as_bytes() == filter)
         }
     }
 
-    /// The functions a list or glob matches, with their module (index
-    /// into the BTF's modules, when BTF describes the function there):
-    /// from `available_filter_functions` if given, else kallsyms' text
-    /// symbols, else BTF `FUNC`s (as [`Target::attachable`]).
-    pub fn set_members(&self, spec: &Spec<'_>) -> Vec<(Option<usize>, Vec<u8>)> {
-        let mut btf_mod: HashMap<&[u8], Option<usize>> = HashMap::new();
-        for (n, loc) in self.btf.funcs() {
-            btf_mod.entry(n).or_insert(loc.module);
+    /// Is module `m` loaded: does the function list name it, or is its BTF
+    /// there (`/sys/kernel/btf/MOD` exists while the module is loaded)?
+    pub fn module_loaded(&self, m: &[u8]) -> bool {
+        std::str::from_utf8(m).is_ok_and(|m| {
+            self.btf.module_index(m).is_some()
+                || self.table.iter().any(|f| f.module.as_deref() == Some(m))
+        })
+    }
+
+    /// The functions `spec` names, as the module's `funcs::resolve` finds
+    /// them in ftrace's list (see [`plan::Resolved`]).
+    pub fn resolve(&self, spec: &Spec<'_>) -> (Resolved, Vec<&FuncRec>) {
+        let in_module = |f: &FuncRec, m: Option<&[u8]>| {
+            m.is_none_or(|m| f.module.as_deref().map(str::as_bytes) == Some(m))
+        };
+        let Some(item) = spec.single() else {
+            let set: Vec<&FuncRec> = self
+                .table
+                .iter()
+                .filter(|f| spec.matches(f.module.as_deref().map(str::as_bytes), f.name.as_bytes()))
+                .collect();
+            let r = if set.is_empty() {
+                Resolved::NoMatch
+            } else {
+                Resolved::Funcs(set.len())
+            };
+            return (r, set);
+        };
+        if let Some(m) = item.module {
+            if !self.module_loaded(m) {
+                return (Resolved::Pending, Vec::new());
+            }
         }
-        let module_of = |n: &[u8]| btf_mod.get(n).copied().flatten();
-        let name_of = |m: Option<usize>| m.map(|i| self.btf.module_name(i).as_bytes());
-        let mut out: Vec<(Option<usize>, Vec<u8>)> = Vec::new();
-        let mut add = |n: &[u8]| {
-            let m = module_of(n);
-            if spec.matches(name_of(m), n) && !out.iter().any(|(_, x)| x == n) {
-                out.push((m, n.to_vec()));
+        let first = self.table.partition_point(|f| f.name.as_bytes() < item.name);
+        let named: Vec<&FuncRec> = self.table[first..]
+            .iter()
+            .take_while(|f| f.name.as_bytes() == item.name)
+            .filter(|f| in_module(f, item.module))
+            .collect();
+        let r = match item.at {
+            At::None => match named.len() {
+                0 => Resolved::NotFound,
+                1 => Resolved::Funcs(1),
+                n => Resolved::Ambiguous(n as u32),
+            },
+            At::All if named.is_empty() => Resolved::NotFound,
+            At::All => Resolved::Funcs(named.len()),
+            At::Addr(a) => {
+                let picked: Vec<&FuncRec> = named
+                    .into_iter()
+                    .filter(|f| f.addr == a || (a < f.addr && f.addr - a <= 16))
+                    .collect();
+                return if picked.is_empty() {
+                    (Resolved::BadAddr, picked)
+                } else {
+                    (Resolved::Funcs(picked.len()), picked)
+                };
             }
         };
-        if let Some(ff) = &self.facts.filter_functions {
-            ff.iter().for_each(|n| add(n.as_bytes()));
-        } else if let Some(k) = &self.facts.kallsyms {
-            k.text.keys().for_each(|n| add(n.as_bytes()));
-        } else {
-            self.funcs.iter().for_each(|n| add(n));
-        }
-        out.sort();
-        out
+        (r, named)
     }
 
     /// `@SYM`: does the symbol exist (`kallsyms_lookup_name()`)? As in the
@@ -198,42 +281,29 @@ impl<'k> Target<'k> {
             || DATA_SYMBOLS.iter().any(|s| s.as_bytes() == name)
     }
 
-    /// The module whose split BTF the parser must use for `line`, as the
-    /// module does (`module_btf_for`): an `f` probe on a function vmlinux
-    /// BTF does not describe, or a `t` probe on a module's tracepoint.
-    pub fn module_for(&self, line: &[u8]) -> Option<usize> {
-        let mut toks = tokens(line);
-        let head = toks.next()?;
-        let sym = toks.next()?;
-        let vmlinux = self.btf.vmlinux();
-        let _ = &sym;
-        match head.first() {
-            Some(b'f') => {
-                let spec = Spec::parse(func_part(line)?).ok()?;
-                let item = spec.single()?;
-                if let Some(m) = item.module {
-                    return self.btf.module_index(std::str::from_utf8(m).ok()?);
-                }
-                let sym = item.name;
-                if vmlinux.find_func_for_symbol(sym).is_some() {
-                    return None;
-                }
-                let from_kallsyms = self.facts.kallsyms.as_ref().and_then(|k| {
-                    let m = k.text.get(std::str::from_utf8(sym).ok()?)?.as_deref()?;
-                    self.btf.module_index(m)
-                });
-                from_kallsyms.or_else(|| self.btf.module_with_func(sym))
-            }
-            Some(b't') => {
-                let mut stub = b"__probestub_".to_vec();
-                stub.extend_from_slice(sym);
-                if vmlinux.find_func(&stub).is_some() {
-                    return None;
-                }
-                self.btf.module_with_func(&stub)
-            }
-            _ => None,
+    /// The module defining function `name` when vmlinux BTF does not
+    /// describe it (the module's `btf_module_of`).
+    fn module_defining(&self, name: &[u8]) -> Option<usize> {
+        if self.btf.vmlinux().find_func_for_symbol(name).is_some() {
+            return None;
         }
+        let from_list = std::str::from_utf8(name).ok().and_then(|n| {
+            let first = self.table.partition_point(|f| f.name.as_str() < n);
+            let m = self.table.get(first).filter(|f| f.name == n)?.module.as_deref()?;
+            self.btf.module_index(m)
+        });
+        from_list.or_else(|| self.btf.module_with_func(name))
+    }
+
+    /// The module whose BTF has tracepoint `name`'s probe stub, when
+    /// vmlinux's has not.
+    fn tracepoint_module(&self, name: &[u8]) -> Option<usize> {
+        let mut stub = b"__probestub_".to_vec();
+        stub.extend_from_slice(name);
+        if self.btf.vmlinux().find_func(&stub).is_some() {
+            return None;
+        }
+        self.btf.module_with_func(&stub)
     }
 
     fn tracepoint_exists(&self, name: &[u8]) -> bool {
@@ -243,62 +313,15 @@ impl<'k> Target<'k> {
     }
 }
 
-/// BTF as the module's parser sees it: exact function names first, then the
-/// name without compiler suffixes (trace_fprobe/env.rs `KernelBtf`).
-struct SuffixBtf(&'static Btf<'static>);
-
-impl BtfInfo for SuffixBtf {
-    fn func_proto(&self, name: &[u8]) -> Option<u32> {
-        BtfInfo::func_proto(self.0, name)
-            .or_else(|| normalize_symbol(name).and_then(|n| BtfInfo::func_proto(self.0, n)))
-    }
-    fn struct_by_name(&self, name: &[u8]) -> Option<u32> {
-        BtfInfo::struct_by_name(self.0, name)
-    }
-    fn kind(&self, tid: u32) -> Option<u32> {
-        BtfInfo::kind(self.0, tid)
-    }
-    fn vlen(&self, tid: u32) -> u32 {
-        BtfInfo::vlen(self.0, tid)
-    }
-    fn size_or_type(&self, tid: u32) -> Option<u32> {
-        BtfInfo::size_or_type(self.0, tid)
-    }
-    fn int_data(&self, tid: u32) -> Option<u32> {
-        BtfInfo::int_data(self.0, tid)
-    }
-    fn array_elem(&self, tid: u32) -> Option<u32> {
-        BtfInfo::array_elem(self.0, tid)
-    }
-    fn array_info(&self, tid: u32) -> Option<(u32, u32, u32)> {
-        BtfInfo::array_info(self.0, tid)
-    }
-    fn param(&self, proto: u32, i: u32) -> Option<BtfParam> {
-        BtfInfo::param(self.0, proto, i)
-    }
-    fn skip_modifiers(&self, tid: u32) -> Option<u32> {
-        BtfInfo::skip_modifiers(self.0, tid)
-    }
-    fn find_member(&self, tid: u32, name: &[u8]) -> MemberLookup {
-        BtfInfo::find_member(self.0, tid, name)
-    }
-    fn name(&self, name_off: u32) -> Option<&[u8]> {
-        BtfInfo::name(self.0, name_off)
-    }
-    fn percpu_var(&self, name: &[u8]) -> Option<(u32, u32)> {
-        BtfInfo::percpu_var(self.0, name)
-    }
-}
-
 struct Env<'t, 'k> {
-    btf: Option<SuffixBtf>,
+    btf: Option<DefBtf<'static>>,
     target: &'t Target<'k>,
 }
 
 impl ProbeEnv for Env<'_, '_> {
-    type Btf = SuffixBtf;
+    type Btf = DefBtf<'static>;
 
-    fn btf(&self) -> Option<&SuffixBtf> {
+    fn btf(&self) -> Option<&DefBtf<'static>> {
         self.btf.as_ref()
     }
 
@@ -355,6 +378,177 @@ pub struct Outcome {
     pub logs: Vec<LogLine>,
     /// Indexes (into [`Session::defs`]) of definitions this write added.
     pub added: Vec<usize>,
+    /// Indexes (into [`Session::waiting`]) of definitions this write left
+    /// waiting for their module.
+    pub waiting: Vec<usize>,
+}
+
+/// What a definition became.
+enum Defined {
+    /// An event (or a probe of one).
+    Now(Entry),
+    /// Waits for its module.
+    Later(Waiting),
+}
+
+fn trim_ascii(s: &[u8]) -> &[u8] {
+    let a = s.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(s.len());
+    let b = s.iter().rposition(|c| !c.is_ascii_whitespace()).map_or(a, |b| b + 1);
+    &s[a..b]
+}
+
+/// The target as [`plan::decide`] asks it.
+struct TargetView<'s, 't, 'k> {
+    session: &'s Session<'t, 'k>,
+    /// The current function set.
+    set: Vec<FuncRec>,
+}
+
+impl plan::Kernel for TargetView<'_, '_, '_> {
+    fn resolve(&mut self, spec: &Spec<'_>) -> Resolved {
+        let (r, set) = self.session.target.resolve(spec);
+        self.set = set.into_iter().cloned().collect();
+        r
+    }
+
+    fn func(&self, i: usize) -> (&[u8], Option<&[u8]>) {
+        self.set.get(i).map_or((&[][..], None), |f| {
+            (f.name.as_bytes(), f.module.as_deref().map(str::as_bytes))
+        })
+    }
+
+    fn parse(
+        &mut self,
+        line: &[u8],
+        module: Option<&[u8]>,
+        no_funcs: bool,
+        func: Option<&[u8]>,
+        def: &mut ProbeDef,
+    ) -> Result<(), Failure> {
+        let t = self.session.target;
+        let idx = module.and_then(|m| t.btf.module_index(std::str::from_utf8(m).ok()?));
+        let env = Env {
+            btf: t.btf.btf_of(idx).map(|b| DefBtf { btf: *b, no_funcs }),
+            target: t,
+        };
+        parse_definition_for(line, &env, def, func)
+    }
+
+    fn module_defining(&mut self, name: &[u8]) -> Option<ModName> {
+        let t = self.session.target;
+        t.module_defining(name)
+            .and_then(|i| ModName::new(t.btf.module_name(i).as_bytes()))
+    }
+
+    fn tracepoint_module(&mut self, name: &[u8]) -> Option<ModName> {
+        let t = self.session.target;
+        t.tracepoint_module(name)
+            .and_then(|i| ModName::new(t.btf.module_name(i).as_bytes()))
+    }
+
+    fn tracepoint_exists(&mut self, name: &[u8]) -> bool {
+        self.session.target.tracepoint_exists(name)
+    }
+
+    fn attach_errno(&mut self, sym: &[u8]) -> i32 {
+        if self.session.target.attachable(sym) {
+            -trace_probe::errors::ENOENT
+        } else {
+            -trace_probe::errors::EINVAL
+        }
+    }
+
+    fn can_attach_set(&mut self) -> Result<(), i32> {
+        // The set came from the list of what ftrace can attach to.
+        Ok(())
+    }
+
+    fn symbol_exists(&mut self, name: &[u8]) -> bool {
+        self.session.target.symbol_exists(name)
+    }
+
+    fn with_event<R>(
+        &mut self,
+        group: &[u8],
+        event: &[u8],
+        f: impl FnOnce(&mut dyn Iterator<Item = StoredDef<'_>>) -> R,
+    ) -> Option<R> {
+        let s = self.session;
+        let idx = s.by_name.get(&(group.to_vec(), event.to_vec()))?;
+        if idx.is_empty() {
+            return None;
+        }
+        Some(f(&mut idx.iter().map(|&i| s.defs[i].def.stored())))
+    }
+
+    fn name_use(&mut self, group: &[u8], event: &[u8]) -> NameUse {
+        let s = self.session;
+        let key = (
+            String::from_utf8_lossy(group).into_owned(),
+            String::from_utf8_lossy(event).into_owned(),
+        );
+        if s.target.facts.existing.contains(&key) {
+            NameUse::Taken
+        } else if s
+            .waiting
+            .iter()
+            .any(|w| w.name.0 == group && w.name.1 == event)
+        {
+            NameUse::Waiting
+        } else {
+            NameUse::Free
+        }
+    }
+}
+
+/// A definition's parts, owned (an extra fetch group of a set).
+struct OwnedDef {
+    head: DefHead,
+    args: Vec<ProbeArg>,
+    entry: Vec<u16>,
+    text: Vec<u8>,
+}
+
+/// [`plan::Groups`] that keeps each group's definition.
+#[derive(Default)]
+struct OwnedGroups {
+    extra: Vec<OwnedDef>,
+    of: Vec<usize>,
+}
+
+impl plan::Groups for OwnedGroups {
+    fn extra(&self) -> usize {
+        self.extra.len()
+    }
+
+    fn extra_def(&self, g: usize) -> StoredDef<'_> {
+        let o = &self.extra[g];
+        StoredDef {
+            head: o.head,
+            args: &o.args,
+            entry: &o.entry,
+            text: &o.text,
+        }
+    }
+
+    fn new_group(&mut self, def: &StoredDef<'_>) -> Result<(), i32> {
+        self.extra.push(OwnedDef {
+            head: def.head,
+            args: def.args.to_vec(),
+            entry: def.entry.to_vec(),
+            text: def.text.to_vec(),
+        });
+        Ok(())
+    }
+
+    fn member(&mut self, _func: usize, group: usize) -> Result<(), i32> {
+        self.of.push(group);
+        Ok(())
+    }
+
+    fn group_of(&self, func: usize) -> usize {
+        self.of.get(func).copied().unwrap_or(0)
+    }
 }
 
 /// `errno` (negative) by name, `"0"` for success.
@@ -387,6 +581,22 @@ pub struct Entry {
     pub def: Box<ProbeDef>,
     /// Module index into [`KernelBtf`], `None` for vmlinux.
     pub module: Option<usize>,
+    /// What the probe waits for, if it is not attached at once (a module
+    /// function or tracepoint that is not loaded).
+    pub pending: Option<String>,
+    /// A list item that matches no traceable function (accepted, as by
+    /// the module, but most likely a typo).
+    pub unmatched: Option<String>,
+}
+
+/// A definition that waits for its module (kept as written).
+pub struct Waiting {
+    /// `GROUP`, `EVENT`.
+    pub name: (Vec<u8>, Vec<u8>),
+    /// The module.
+    pub module: String,
+    /// The line as written.
+    pub line: Vec<u8>,
 }
 
 /// An offline `dynamic_events` of rfprobe.
@@ -396,6 +606,8 @@ pub struct Session<'t, 'k> {
     /// `(group, event)` → indexes into `defs` (checking 10 000 definitions
     /// must not scan every earlier one).
     by_name: HashMap<(Vec<u8>, Vec<u8>), Vec<usize>>,
+    /// Definitions waiting for their module, as the module keeps them.
+    waiting: Vec<Waiting>,
 }
 
 impl<'t, 'k> Session<'t, 'k> {
@@ -405,12 +617,18 @@ impl<'t, 'k> Session<'t, 'k> {
             target,
             defs: Vec::new(),
             by_name: HashMap::new(),
+            waiting: Vec::new(),
         }
     }
 
     /// The definitions, in creation order (the `dynamic_events` order).
     pub fn defs(&self) -> &[Entry] {
         &self.defs
+    }
+
+    /// The definitions that wait for their module.
+    pub fn waiting(&self) -> &[Waiting] {
+        &self.waiting
     }
 
     /// One `write()` of `text` (a newline is appended) to `dynamic_events`:
@@ -438,8 +656,17 @@ impl<'t, 'k> Session<'t, 'k> {
             Command::NotProbe => Err(-EINVAL),
             Command::BadRemove(e) => Err(e),
             Command::Remove(spec) => {
-                let before = self.defs.len();
+                let before = self.defs.len() + self.waiting.len();
                 self.defs.retain(|d| !d.def.stored().matches(&spec));
+                self.waiting.retain(|w| {
+                    let sym_ok = match spec.args().next() {
+                        None => true,
+                        Some(sym) => func_part(&w.line) == Some(sym),
+                    };
+                    !((spec.event.is_empty() || spec.event == &w.name.1[..])
+                        && spec.system.is_none_or(|g| g == &w.name.0[..])
+                        && sym_ok)
+                });
                 self.by_name.clear();
                 for (i, e) in self.defs.iter().enumerate() {
                     let d = e.def.stored();
@@ -448,145 +675,114 @@ impl<'t, 'k> Session<'t, 'k> {
                         .or_default()
                         .push(i);
                 }
-                if self.defs.len() == before {
+                if self.defs.len() + self.waiting.len() == before {
                     Err(-ENOENT)
                 } else {
                     Ok(())
                 }
             }
-            Command::Define => {
-                let e = self.define(line, &mut out.logs)?;
-                let d = e.def.stored();
-                self.by_name
-                    .entry((d.group().to_vec(), d.event().to_vec()))
-                    .or_default()
-                    .push(self.defs.len());
-                out.added.push(self.defs.len());
-                self.defs.push(e);
-                Ok(())
-            }
+            Command::Define => match self.define(line, &mut out.logs)? {
+                Defined::Now(e) => {
+                    let d = e.def.stored();
+                    self.by_name
+                        .entry((d.group().to_vec(), d.event().to_vec()))
+                        .or_default()
+                        .push(self.defs.len());
+                    out.added.push(self.defs.len());
+                    self.defs.push(e);
+                    Ok(())
+                }
+                Defined::Later(w) => {
+                    out.waiting.push(self.waiting.len());
+                    self.waiting.push(w);
+                    Ok(())
+                }
+            },
         }
     }
 
-    fn define(&self, line: &[u8], logs: &mut Vec<LogLine>) -> Result<Entry, i32> {
+    /// One definition: [`plan::decide`] (the module's own decision) on the
+    /// target; nothing is executed but the compilation of the record
+    /// program, as the module compiles it.
+    fn define(&self, line: &[u8], logs: &mut Vec<LogLine>) -> Result<Defined, i32> {
         let t = self.target;
-        let module = t.module_for(line);
         let mut def = Box::new(ProbeDef::new());
-        let fail = |def: &ProbeDef, f: Failure, logs: &mut Vec<LogLine>| {
-            logs.extend(log_lines(def, line, &f));
-            Err(f.errno)
+        let mut second = Box::new(ProbeDef::new());
+        let mut view = TargetView {
+            session: self,
+            set: Vec::new(),
         };
-        let env = Env {
-            btf: t.btf.btf_of(module).map(SuffixBtf),
-            target: t,
+        let mut groups = OwnedGroups::default();
+        let verdict = plan::decide(&mut view, line, &mut def, &mut second, &mut groups);
+        let plan = match verdict {
+            Verdict::Define(p) => p,
+            Verdict::Wait { module } => {
+                let d = def.stored();
+                return Ok(Defined::Later(Waiting {
+                    name: (d.group().to_vec(), d.event().to_vec()),
+                    module: String::from_utf8_lossy(module.as_bytes()).into_owned(),
+                    line: trim_ascii(line).to_vec(),
+                }));
+            }
+            Verdict::Reject(r) => {
+                let ws: &ProbeDef = match r.ws {
+                    Workspace::Main => &def,
+                    Workspace::Second => &second,
+                };
+                let func = r
+                    .func
+                    .and_then(|i| view.set.get(i))
+                    .map(|f| match &f.module {
+                        Some(m) => format!("{m}:{}", f.name),
+                        None => f.name.clone(),
+                    })
+                    .unwrap_or_default();
+                logs.extend(log_lines_for(ws, line, &r.failure, func.as_bytes()));
+                return Err(r.failure.errno);
+            }
         };
-        let spec = func_part(line).and_then(|t| Spec::parse(t).ok());
-        let set = spec.as_ref().filter(|s| s.single().is_none());
-        let mut members = Vec::new();
-        if let Some(sp) = set {
-            members = t.set_members(sp);
+        // The record program, compiled as the module compiles it (`@SYM`
+        // addresses are placeholders offline; they were checked above).
+        if compile(&def.stored()).is_err() {
+            let f = plan::compile_failure(&def, line, false);
+            logs.extend(log_lines(&def, line, &f));
+            return Err(f.errno);
         }
-        if let Err(f) = parse_definition(line, &env, &mut def) {
-            // A set's BTF arguments are typed per function (below).
-            if set.is_none() || members.is_empty() || !needs_function_btf(&f) {
-                return fail(&def, f, logs);
-            }
-            let mut other = Box::new(ProbeDef::new());
-            for (i, (m, name)) in members.iter().enumerate() {
-                let env = Env {
-                    btf: t.btf.btf_of(*m).map(SuffixBtf),
-                    target: t,
-                };
-                let r = if i == 0 {
-                    parse_definition_for(line, &env, &mut def, Some(name))
-                } else {
-                    parse_definition_for(line, &env, &mut other, Some(name))
-                };
-                let mut func = m
-                    .map(|i| format!("{}:", t.btf.module_name(i)))
-                    .unwrap_or_default()
-                    .into_bytes();
-                func.extend_from_slice(name);
-                let ws: &ProbeDef = if i == 0 { &def } else { &other };
-                let bad = match r {
-                    Err(fl) => Some((
-                        fl.last().map_or(ws.log_pos(line, 1, 0), |e| e.pos),
-                        fl.first(),
-                    )),
-                    Ok(()) if i > 0 => same_layout(&def.stored(), &ws.stored())
-                        .err()
-                        .map(|k| (ws.log_pos(line, k + 2, 0), None)),
-                    Ok(()) => None,
-                };
-                if let Some((pos, prev)) = bad {
-                    let mut e = LogEntry::new(ErrCode::ArgDiffers, pos);
-                    e.detail = Detail::Func;
-                    let f = Failure {
-                        errno: -trace_probe::errors::EINVAL,
-                        entries: if prev.is_some() {
-                            [prev, Some(e)]
-                        } else {
-                            [Some(e), None]
-                        },
-                    };
-                    logs.extend(log_lines_for(ws, line, &f, &func));
-                    return Err(f.errno);
-                }
-            }
-        }
-        let d = def.stored();
-        let siblings: Vec<StoredDef<'_>> = self
-            .by_name
-            .get(&(d.group().to_vec(), d.event().to_vec()))
-            .map(|v| v.iter().map(|&i| self.defs[i].def.stored()).collect())
-            .unwrap_or_default();
-        if !siblings.is_empty() {
-            if let Err(f) = check_append(&def, line, siblings) {
-                return fail(&def, f, logs);
-            }
-        } else if t.facts.existing.contains(&(
-            String::from_utf8_lossy(d.group()).into_owned(),
-            String::from_utf8_lossy(d.event()).into_owned(),
-        )) {
-            return fail(&def, event_exists_failure(&def, line), logs);
-        }
-        let registration = |errno: i32, logs: &mut Vec<LogLine>| {
-            let mut f = Failure::silent(errno);
-            f.entries[0] = registration_failure(&def, line, errno);
-            fail(&def, f, logs)
+        let pending = match plan.target {
+            plan::Target::PendingFunc => plan.home.map(|m| {
+                format!(
+                    "module {} is not loaded: attached when it loads",
+                    String::from_utf8_lossy(m.as_bytes())
+                )
+            }),
+            plan::Target::Tracepoint { found: false } => Some(format!(
+                "tracepoint {} is not loaded: attached when a module brings it",
+                String::from_utf8_lossy(def.stored().symbol())
+            )),
+            _ => None,
         };
-        // Attach (ftrace filter), then `@SYM`, then compile: the module's order.
-        if set.is_some() && members.is_empty() {
-            let f = Failure::logged(
-                -trace_probe::errors::ENOENT,
-                ErrCode::NoFuncMatch,
-                def.log_pos(line, 1, 0),
-            );
-            return fail(&def, f, logs);
-        }
-        let single = spec.as_ref().and_then(|s| s.single());
-        if !d.is_tracepoint() && set.is_none() {
-            let name = single.map_or(d.symbol(), |i| i.name);
-            if !t.attachable(name) && single.is_none_or(|i| i.module.is_none()) {
-                return registration(-trace_probe::errors::EINVAL, logs);
-            }
-        }
-        if let Err(errno) = d.check_symbols(|s| t.symbol_exists(s)) {
-            return registration(errno, logs);
-        }
-        if let Err((_, e)) = compile(&d) {
-            let errno = match e {
-                CompileError::TooManyArgs => -trace_probe::errors::E2BIG,
-                _ => -trace_probe::errors::EINVAL,
-            };
-            return registration(errno, logs);
-        }
-        Ok(Entry { def, module })
+        let module = plan
+            .typed_by
+            .and_then(|m| t.btf.module_index(std::str::from_utf8(m.as_bytes()).ok()?));
+        let unmatched = plan.unmatched.and_then(|(at, len)| {
+            let part = func_part(line)?;
+            Some(String::from_utf8_lossy(part.get(at..at + len)?).into_owned())
+        });
+        Ok(Defined::Now(Entry {
+            def,
+            module,
+            pending,
+            unmatched,
+        }))
     }
 
     /// The `dynamic_events` listing, one line per definition.
     pub fn listing(&self) -> Vec<String> {
-        self.defs.iter().map(|e| show(&e.def)).collect()
+        let waiting = self
+            .waiting
+            .iter()
+            .map(|w| String::from_utf8_lossy(&w.line).into_owned());
+        self.defs.iter().map(|e| show(&e.def)).chain(waiting).collect()
     }
 
     /// `GROUP/EVENT` names of the events, in listing order, each once.

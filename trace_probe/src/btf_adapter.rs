@@ -114,3 +114,64 @@ impl BtfInfo for Btf<'_> {
         Btf::name(self, name_off).ok()
     }
 }
+
+/// BTF as rfprobe's definitions see it (the module and `rfprobe check`
+/// alike): exact function names first, then (unlike C 6.12) the name with
+/// compiler suffixes stripped (`foo.isra.0` → `foo`), so BTF arguments work
+/// on such functions too.
+///
+/// `no_funcs` set: no function prototypes at all (a function of a module
+/// that is not loaded must not be typed by a vmlinux function of its name).
+pub struct DefBtf<'a> {
+    /// vmlinux, or a module's split BTF on top of it.
+    pub btf: Btf<'a>,
+    /// No function prototypes.
+    pub no_funcs: bool,
+}
+
+impl BtfInfo for DefBtf<'_> {
+    fn func_proto(&self, name: &[u8]) -> Option<u32> {
+        if self.no_funcs {
+            return None;
+        }
+        BtfInfo::func_proto(&self.btf, name).or_else(|| {
+            super::btf_query::normalize_symbol(name).and_then(|n| BtfInfo::func_proto(&self.btf, n))
+        })
+    }
+    fn struct_by_name(&self, name: &[u8]) -> Option<u32> {
+        BtfInfo::struct_by_name(&self.btf, name)
+    }
+    fn kind(&self, tid: u32) -> Option<u32> {
+        BtfInfo::kind(&self.btf, tid)
+    }
+    fn vlen(&self, tid: u32) -> u32 {
+        BtfInfo::vlen(&self.btf, tid)
+    }
+    fn size_or_type(&self, tid: u32) -> Option<u32> {
+        BtfInfo::size_or_type(&self.btf, tid)
+    }
+    fn int_data(&self, tid: u32) -> Option<u32> {
+        BtfInfo::int_data(&self.btf, tid)
+    }
+    fn array_elem(&self, tid: u32) -> Option<u32> {
+        BtfInfo::array_elem(&self.btf, tid)
+    }
+    fn array_info(&self, tid: u32) -> Option<(u32, u32, u32)> {
+        BtfInfo::array_info(&self.btf, tid)
+    }
+    fn param(&self, proto: u32, i: u32) -> Option<BtfParam> {
+        BtfInfo::param(&self.btf, proto, i)
+    }
+    fn skip_modifiers(&self, tid: u32) -> Option<u32> {
+        BtfInfo::skip_modifiers(&self.btf, tid)
+    }
+    fn find_member(&self, tid: u32, name: &[u8]) -> MemberLookup {
+        BtfInfo::find_member(&self.btf, tid, name)
+    }
+    fn name(&self, name_off: u32) -> Option<&[u8]> {
+        BtfInfo::name(&self.btf, name_off)
+    }
+    fn percpu_var(&self, name: &[u8]) -> Option<(u32, u32)> {
+        BtfInfo::percpu_var(&self.btf, name)
+    }
+}

@@ -21,6 +21,7 @@ pub mod errors;
 pub mod kstr;
 pub mod layout;
 pub mod multi;
+pub mod plan;
 pub mod parse;
 pub mod probe;
 pub mod resolve;

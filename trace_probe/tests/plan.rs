@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+//! `plan::decide`, the one definition path of the module and the tool, on a
+//! mock kernel: function lists with same-name functions, modules loaded or
+//! not, tracepoints, event names. Each case is a verdict the module and
+//! `rfprobe check` once disagreed on (issue 25), or a branch of the order C
+//! checks in.
+
+mod defs_common;
+
+use defs_common::{Env, DATA_SYMBOLS};
+use trace_probe::errors::{Detail, ErrCode, Failure, EEXIST, EINVAL, ENOENT};
+use trace_probe::funcspec::{At, Spec};
+use trace_probe::parse::parse_definition_for;
+use trace_probe::plan::{
+    self, Groups, Kernel, ModName, NameUse, Resolved, Target, Verdict, Workspace,
+};
+use trace_probe::probe::{ProbeDef, StoredDef};
+
+/// (address, name, module) of the mock's traceable functions.
+const FUNCS: &[(u64, &str, Option<&str>)] = &[
+    (0xffff_ffff_8100_1000, "vfs_read", None),
+    (0xffff_ffff_8100_2000, "vfs_write", None),
+    (0xffff_ffff_8100_3000, "align_show", None),
+    (0xffff_ffff_8100_4000, "align_show", None),
+    (0xffff_ffff_8100_5000, "align_show", None),
+    (0xffff_ffff_8100_6000, "kfree", None),
+    (0xffff_ffff_c000_1000, "lm_func", Some("loadedmod")),
+    (0xffff_ffff_c000_2000, "lm_other", Some("loadedmod")),
+];
+
+struct Mock {
+    btf: Env,
+    set: Vec<(u64, &'static str, Option<&'static str>)>,
+    ours: Vec<Box<ProbeDef>>,
+    taken: Vec<(&'static str, &'static str)>,
+    waiting: Vec<(String, String)>,
+    tracepoints: &'static [&'static str],
+}
+
+impl Mock {
+    fn new() -> Mock {
+        Mock {
+            btf: Env::no_btf(),
+            set: Vec::new(),
+            ours: Vec::new(),
+            taken: vec![("sched", "sched_switch")],
+            waiting: Vec::new(),
+            tracepoints: &["sched_switch", "kfree"],
+        }
+    }
+}
+
+impl Kernel for Mock {
+    fn resolve(&mut self, spec: &Spec<'_>) -> Resolved {
+        self.set.clear();
+        let Some(item) = spec.single() else {
+            self.set = FUNCS
+                .iter()
+                .copied()
+                .filter(|(_, n, m)| spec.matches(m.map(str::as_bytes), n.as_bytes()))
+                .collect();
+            return if self.set.is_empty() {
+                Resolved::NoMatch
+            } else {
+                Resolved::Funcs(self.set.len())
+            };
+        };
+        if let Some(m) = item.module {
+            if !FUNCS.iter().any(|f| f.2.map(str::as_bytes) == Some(m)) {
+                return Resolved::Pending;
+            }
+        }
+        let named = FUNCS.iter().copied().filter(|(_, n, m)| {
+            n.as_bytes() == item.name
+                && item.module.is_none_or(|w| m.map(str::as_bytes) == Some(w))
+        });
+        match item.at {
+            At::None => {
+                self.set = named.collect();
+                match self.set.len() {
+                    0 => Resolved::NotFound,
+                    1 => Resolved::Funcs(1),
+                    n => Resolved::Ambiguous(n as u32),
+                }
+            }
+            At::All => {
+                self.set = named.collect();
+                if self.set.is_empty() {
+                    Resolved::NotFound
+                } else {
+                    Resolved::Funcs(self.set.len())
+                }
+            }
+            At::Addr(a) => {
+                self.set = named.filter(|f| f.0 == a).collect();
+                if self.set.is_empty() {
+                    Resolved::BadAddr
+                } else {
+                    Resolved::Funcs(self.set.len())
+                }
+            }
+        }
+    }
+
+    fn func(&self, i: usize) -> (&[u8], Option<&[u8]>) {
+        let f = self.set[i];
+        (f.1.as_bytes(), f.2.map(str::as_bytes))
+    }
+
+    fn parse(
+        &mut self,
+        line: &[u8],
+        _module: Option<&[u8]>,
+        no_funcs: bool,
+        func: Option<&[u8]>,
+        def: &mut ProbeDef,
+    ) -> Result<(), Failure> {
+        assert!(!no_funcs || self.btf.btf.is_none() || func.is_none());
+        parse_definition_for(line, &self.btf, def, func)
+    }
+
+    fn module_defining(&mut self, _name: &[u8]) -> Option<ModName> {
+        None
+    }
+
+    fn tracepoint_module(&mut self, _name: &[u8]) -> Option<ModName> {
+        None
+    }
+
+    fn tracepoint_exists(&mut self, name: &[u8]) -> bool {
+        self.tracepoints.iter().any(|t| t.as_bytes() == name)
+    }
+
+    fn attach_errno(&mut self, _sym: &[u8]) -> i32 {
+        -EINVAL
+    }
+
+    fn can_attach_set(&mut self) -> Result<(), i32> {
+        Ok(())
+    }
+
+    fn symbol_exists(&mut self, name: &[u8]) -> bool {
+        DATA_SYMBOLS.iter().any(|(s, _)| s.as_bytes() == name)
+    }
+
+    fn with_event<R>(
+        &mut self,
+        group: &[u8],
+        event: &[u8],
+        f: impl FnOnce(&mut dyn Iterator<Item = StoredDef<'_>>) -> R,
+    ) -> Option<R> {
+        let mut it = self
+            .ours
+            .iter()
+            .map(|d| d.stored())
+            .filter(|d| d.group() == group && d.event() == event)
+            .peekable();
+        it.peek()?;
+        Some(f(&mut it))
+    }
+
+    fn name_use(&mut self, group: &[u8], event: &[u8]) -> NameUse {
+        if self
+            .taken
+            .iter()
+            .any(|(g, e)| g.as_bytes() == group && e.as_bytes() == event)
+        {
+            NameUse::Taken
+        } else if self
+            .waiting
+            .iter()
+            .any(|(g, e)| g.as_bytes() == group && e.as_bytes() == event)
+        {
+            NameUse::Waiting
+        } else {
+            NameUse::Free
+        }
+    }
+}
+
+#[derive(Default)]
+struct Members(Vec<usize>);
+
+impl Groups for Members {
+    fn extra(&self) -> usize {
+        0
+    }
+    fn extra_def(&self, _g: usize) -> StoredDef<'_> {
+        unreachable!("no extra groups without BTF")
+    }
+    fn new_group(&mut self, _def: &StoredDef<'_>) -> Result<(), i32> {
+        unreachable!("no extra groups without BTF")
+    }
+    fn member(&mut self, _func: usize, group: usize) -> Result<(), i32> {
+        self.0.push(group);
+        Ok(())
+    }
+    fn group_of(&self, func: usize) -> usize {
+        self.0[func]
+    }
+}
+
+/// Decides `line` on `k`; on `Define` the definition joins `k`'s events.
+fn decide(k: &mut Mock, line: &str) -> (Verdict, Box<ProbeDef>) {
+    let mut def = Box::new(ProbeDef::new());
+    let mut second = Box::new(ProbeDef::new());
+    let mut g = Members::default();
+    let v = plan::decide(k, line.as_bytes(), &mut def, &mut second, &mut g);
+    (v, def)
+}
+
+fn rejected(v: Verdict) -> (i32, ErrCode, u32, Detail, Workspace) {
+    match v {
+        Verdict::Reject(r) => {
+            let e = r.failure.last().expect("a logged entry");
+            (r.failure.errno, e.code, e.pos, e.detail, r.ws)
+        }
+        v => panic!("expected a rejection, got {v:?}"),
+    }
+}
+
+fn defined(v: Verdict) -> plan::Plan {
+    match v {
+        Verdict::Define(p) => p,
+        v => panic!("expected a definition, got {v:?}"),
+    }
+}
+
+#[test]
+fn same_name_functions_need_an_address() {
+    let mut k = Mock::new();
+    let (v, _) = decide(&mut k, "f align_show");
+    let (errno, code, pos, detail, _) = rejected(v);
+    assert_eq!((errno, code, pos), (-EINVAL, ErrCode::NonUniqFunc, 2));
+    assert!(matches!(detail, Detail::Count(3)));
+    // One of them by address, all of them with @*.
+    let p = defined(decide(&mut k, "f align_show@ffffffff81004000").0);
+    assert_eq!(p.target, Target::Funcs { count: 1, per_func: false });
+    let p = defined(decide(&mut k, "f align_show@*").0);
+    assert_eq!(p.target, Target::Funcs { count: 3, per_func: false });
+}
+
+#[test]
+fn an_address_that_is_no_function_of_the_name() {
+    let mut k = Mock::new();
+    let (errno, code, pos, _, _) = rejected(decide(&mut k, "f align_show@ffffffff00000000").0);
+    assert_eq!((errno, code, pos), (-ENOENT, ErrCode::BadFuncAddr, 2));
+}
+
+#[test]
+fn a_module_that_is_not_loaded() {
+    let mut k = Mock::new();
+    // Arguments that need the module's BTF: the definition waits.
+    let (v, def) = decide(&mut k, "f notloaded:nl_func a7 a8->name:string");
+    match v {
+        Verdict::Wait { module } => assert_eq!(module.as_bytes(), b"notloaded"),
+        v => panic!("expected Wait, got {v:?}"),
+    }
+    let name = |d: &ProbeDef| {
+        let s = d.stored();
+        (
+            String::from_utf8_lossy(s.group()).into_owned(),
+            String::from_utf8_lossy(s.event()).into_owned(),
+        )
+    };
+    let waiting = name(&def);
+    // Without them: an event now, its probe attached when the module comes.
+    let p = defined(decide(&mut k, "f notloaded:nl_func").0);
+    assert_eq!(p.target, Target::PendingFunc);
+    assert_eq!(p.home.map(|m| m.as_bytes().to_vec()), Some(b"notloaded".to_vec()));
+    // A waiting definition keeps its name: a second one with it is EEXIST.
+    k.waiting.push(waiting);
+    let (v, _) = decide(&mut k, "f notloaded:nl_func a7");
+    match v {
+        Verdict::Reject(r) => assert_eq!(r.failure.errno, -EEXIST),
+        v => panic!("expected EEXIST, got {v:?}"),
+    }
+    let (errno, code, ..) = rejected(decide(&mut k, "f notloaded:nl_func").0);
+    assert_eq!((errno, code), (-EEXIST, ErrCode::EventExist));
+}
+
+#[test]
+fn a_loaded_module_function_is_homed_there() {
+    let mut k = Mock::new();
+    let p = defined(decide(&mut k, "f loadedmod:lm_func").0);
+    assert_eq!(p.target, Target::Funcs { count: 1, per_func: false });
+    assert_eq!(p.home.map(|m| m.as_bytes().to_vec()), Some(b"loadedmod".to_vec()));
+    let p = defined(decide(&mut k, "f lm_func").0);
+    assert_eq!(p.home.map(|m| m.as_bytes().to_vec()), Some(b"loadedmod".to_vec()));
+}
+
+#[test]
+fn tracepoints_missing_or_not() {
+    let mut k = Mock::new();
+    let p = defined(decide(&mut k, "t sched_swich").0);
+    assert_eq!(p.target, Target::Tracepoint { found: false });
+    let p = defined(decide(&mut k, "t kfree").0);
+    assert_eq!(p.target, Target::Tracepoint { found: true });
+    // sched/sched_switch is a static event's name.
+    let (errno, code, pos, ..) = rejected(decide(&mut k, "t:sched/sched_switch sched_switch").0);
+    assert_eq!((errno, code, pos), (-EEXIST, ErrCode::EventExist, 0));
+}
+
+#[test]
+fn lists_and_globs() {
+    let mut k = Mock::new();
+    let p = defined(decide(&mut k, "f vfs_read,vfs_write").0);
+    assert_eq!(p.target, Target::Funcs { count: 2, per_func: false });
+    assert_eq!(p.unmatched, None);
+    // An item that matches nothing is accepted (as ftrace accepts it), and
+    // named so that the tool can say so.
+    let p = defined(decide(&mut k, "f:x/y vfs_read,nosuch").0);
+    assert_eq!(p.target, Target::Funcs { count: 1, per_func: false });
+    assert_eq!(p.unmatched, Some((9, 6)));
+    let p = defined(decide(&mut k, "f:x/z vfs_*,!vfs_write").0);
+    assert_eq!(p.target, Target::Funcs { count: 1, per_func: false });
+    let (errno, code, pos, ..) = rejected(decide(&mut k, "f nosuch_*,nosuch2").0);
+    assert_eq!((errno, code, pos), (-ENOENT, ErrCode::NoFuncMatch, 2));
+}
+
+#[test]
+fn unknown_function_and_symbol_are_registration_errors() {
+    let mut k = Mock::new();
+    let (errno, code, pos, ..) = rejected(decide(&mut k, "f no_such_function").0);
+    assert_eq!((errno, code, pos), (-EINVAL, ErrCode::FailRegProbe, 2));
+    let (errno, code, ..) = rejected(decide(&mut k, "f vfs_read @no_such_symbol").0);
+    assert_eq!((errno, code), (-ENOENT, ErrCode::BadProbeAddr));
+    defined(decide(&mut k, "f vfs_read @jiffies").0);
+}
+
+#[test]
+fn parse_errors_come_first() {
+    let mut k = Mock::new();
+    // An ambiguous function with a bad argument: the argument's error.
+    let (errno, code, ..) = rejected(decide(&mut k, "f align_show $nonexistent").0);
+    assert_eq!((errno, code), (-EINVAL, ErrCode::BadVar));
+}
+
+#[test]
+fn appending_to_our_event() {
+    let mut k = Mock::new();
+    let (v, def) = decide(&mut k, "f:g/e vfs_read");
+    assert!(!defined(v).append);
+    k.ours.push(def);
+    let p = defined(decide(&mut k, "f:g/e vfs_write").0);
+    assert!(p.append);
+    // Same probe twice; then exit-ness differing.
+    let (errno, code, ..) = rejected(decide(&mut k, "f:g/e vfs_read").0);
+    assert_eq!((errno, code), (-EEXIST, ErrCode::SameProbe));
+    let (errno, code, ..) = rejected(decide(&mut k, "f:g/e vfs_write%return").0);
+    assert_eq!((errno, code), (-EEXIST, ErrCode::DiffProbeType));
+}
+
+#[test]
+fn a_failed_compile_is_a_registration_error() {
+    let def = Box::new(ProbeDef::new());
+    let f = plan::compile_failure(&def, b"f vfs_read", false);
+    assert_eq!(f.errno, -EINVAL);
+    assert_eq!(f.last().map(|e| e.code), Some(ErrCode::FailRegProbe));
+}
+
+#[test]
+fn module_names_are_held_without_allocation() {
+    let m = ModName::new(b"rfprobe_testmod").unwrap();
+    assert_eq!(m.as_bytes(), b"rfprobe_testmod");
+    assert!(ModName::new(&[b'a'; 57]).is_none());
+    assert_eq!(ModName::new(&[b'a'; 56]).unwrap().as_bytes().len(), 56);
+}
