@@ -644,75 +644,58 @@ void notrace rfprobe_perf_regs(struct pt_regs *dst, const struct pt_regs *src)
 NOKPROBE_SYMBOL(rfprobe_perf_regs);
 
 /*
- * Records of a removed event. The core marks the instances a removed event
- * was enabled in (tr->clear_trace) but clears them only from code that
- * modules cannot reach (tracing_reset_all_online_cpus() is not exported).
- * rfprobe clears them itself with the exported ring-buffer API, as
- * tracing_reset_online_cpus() does.
+ * Records of a removed event. trace_remove_event_call() marks every
+ * instance the event was ever enabled in (tr->clear_trace, from the file's
+ * WAS_ENABLED flag) and leaves the reset to its caller: C's
+ * dyn_event_release() consumes the marks at once with
+ * tracing_reset_all_online_cpus(), which modules cannot call. rfprobe
+ * consumes them the same way, under event_mutex right after the removal:
+ * each marked instance is reset (the exported ring-buffer API, as
+ * tracing_reset_online_cpus() does) and its mark cleared. A mark left set
+ * would make the next reset by anyone (any dynamic event removal, any
+ * module unload) wipe records written long after the removal.
  *
- * struct trace_array is private to kernel/trace/trace.h. Its first members
- * (6.12) are mirrored here; each array_buffer points back to its
- * trace_array, which is checked before its buffer is used, and when the
- * private header is available (a full kernel tree) the offsets are checked
- * at build time.
+ * The instances are not remembered: the core's marks say which they are,
+ * so an instance removed and another created at its address meanwhile is
+ * never touched, and a failed enable marks nothing.
+ *
+ * struct trace_array is private to kernel/trace/trace.h (a full kernel
+ * tree). Without it the marks are left to the core, which consumes them at
+ * the next reset (documented in Documentation/design.rst).
  */
-struct rfprobe_array_buffer {
-	struct trace_array *tr;
-	struct trace_buffer *buffer;
-	void __percpu *data;
-	u64 time_start;
-	int cpu;
-};
-
-struct rfprobe_trace_array_head {
-	struct list_head list;
-	char *name;
-	struct rfprobe_array_buffer array_buffer;
-#ifdef CONFIG_TRACER_MAX_TRACE
-	struct rfprobe_array_buffer max_buffer;
-#endif
-};
-
 #ifdef RFPROBE_HAVE_TRACE_H
 #include RFPROBE_HAVE_TRACE_H
-static_assert(offsetof(struct trace_array, list) == offsetof(struct rfprobe_trace_array_head, list));
-static_assert(offsetof(struct trace_array, array_buffer) ==
-	      offsetof(struct rfprobe_trace_array_head, array_buffer));
-static_assert(sizeof(struct array_buffer) == sizeof(struct rfprobe_array_buffer));
-static_assert(offsetof(struct array_buffer, buffer) == offsetof(struct rfprobe_array_buffer, buffer));
-#ifdef CONFIG_TRACER_MAX_TRACE
-static_assert(offsetof(struct trace_array, max_buffer) ==
-	      offsetof(struct rfprobe_trace_array_head, max_buffer));
-#endif
-#endif
 
-static void rfprobe_array_buffer_clear(struct trace_array *tr, struct rfprobe_array_buffer *ab)
+static void rfprobe_array_buffer_reset(struct array_buffer *ab)
 {
-	if (READ_ONCE(ab->tr) != tr) {
-		pr_warn_once("rfprobe: unknown trace_array layout, trace buffers not cleared\n");
-		return;
-	}
 	/* Disables recording, waits for running commits, resets every CPU. */
 	if (ab->buffer)
 		ring_buffer_reset(ab->buffer);
 }
 
-bool rfprobe_trace_array_clear(struct list_head *trace_arrays, struct trace_array *tr)
+int rfprobe_consume_clear_trace(struct list_head *trace_arrays)
 {
-	struct rfprobe_trace_array_head *head = (struct rfprobe_trace_array_head *)tr;
-	struct list_head *pos;
+	struct trace_array *tr;
+	int n = 0;
 
-	list_for_each(pos, trace_arrays) {
-		if (pos != &head->list)
+	list_for_each_entry(tr, trace_arrays, list) {
+		if (!READ_ONCE(tr->clear_trace))
 			continue;
-		rfprobe_array_buffer_clear(tr, &head->array_buffer);
+		rfprobe_array_buffer_reset(&tr->array_buffer);
 #ifdef CONFIG_TRACER_MAX_TRACE
-		rfprobe_array_buffer_clear(tr, &head->max_buffer);
+		rfprobe_array_buffer_reset(&tr->max_buffer);
 #endif
-		return true;
+		WRITE_ONCE(tr->clear_trace, false);
+		n++;
 	}
-	return false;
+	return n;
 }
+#else
+int rfprobe_consume_clear_trace(struct list_head *trace_arrays)
+{
+	return -EOPNOTSUPP;
+}
+#endif
 
 /*
  * The direct record path (see Documentation/design.rst, "Record path"):

@@ -121,11 +121,12 @@ void rfprobe_perf_discard(void *rec, int rctx);
 void rfprobe_perf_regs(struct pt_regs *dst, const struct pt_regs *src);
 
 /*
- * Clears the ring buffers of trace instance @tr if it is still on
- * @trace_arrays (ftrace_trace_arrays); caller holds event_mutex.
+ * After trace_remove_event_call(): resets the instances of @trace_arrays
+ * (ftrace_trace_arrays) the core marked clear_trace and clears the marks,
+ * as C's dyn_event_release() does; caller holds event_mutex. Returns how
+ * many were reset, or -EOPNOTSUPP without kernel/trace/trace.h.
  */
-struct trace_array;
-bool rfprobe_trace_array_clear(struct list_head *trace_arrays, struct trace_array *tr);
+int rfprobe_consume_clear_trace(struct list_head *trace_arrays);
 
 /*
  * The direct record path (rfprobe_helpers.c). rfprobe_direct_init() takes

@@ -1022,7 +1022,10 @@ impl plan::Kernel for KernelView<'_> {
             .iter()
             .find(|e| e.group() == group && e.name() == event)?;
         let g = self.rf.state().event_mutex.lock();
-        Some(f(&mut ev.defs(&g)))
+        let mut defs = ev.defs(&g);
+        let r = f(&mut defs);
+        drop(defs);
+        Some(r)
     }
 
     fn name_use(&mut self, group: &[u8], event: &[u8]) -> NameUse {

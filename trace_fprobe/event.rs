@@ -78,9 +78,6 @@ pub(crate) struct EventInner {
     pub(crate) probes: KVec<(KBox<Probe>, ProbeState)>,
     /// Registered with the tracing core (and pinning the module)?
     added: bool,
-    /// The trace instances the event was enabled in: their ring buffers
-    /// are cleared when it is removed.
-    traces: KVec<*mut bindings::trace_array>,
 }
 
 /// One event (`events/GRP/EVENT/`).
@@ -181,7 +178,6 @@ impl Event {
                 inner: EventLocked::new(EventInner {
                     probes,
                     added: false,
-                    traces: KVec::new(),
                 }),
                 files: Default::default(),
                 users: AtomicUsize::new(0),
@@ -382,10 +378,7 @@ impl Event {
         for (p, st) in inner.probes.iter_mut() {
             p.detach(st);
         }
-        let traces = core::mem::take(&mut inner.traces);
-        for tr in traces.iter() {
-            g.clear_trace_array(*tr);
-        }
+        g.consume_clear_trace();
         // SAFETY: Taken in `add`.
         unsafe { bindings::rfprobe_module_put() };
         Ok(())
@@ -399,12 +392,6 @@ impl Event {
         else {
             return Err(code::ENOSPC);
         };
-        // SAFETY: The core passes a live file of one of its instances.
-        let tr = unsafe { (*file).tr };
-        let traces = &mut self.inner.get_mut(g).traces;
-        if !traces.contains(&tr) {
-            traces.push(tr, GFP_KERNEL)?;
-        }
         if !self.is_enabled() {
             // First user: attach every probe.
             self.attach_all(g)?;

@@ -101,19 +101,21 @@ impl EventMutexGuard<'_> {
             )
         }
     }
-}
 
-impl EventMutexGuard<'_> {
-    /// Clears the ring buffers of trace instance `tr` if it still exists,
-    /// as the core does for the instances a removed event was enabled in:
-    /// a later event that gets the freed type id must never print its
-    /// records. `false` if `tr` is gone (or its layout is not the one
-    /// rfprobe knows).
-    pub(crate) fn clear_trace_array(&self, tr: *mut bindings::trace_array) -> bool {
+    /// After [`trace_remove_event_call`](bindings::trace_remove_event_call):
+    /// resets the instances the core marked for clearing and clears the
+    /// marks (C's `dyn_event_release()` does so at once; a mark left set
+    /// makes the next reset by anyone wipe later records).
+    pub(crate) fn consume_clear_trace(&self) {
         // SAFETY: `event_mutex` is held (the guard): instances are created
-        // and removed only under it, so the list is stable; `tr` is only
-        // dereferenced if it is on the list.
-        unsafe { bindings::rfprobe_trace_array_clear(self.mutex.trace_arrays.as_ptr(), tr) }
+        // and removed only under it, so the list is stable.
+        let r = unsafe { bindings::rfprobe_consume_clear_trace(self.mutex.trace_arrays.as_ptr()) };
+        if r < 0 {
+            static WARNED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+            if !WARNED.swap(true, core::sync::atomic::Ordering::Relaxed) {
+                pr_info!("built without kernel/trace/trace.h: a removed event's records are cleared at the core's next reset\n");
+            }
+        }
     }
 }
 
