@@ -113,6 +113,9 @@ done
 # Shared helpers for our .tc files.
 mkdir -p "$stage/ftrace/test.d/rfprobe"
 cp "$RFPROBE_TOP/selftests/rfprobe_functions.sh" "$stage/ftrace/test.d/rfprobe/"
+# The C goldens' definitions (verdicts.tc writes them to the module and to
+# rfprobe check).
+cp "$RFPROBE_TOP/selftests/goldens/definitions.txt" "$stage/ftrace/test.d/rfprobe/goldens-definitions.txt"
 
 cat >"$stage/run.conf" <<EOF
 MODPARAMS='$modparams'

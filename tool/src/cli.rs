@@ -110,6 +110,11 @@ pub enum Cmd {
         /// At the end, print the whole offline dynamic_events listing.
         #[arg(long)]
         list: bool,
+        /// Print one verdict per write for scripts: `accepted`, or
+        /// `rejected ERRNO` followed by the error_log entries (no
+        /// timestamps); `rfprobe add --verdicts` prints the module's.
+        #[arg(long)]
+        verdicts: bool,
         /// A trace event name GROUP/EVENT that already exists on the target
         /// (repeatable; with the running kernel, tracefs is read too).
         #[arg(long, value_name = "GROUP/EVENT")]
@@ -118,8 +123,13 @@ pub enum Cmd {
     /// Add definitions to the loaded module (one write each).
     Add {
         /// Definitions.
-        #[arg(required = true)]
         defs: Vec<String>,
+        /// Read definitions from FILE, one per line, as `check -f` does.
+        #[arg(short, long = "file", value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// Print one verdict per write, as `check --verdicts` does.
+        #[arg(long)]
+        verdicts: bool,
     },
     /// List the module's definitions (dynamic_events).
     List {
@@ -220,6 +230,7 @@ pub fn run(cli: Cli) -> Result<bool> {
             quiet,
             list,
             existing,
+            verdicts,
         } => {
             let k = load_btf(&cli)?;
             let target = Target::new(&k, facts(&cli, existing)?);
@@ -232,6 +243,23 @@ pub fn run(cli: Cli) -> Result<bool> {
             }
             if inputs.is_empty() {
                 bail!("nothing to check: give definitions or -f FILE");
+            }
+            if *verdicts {
+                let mut s = Session::new(&target);
+                let mut ok = true;
+                for (_, d) in &inputs {
+                    let r = s.write(d);
+                    if r.errno == 0 {
+                        writeln!(out, "accepted")?;
+                        continue;
+                    }
+                    ok = false;
+                    writeln!(out, "rejected {}", errno_name(r.errno))?;
+                    for l in &r.logs {
+                        write!(out, "{}", l.block())?;
+                    }
+                }
+                return Ok(ok);
             }
             let opts = CheckOpts {
                 format: *format,
@@ -251,10 +279,30 @@ pub fn run(cli: Cli) -> Result<bool> {
             }
             Ok(ok)
         }
-        Cmd::Add { defs } => {
+        Cmd::Add {
+            defs,
+            files,
+            verdicts,
+        } => {
             let live = Live::open(&cli.rfprobe_dir, &cli.tracefs)?;
+            let mut inputs: Vec<(String, String)> = Vec::new();
+            for f in files {
+                read_defs(f, &mut inputs)?;
+            }
+            inputs.extend(defs.iter().map(|d| (String::new(), d.clone())));
+            if inputs.is_empty() {
+                bail!("nothing to add: give definitions or -f FILE");
+            }
             let mut ok = true;
-            for d in defs {
+            if *verdicts {
+                for (_, d) in &inputs {
+                    let v = live.verdict(d)?;
+                    ok &= v.starts_with("accepted");
+                    out.write_all(v.as_bytes())?;
+                }
+                return Ok(ok);
+            }
+            for (_, d) in &inputs {
                 match live.command(d)? {
                     None => {}
                     Some(report) => {
@@ -405,7 +453,10 @@ fn facts(cli: &Cli, existing: &[String]) -> Result<Facts> {
     };
     f.kallsyms = kallsyms.map(|t| Kallsyms::parse(&t));
     if running {
-        if let Ok(t) = std::fs::read_to_string(cli.tracefs.join("available_filter_functions")) {
+        // With addresses (same-name functions, `@ADDR`) where readable.
+        let list = std::fs::read_to_string(cli.tracefs.join("available_filter_functions_addrs"))
+            .or_else(|_| std::fs::read_to_string(cli.tracefs.join("available_filter_functions")));
+        if let Ok(t) = list {
             f.filter_functions = Some(Facts::parse_filter_functions(&t));
         }
         if let Ok(groups) = std::fs::read_dir(cli.tracefs.join("events")) {

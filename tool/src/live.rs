@@ -170,6 +170,33 @@ impl Live {
         Ok(Some(report))
     }
 
+    /// One write of `def`, as a verdict line (`accepted`, or `rejected
+    /// ERRNO` and the new `error_log` entries without their timestamps):
+    /// what `rfprobe check --verdicts` prints for the same line.
+    pub fn verdict(&self, def: &str) -> Result<String> {
+        self.clear_errors()?;
+        let p = self.dir.join("dynamic_events");
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(&p)
+            .with_context(|| format!("{}", p.display()))?;
+        let Err(e) = f.write_all(format!("{def}\n").as_bytes()) else {
+            return Ok("accepted\n".to_string());
+        };
+        let mut out = format!(
+            "rejected {}\n",
+            crate::offline::errno_name(-e.raw_os_error().unwrap_or(0))
+        );
+        for entry in log_entries(&self.read("error_log").unwrap_or_default()) {
+            let body = match entry.strip_prefix('[') {
+                Some(rest) => rest.split_once("] ").map_or(rest, |(_, b)| b),
+                None => &entry,
+            };
+            out.push_str(body);
+        }
+        Ok(out)
+    }
+
     /// Removes every definition (`O_TRUNC` on `dynamic_events`).
     pub fn clear(&self) -> Result<()> {
         let p = self.dir.join("dynamic_events");

@@ -197,7 +197,9 @@ impl<'k> Target<'k> {
     /// traceable function?
     pub fn attachable(&self, filter: &[u8]) -> bool {
         if is_glob(filter) {
-            self.table.iter().any(|f| glob_match(filter, f.name.as_bytes()))
+            self.table
+                .iter()
+                .any(|f| glob_match(filter, f.name.as_bytes()))
         } else {
             let first = self.table.partition_point(|f| f.name.as_bytes() < filter);
             self.table
@@ -239,7 +241,9 @@ impl<'k> Target<'k> {
                 return (Resolved::Pending, Vec::new());
             }
         }
-        let first = self.table.partition_point(|f| f.name.as_bytes() < item.name);
+        let first = self
+            .table
+            .partition_point(|f| f.name.as_bytes() < item.name);
         let named: Vec<&FuncRec> = self.table[first..]
             .iter()
             .take_while(|f| f.name.as_bytes() == item.name)
@@ -289,7 +293,12 @@ impl<'k> Target<'k> {
         }
         let from_list = std::str::from_utf8(name).ok().and_then(|n| {
             let first = self.table.partition_point(|f| f.name.as_str() < n);
-            let m = self.table.get(first).filter(|f| f.name == n)?.module.as_deref()?;
+            let m = self
+                .table
+                .get(first)
+                .filter(|f| f.name == n)?
+                .module
+                .as_deref()?;
             self.btf.module_index(m)
         });
         from_list.or_else(|| self.btf.module_with_func(name))
@@ -392,8 +401,14 @@ enum Defined {
 }
 
 fn trim_ascii(s: &[u8]) -> &[u8] {
-    let a = s.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(s.len());
-    let b = s.iter().rposition(|c| !c.is_ascii_whitespace()).map_or(a, |b| b + 1);
+    let a = s
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+        .unwrap_or(s.len());
+    let b = s
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(a, |b| b + 1);
     &s[a..b]
 }
 
@@ -782,7 +797,11 @@ impl<'t, 'k> Session<'t, 'k> {
             .waiting
             .iter()
             .map(|w| String::from_utf8_lossy(&w.line).into_owned());
-        self.defs.iter().map(|e| show(&e.def)).chain(waiting).collect()
+        self.defs
+            .iter()
+            .map(|e| show(&e.def))
+            .chain(waiting)
+            .collect()
     }
 
     /// `GROUP/EVENT` names of the events, in listing order, each once.

@@ -90,9 +90,10 @@ impl Item<'_> {
     }
 }
 
-/// Is `s` a glob (contains `*`, `?` or `[`)?
+/// Is `s` a glob (contains `*`, `?`, `[` or a `\` escape, as ftrace's
+/// `filter_parse_regex()` decides)?
 pub fn is_glob(s: &[u8]) -> bool {
-    s.iter().any(|c| matches!(c, b'*' | b'?' | b'['))
+    s.iter().any(|c| matches!(c, b'*' | b'?' | b'[' | b'\\'))
 }
 
 fn is_mod_char(c: u8) -> bool {
@@ -323,6 +324,13 @@ pub fn glob_match(pat: &[u8], s: &[u8]) -> bool {
                         continue;
                     }
                 }
+                // `\c` is a literal `c` (lib/glob.c).
+                b'\\' if pat.get(p + 1) == Some(&s[i]) => {
+                    p += 2;
+                    i += 1;
+                    continue;
+                }
+                b'\\' => {}
                 c if c == s[i] => {
                     p += 1;
                     i += 1;
@@ -340,7 +348,11 @@ pub fn glob_match(pat: &[u8], s: &[u8]) -> bool {
             None => return false,
         }
     }
-    pat[p..].iter().all(|&c| c == b'*')
+    // What is left must match the empty rest: stars, and a lone trailing
+    // `\` (lib/glob.c compares it with the terminating NUL).
+    let rest = &pat[p..];
+    let rest = rest.strip_suffix(b"\\").unwrap_or(rest);
+    rest.iter().all(|&c| c == b'*')
 }
 
 /// `[...]` at the start of `pat` against `c`: (matched, class length), or

@@ -22,12 +22,12 @@
 //! No allocation: the caller lends two parse workspaces and a [`Groups`]
 //! sink that keeps the per-function fetch groups of a list or glob.
 
+use super::desc::Base;
 use super::errors::{Detail, ErrCode, Failure, LogEntry, EEXIST, EINVAL, ENOENT};
 use super::funcspec::{func_part, needs_function_btf, Item, Spec};
 use super::multi::{same_fetch, same_layout};
 use super::parse::{event_exists_failure, registration_failure};
 use super::probe::{ProbeDef, StoredDef};
-use super::desc::Base;
 
 /// `MODULE_NAME_LEN` on 64-bit kernels (64 - sizeof(unsigned long)).
 pub const MODULE_NAME_LEN: usize = 56;
@@ -455,7 +455,11 @@ fn typing_module<K: Kernel>(
             // the module's split BTF.
             let mut toks = super::cmdline::tokens(line);
             let tp = toks.next().filter(|t| t.first() == Some(&b't'));
-            (tp.and_then(|_| toks.next()).and_then(|s| k.tracepoint_module(s)), false)
+            (
+                tp.and_then(|_| toks.next())
+                    .and_then(|s| k.tracepoint_module(s)),
+                false,
+            )
         }
         _ => (None, false),
     }
@@ -551,7 +555,9 @@ fn unmatched_item<K: Kernel>(k: &K, spec: &Spec<'_>, n: usize) -> Option<(usize,
         let start = at;
         at += raw.len() + 1;
         let Ok(one) = Spec::parse(raw) else { continue };
-        let Some(item) = one.items().next() else { continue };
+        let Some(item) = one.items().next() else {
+            continue;
+        };
         if item.exclude {
             continue;
         }

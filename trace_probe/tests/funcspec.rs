@@ -121,3 +121,26 @@ fn sets_parse_per_function() {
     parse_definition_for(line, &env, &mut b, Some(b"vfs_readlink")).unwrap();
     assert_eq!(same_layout(&a.stored(), &b.stored()), Err(0));
 }
+
+/// ftrace's globs (lib/glob.c): `\c` matches a literal `c`, and makes the
+/// pattern a glob (`filter_parse_regex()`); found by verdicts.tc, where a
+/// generated `cpu_show_itlb_multihi\t` matched `cpu_show_itlb_multihit`.
+#[test]
+fn backslash_escapes_like_lib_glob() {
+    use trace_probe::funcspec::{glob_match, is_glob};
+    assert!(is_glob(b"vfs_rea\\d"));
+    assert!(glob_match(
+        b"cpu_show_itlb_multihi\\t",
+        b"cpu_show_itlb_multihit"
+    ));
+    assert!(!glob_match(
+        b"cpu_show_itlb_multihi\\t",
+        b"cpu_show_itlb_multihi"
+    ));
+    assert!(glob_match(b"a\\*b", b"a*b"));
+    assert!(!glob_match(b"a\\*b", b"axb"));
+    assert!(glob_match(b"a\\?", b"a?"));
+    assert!(!glob_match(b"a\\?", b"ab"));
+    assert!(glob_match(b"ab\\", b"ab"));
+    assert!(glob_match(b"*\\_read", b"vfs_read"));
+}

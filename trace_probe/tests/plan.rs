@@ -71,8 +71,7 @@ impl Kernel for Mock {
             }
         }
         let named = FUNCS.iter().copied().filter(|(_, n, m)| {
-            n.as_bytes() == item.name
-                && item.module.is_none_or(|w| m.map(str::as_bytes) == Some(w))
+            n.as_bytes() == item.name && item.module.is_none_or(|w| m.map(str::as_bytes) == Some(w))
         });
         match item.at {
             At::None => {
@@ -235,9 +234,21 @@ fn same_name_functions_need_an_address() {
     assert!(matches!(detail, Detail::Count(3)));
     // One of them by address, all of them with @*.
     let p = defined(decide(&mut k, "f align_show@ffffffff81004000").0);
-    assert_eq!(p.target, Target::Funcs { count: 1, per_func: false });
+    assert_eq!(
+        p.target,
+        Target::Funcs {
+            count: 1,
+            per_func: false
+        }
+    );
     let p = defined(decide(&mut k, "f align_show@*").0);
-    assert_eq!(p.target, Target::Funcs { count: 3, per_func: false });
+    assert_eq!(
+        p.target,
+        Target::Funcs {
+            count: 3,
+            per_func: false
+        }
+    );
 }
 
 #[test]
@@ -267,7 +278,10 @@ fn a_module_that_is_not_loaded() {
     // Without them: an event now, its probe attached when the module comes.
     let p = defined(decide(&mut k, "f notloaded:nl_func").0);
     assert_eq!(p.target, Target::PendingFunc);
-    assert_eq!(p.home.map(|m| m.as_bytes().to_vec()), Some(b"notloaded".to_vec()));
+    assert_eq!(
+        p.home.map(|m| m.as_bytes().to_vec()),
+        Some(b"notloaded".to_vec())
+    );
     // A waiting definition keeps its name: a second one with it is EEXIST.
     k.waiting.push(waiting);
     let (v, _) = decide(&mut k, "f notloaded:nl_func a7");
@@ -283,10 +297,22 @@ fn a_module_that_is_not_loaded() {
 fn a_loaded_module_function_is_homed_there() {
     let mut k = Mock::new();
     let p = defined(decide(&mut k, "f loadedmod:lm_func").0);
-    assert_eq!(p.target, Target::Funcs { count: 1, per_func: false });
-    assert_eq!(p.home.map(|m| m.as_bytes().to_vec()), Some(b"loadedmod".to_vec()));
+    assert_eq!(
+        p.target,
+        Target::Funcs {
+            count: 1,
+            per_func: false
+        }
+    );
+    assert_eq!(
+        p.home.map(|m| m.as_bytes().to_vec()),
+        Some(b"loadedmod".to_vec())
+    );
     let p = defined(decide(&mut k, "f lm_func").0);
-    assert_eq!(p.home.map(|m| m.as_bytes().to_vec()), Some(b"loadedmod".to_vec()));
+    assert_eq!(
+        p.home.map(|m| m.as_bytes().to_vec()),
+        Some(b"loadedmod".to_vec())
+    );
 }
 
 #[test]
@@ -305,15 +331,33 @@ fn tracepoints_missing_or_not() {
 fn lists_and_globs() {
     let mut k = Mock::new();
     let p = defined(decide(&mut k, "f vfs_read,vfs_write").0);
-    assert_eq!(p.target, Target::Funcs { count: 2, per_func: false });
+    assert_eq!(
+        p.target,
+        Target::Funcs {
+            count: 2,
+            per_func: false
+        }
+    );
     assert_eq!(p.unmatched, None);
     // An item that matches nothing is accepted (as ftrace accepts it), and
     // named so that the tool can say so.
     let p = defined(decide(&mut k, "f:x/y vfs_read,nosuch").0);
-    assert_eq!(p.target, Target::Funcs { count: 1, per_func: false });
+    assert_eq!(
+        p.target,
+        Target::Funcs {
+            count: 1,
+            per_func: false
+        }
+    );
     assert_eq!(p.unmatched, Some((9, 6)));
     let p = defined(decide(&mut k, "f:x/z vfs_*,!vfs_write").0);
-    assert_eq!(p.target, Target::Funcs { count: 1, per_func: false });
+    assert_eq!(
+        p.target,
+        Target::Funcs {
+            count: 1,
+            per_func: false
+        }
+    );
     let (errno, code, pos, ..) = rejected(decide(&mut k, "f nosuch_*,nosuch2").0);
     assert_eq!((errno, code, pos), (-ENOENT, ErrCode::NoFuncMatch, 2));
 }
