@@ -6,17 +6,19 @@
 use crate::bindings;
 use crate::btf::BtfData;
 use crate::env::{find_kernel_tracepoint, KernelEnv};
-use crate::trace_probe::btf_adapter::DefBtf;
-use crate::trace_probe::plan::{self, ModName, NameUse, Plan, Resolved, Target, Verdict, Workspace};
 use crate::event::{cstring, Event, State, VecSink};
 use crate::funcs::{self, FuncSet, Table, Unresolved};
 use crate::kallsyms;
 use crate::probe::{Probe, ProbeState};
 use crate::sync::OnceBox;
+use crate::trace_probe::btf_adapter::DefBtf;
 use crate::trace_probe::bytes::ByteWrite;
 use crate::trace_probe::dump::write_fetch_dump;
 use crate::trace_probe::funcspec::{func_part, Spec};
 use crate::trace_probe::parse::event_exists_failure;
+use crate::trace_probe::plan::{
+    self, ModName, NameUse, Plan, Resolved, Target, Verdict, Workspace,
+};
 use crate::trace_probe::{
     classify, multi, parse_definition_for, split_commands, write_error_log_entry_for, Command,
     DentryOffsets, Failure, LogEntry, ProbeDef, RemoveSpec, StoredDef,
@@ -390,7 +392,9 @@ impl Rfprobe {
                     Workspace::Main => scratch,
                     Workspace::Second => scratch2,
                 };
-                let f = r.func.and_then(|i| set.funcs.get(i).map(|f| (set.module(f), set.name(f))));
+                let f = r
+                    .func
+                    .and_then(|i| set.funcs.get(i).map(|f| (set.module(f), set.name(f))));
                 match f {
                     Some((m, name)) => errlog.add_for(ws, line, &r.failure, m, name),
                     None => errlog.add(ws, line, &r.failure),
@@ -978,14 +982,19 @@ impl plan::Kernel for KernelView<'_> {
         def: &mut ProbeDef,
     ) -> core::result::Result<(), Failure> {
         let midx = module.and_then(|m| self.rf.load_module_btf_in(self.module_btf, m));
-        self.rf
-            .parse_with(self.module_btf, self.tp_modules, midx, no_funcs, line, def, func)
+        self.rf.parse_with(
+            self.module_btf,
+            self.tp_modules,
+            midx,
+            no_funcs,
+            line,
+            def,
+            func,
+        )
     }
 
     fn module_defining(&mut self, name: &[u8]) -> Option<ModName> {
-        self.rf
-            .btf_module_of(name)
-            .and_then(|m| ModName::new(&m))
+        self.rf.btf_module_of(name).and_then(|m| ModName::new(&m))
     }
 
     fn tracepoint_module(&mut self, name: &[u8]) -> Option<ModName> {

@@ -111,7 +111,8 @@ impl EventMutexGuard<'_> {
         // and removed only under it, so the list is stable.
         let r = unsafe { bindings::rfprobe_consume_clear_trace(self.mutex.trace_arrays.as_ptr()) };
         if r < 0 {
-            static WARNED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+            static WARNED: core::sync::atomic::AtomicBool =
+                core::sync::atomic::AtomicBool::new(false);
             if !WARNED.swap(true, core::sync::atomic::Ordering::Relaxed) {
                 pr_info!("built without kernel/trace/trace.h: a removed event's records are cleared at the core's next reset\n");
             }

@@ -71,7 +71,10 @@ impl Kernel for Mock {
             }
         }
         let named = FUNCS.iter().copied().filter(|(_, n, m)| {
-            n.as_bytes() == item.name && item.module.is_none_or(|w| m.map(str::as_bytes) == Some(w))
+            n.as_bytes() == item.name
+                && item
+                    .module
+                    .map_or(true, |w| m.map(str::as_bytes) == Some(w))
         });
         match item.at {
             At::None => {
