@@ -385,10 +385,19 @@ impl Event {
     }
 
     fn enable(&self, file: *mut bindings::trace_event_file, g: &mut EventMutexGuard<'_>) -> Result {
-        let Some(slot) = self
-            .files
+        // Slot 0 is taken only by a file that is alone: the handlers' fast
+        // path (`users == 1`, slot 0 set) then records into the one file
+        // there is. Were a second file put in slot 0 while the first sits in
+        // another slot, a hit that read `users == 1` before the new file was
+        // counted would record into the new file only and skip the other.
+        // The slow path reads every slot, not a count (a count read before
+        // a publication is stale after it), so no published file is skipped.
+        let alone = Self::nr_files(self.users.load(Ordering::Relaxed)) == 0;
+        let first = if alone { 0 } else { 1 };
+        let Some(slot) = self.files[first..]
             .iter()
             .position(|s| s.load(Ordering::Relaxed).is_null())
+            .map(|i| i + first)
         else {
             return Err(code::ENOSPC);
         };

@@ -15,7 +15,7 @@
 //! overwriting the record being built (see `percpu::Scratch::claim`).
 
 use crate::bindings;
-use crate::event::{Event, USERS_PERF};
+use crate::event::USERS_PERF;
 use crate::percpu::SCRATCH_SIZE;
 use crate::probe::Probe;
 use crate::trace_probe::fetch::{Insn, Program, TASK_COMM_LEN};
@@ -685,14 +685,11 @@ unsafe fn trace_hit_slow<const EXIT: bool, const FULL_REGS: bool>(
     };
     let ev = probe.event();
     let users = ev.users();
-    let mut left = Event::nr_files(users);
+    // Every slot: a file count read before a publication would stop the
+    // walk short of a file published earlier (see `Event::enable`).
     for slot in ev.files.iter() {
-        if left == 0 {
-            break;
-        }
         let file = slot.load(Ordering::Acquire);
         if !file.is_null() {
-            left -= 1;
             // SAFETY: Enabled files stay valid until they are cleared and an
             // RCU grace period has passed (see `Event::disable`).
             unsafe { record(hit, file) };

@@ -36,6 +36,11 @@ pub struct Cli {
     /// what can be attached). Default with the running kernel: /proc/kallsyms.
     #[arg(long, global = true, value_name = "FILE")]
     pub kallsyms: Option<PathBuf>,
+    /// The target's list of traceable functions: a copy of its tracefs
+    /// available_filter_functions_addrs (or available_filter_functions).
+    /// Default with the running kernel: read from tracefs.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub functions: Option<PathBuf>,
     /// rfprobe's debugfs directory.
     #[arg(
         long,
@@ -452,11 +457,16 @@ fn facts(cli: &Cli, existing: &[String]) -> Result<Facts> {
         None => None,
     };
     f.kallsyms = kallsyms.map(|t| Kallsyms::parse(&t));
+    if let Some(p) = &cli.functions {
+        let t =
+            std::fs::read_to_string(p).with_context(|| format!("--functions {}", p.display()))?;
+        f.filter_functions = Some(Facts::parse_filter_functions(&t));
+    }
     if running {
         // With addresses (same-name functions, `@ADDR`) where readable.
         let list = std::fs::read_to_string(cli.tracefs.join("available_filter_functions_addrs"))
             .or_else(|_| std::fs::read_to_string(cli.tracefs.join("available_filter_functions")));
-        if let Ok(t) = list {
+        if let (Ok(t), None) = (list, &cli.functions) {
             f.filter_functions = Some(Facts::parse_filter_functions(&t));
         }
         if let Ok(groups) = std::fs::read_dir(cli.tracefs.join("events")) {
