@@ -132,19 +132,6 @@ fn new_def() -> Result<KVBox<ProbeDef>> {
     Ok(unsafe { b.assume_init() })
 }
 
-/// `s` without leading and trailing ASCII white space.
-fn trim(s: &[u8]) -> &[u8] {
-    let a = s
-        .iter()
-        .position(|c| !c.is_ascii_whitespace())
-        .unwrap_or(s.len());
-    let b = s
-        .iter()
-        .rposition(|c| !c.is_ascii_whitespace())
-        .map_or(a, |b| b + 1);
-    s.get(a..b).unwrap_or(&[])
-}
-
 fn kvec_of(s: &[u8]) -> core::result::Result<KVec<u8>, i32> {
     let mut v = KVec::new();
     v.extend_from_slice(s, GFP_KERNEL)
@@ -928,7 +915,7 @@ fn wait_for_module(
         module: kvec_of(module)?,
         group: kvec_of(def.stored().group())?,
         event: kvec_of(def.stored().event())?,
-        line: kvec_of(trim(line))?,
+        line: kvec_of(crate::trace_probe::cmdline::trim(line))?,
     };
     waiting
         .push(w, GFP_KERNEL)

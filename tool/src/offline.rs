@@ -400,18 +400,6 @@ enum Defined {
     Later(Waiting),
 }
 
-fn trim_ascii(s: &[u8]) -> &[u8] {
-    let a = s
-        .iter()
-        .position(|c| !c.is_ascii_whitespace())
-        .unwrap_or(s.len());
-    let b = s
-        .iter()
-        .rposition(|c| !c.is_ascii_whitespace())
-        .map_or(a, |b| b + 1);
-    &s[a..b]
-}
-
 /// The target as [`plan::decide`] asks it.
 struct TargetView<'s, 't, 'k> {
     session: &'s Session<'t, 'k>,
@@ -736,7 +724,7 @@ impl<'t, 'k> Session<'t, 'k> {
                 return Ok(Defined::Later(Waiting {
                     name: (d.group().to_vec(), d.event().to_vec()),
                     module: String::from_utf8_lossy(module.as_bytes()).into_owned(),
-                    line: trim_ascii(line).to_vec(),
+                    line: trace_probe::cmdline::trim(line).to_vec(),
                 }));
             }
             Verdict::Reject(r) => {
