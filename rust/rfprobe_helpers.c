@@ -12,6 +12,7 @@
 #include <linux/fs.h>
 #include <linux/kallsyms.h>
 #include <linux/ftrace.h>
+#include <linux/fprobe.h>
 #include <linux/kprobes.h>
 #include <linux/slab.h>
 #include <linux/trace_recursion.h>
@@ -372,6 +373,31 @@ int rfprobe_ops_register_ips(struct rfprobe_ops *ro, unsigned long *ips, unsigne
 }
 /* See rfprobe_tp_attach(). */
 ALLOW_ERROR_INJECTION(rfprobe_ops_register_ips, ERRNO);
+
+/*
+ * Functions join (@remove 0) or leave (@remove 1) the filter of a
+ * registered probe in place: ftrace updates the patched sites without
+ * unregistering the ops, so the probe's other functions keep their hits.
+ * All or nothing (ftrace applies a copy of the hash). The caller never
+ * removes the last function (an empty filter means "every function").
+ */
+int rfprobe_ops_update_ips(struct rfprobe_ops *ro, unsigned long *ips, unsigned int cnt,
+			   int remove)
+{
+	if (!cnt)
+		return 0;
+	return ftrace_set_filter_ips(&ro->ops, ips, cnt, remove, 0);
+}
+ALLOW_ERROR_INJECTION(rfprobe_ops_update_ips, ERRNO);
+
+int rfprobe_fprobe_update_ips(struct fprobe *fp, unsigned long *ips, unsigned int cnt,
+			      int remove)
+{
+	if (!cnt)
+		return 0;
+	return ftrace_set_filter_ips(&fp->ops, ips, cnt, remove, 0);
+}
+ALLOW_ERROR_INJECTION(rfprobe_fprobe_update_ips, ERRNO);
 
 /*
  * ftrace's list of traceable functions with their addresses

@@ -65,6 +65,12 @@ struct rfprobe_ops;
 struct rfprobe_ops *rfprobe_ops_new(void *data);
 int rfprobe_ops_register_ips(struct rfprobe_ops *ro, unsigned long *ips, unsigned int cnt);
 void rfprobe_ops_unregister(struct rfprobe_ops *ro);
+/* Functions join or leave a registered probe's filter in place (no gap). */
+int rfprobe_ops_update_ips(struct rfprobe_ops *ro, unsigned long *ips, unsigned int cnt,
+			   int remove);
+struct fprobe;
+int rfprobe_fprobe_update_ips(struct fprobe *fp, unsigned long *ips, unsigned int cnt,
+			      int remove);
 void rfprobe_ops_free(struct rfprobe_ops *ro);
 
 /* ftrace's traceable functions (available_filter_functions_addrs). */

@@ -20,7 +20,7 @@ use crate::trace_probe::plan::{
     self, ModName, NameUse, Plan, Resolved, Target, Verdict, Workspace,
 };
 use crate::trace_probe::{
-    classify, multi, parse_definition_for, split_commands, write_error_log_entry_for, Command,
+    classify, parse_definition_for, split_commands, write_error_log_entry_for, Command,
     DentryOffsets, Failure, LogEntry, ProbeDef, RemoveSpec, StoredDef,
 };
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -87,6 +87,38 @@ impl ErrorLog {
                 GFP_KERNEL,
             );
         }
+    }
+
+    /// A probe of event `ev` could not follow a module change (a function
+    /// could not join or leave it in place): logged with the event's
+    /// definition as the command, so the user sees it in `error_log`
+    /// rather than an event that reads enabled and misses hits.
+    fn attach_failed(&mut self, ev: &Event, g: &crate::sync::EventMutexGuard<'_>, e: Error) {
+        let Some(def) = ev.defs(g).next() else { return };
+        pr_warn!(
+            "{}: cannot follow a module change: {:?}\n",
+            DefName(&def),
+            e
+        );
+        let mut command = KVec::new();
+        let _ = def.write_show(&mut VecSink(&mut command));
+        while command.last() == Some(&b'\n') {
+            let _ = crate::kvec::pop(&mut command);
+        }
+        if self.0.len() >= ERRLOG_MAX {
+            let _ = crate::kvec::remove(&mut self.0, 0);
+        }
+        // SAFETY: Plain clock read.
+        let ts = unsafe { bindings::rfprobe_local_clock() };
+        let _ = self.0.push(
+            LogRec {
+                ts,
+                entry: LogEntry::new(crate::trace_probe::ErrCode::FailRegProbe, 0),
+                command,
+                func: KVec::new(),
+            },
+            GFP_KERNEL,
+        );
     }
 
     fn clear(&mut self) {
@@ -751,7 +783,9 @@ impl Rfprobe {
                 {
                     let mut g = self.state().event_mutex.lock();
                     for ev in inner.events.iter() {
-                        ev.drop_funcs(&mut g, |p, st| p.module_going(st, name));
+                        if let Err(e) = ev.drop_funcs(&mut g, |p, st| p.module_going(st, name)) {
+                            inner.errlog.attach_failed(ev, &g, e);
+                        }
                     }
                 }
                 inner.module_going(name);
@@ -762,13 +796,16 @@ impl Rfprobe {
                 // with it): no probe may keep an address there.
                 let mut g = self.state().event_mutex.lock();
                 for ev in inner.events.iter() {
-                    ev.drop_funcs(&mut g, |p, st| {
+                    let r = ev.drop_funcs(&mut g, |p, st| {
                         // SAFETY: `module` is the module being notified,
                         // live during the notification.
                         p.drop_funcs_where(st, |a| unsafe {
                             bindings::rfprobe_within_module_init(a as kernel::ffi::c_ulong, module)
                         })
                     });
+                    if let Err(e) = r {
+                        inner.errlog.attach_failed(ev, &g, e);
+                    }
                 }
                 return;
             }
@@ -802,7 +839,14 @@ impl Rfprobe {
             }
         }
         inner.coming = None;
-        // Pending probes on a function of this module.
+        self.module_came(inner, name);
+    }
+
+    /// Module `name` came: its functions join the list and glob probes
+    /// that name it, and pending probes on one of its functions attach,
+    /// when the module's BTF types them as before ([`plan::fetches_as`]).
+    /// A probe that cannot follow says so in `error_log`.
+    fn module_came(&self, inner: &mut Inner, name: &[u8]) {
         let mut line = KVec::new();
         let Inner {
             events,
@@ -810,84 +854,103 @@ impl Rfprobe {
             module_btf,
             tp_modules,
             scratch2,
+            errlog,
+            waiting,
             ..
         } = inner;
-        let midx = self.load_module_btf_in(module_btf, name);
+        let mut k = KernelView {
+            rf: self,
+            events,
+            waiting,
+            module_btf,
+            tp_modules,
+            table,
+            coming: Some(name),
+            set: FuncSet::new(),
+        };
         let mut g = self.state().event_mutex.lock();
         for ev in events.iter() {
             let enabled = ev.is_enabled();
             let mut j = 0;
-            loop {
-                let inner_ev = ev.inner.get_mut(&mut g);
-                let Some((p, st)) = inner_ev.probes.get_mut(j) else {
-                    break;
-                };
+            while let Some((p, st)) = ev.inner.get_mut(&mut g).probes.get_mut(j) {
                 j += 1;
                 let def = p.def();
                 let Some(spec) = func_part_of(&def).and_then(|t| Spec::parse(t).ok()) else {
                     continue;
                 };
-                // A list or glob with an item on this module: its functions
-                // there that fetch as this probe does join it.
-                if spec.single().is_none() && spec.names_module(name) {
-                    let Ok(set) = funcs::resolve(&spec, table, Some(name), Some(name)) else {
-                        continue;
-                    };
-                    crate::kvec::clear(&mut line);
-                    let _ = def.write_show(&mut VecSink(&mut line));
-                    let mut which = KVec::new();
-                    for (k, f) in set.funcs.iter().enumerate() {
-                        let fname = set.name(f);
-                        let fits = |func: Option<&[u8]>, d: &mut ProbeDef| {
-                            self.parse_with(module_btf, tp_modules, midx, false, &line, d, func)
-                                .is_ok()
-                                && multi::same_layout(&def, &d.stored()).is_ok()
-                                && multi::same_fetch(&def, &d.stored())
-                        };
-                        if fits(None, scratch2) || fits(Some(fname), scratch2) {
-                            let _ = which.push(k, GFP_KERNEL);
-                        }
-                    }
-                    if let Err(e) = p.add_funcs(st, &set, &which, enabled) {
-                        pr_warn!("{}: cannot attach: {:?}\n", DefName(&def), e);
-                    }
-                    continue;
-                }
-                if p.home() != Some(name) || !p.pending(st) {
-                    continue;
-                }
-                let set = match funcs::resolve(&spec, table, Some(name), Some(name)) {
-                    Ok(set) => set,
-                    Err(_) => {
-                        pr_warn!(
-                            "{}: function not found in the module that came\n",
-                            DefName(&def)
-                        );
-                        continue;
-                    }
-                };
-                // The module may be another build: the line must still
-                // fetch the same way (typed by BTF, or without it).
                 crate::kvec::clear(&mut line);
                 let _ = def.write_show(&mut VecSink(&mut line));
-                let same = |no_funcs: bool, d: &mut ProbeDef| {
-                    self.parse_with(module_btf, tp_modules, midx, no_funcs, &line, d, None)
-                        .is_ok()
-                        && multi::same_layout(&def, &d.stored()).is_ok()
-                        && multi::same_fetch(&def, &d.stored())
+                let r = if spec.single().is_none() && spec.names_module(name) {
+                    Self::join_list(&mut k, &line, name, &spec, p, st, scratch2, enabled)
+                } else if p.home() == Some(name) && p.pending(st) {
+                    Self::attach_pending(&mut k, &line, name, &spec, p, st, scratch2, enabled)
+                } else {
+                    Ok(())
                 };
-                if !same(false, scratch2) && !same(true, scratch2) {
-                    pr_warn!(
-                        "{}: the module's BTF changed, not attached (define the event again)\n",
-                        DefName(&def)
-                    );
-                    continue;
-                }
-                if let Err(e) = p.module_coming(st, &set, enabled) {
-                    pr_warn!("{}: cannot attach: {:?}\n", DefName(&def), e);
+                if let Err(e) = r {
+                    errlog.attach_failed(ev, &g, e);
                 }
             }
         }
+    }
+
+    /// The functions of module `name` that a list or glob probe names join
+    /// it (those that fetch as it does).
+    #[allow(clippy::too_many_arguments)]
+    fn join_list(
+        k: &mut KernelView<'_>,
+        line: &[u8],
+        name: &[u8],
+        spec: &Spec<'_>,
+        p: &Probe,
+        st: &mut ProbeState,
+        ws: &mut ProbeDef,
+        enabled: bool,
+    ) -> Result {
+        let set = match funcs::resolve(spec, k.table, Some(name), Some(name)) {
+            Ok(set) => set,
+            Err(Unresolved::Err(e)) => return Err(e),
+            Err(_) => return Ok(()),
+        };
+        let def = p.def();
+        let mut which = KVec::new();
+        for (i, f) in set.funcs.iter().enumerate() {
+            let fname = set.name(f);
+            if plan::fetches_as(k, line, Some(name), false, None, &def, ws)
+                || plan::fetches_as(k, line, Some(name), false, Some(fname), &def, ws)
+            {
+                which.push(i, GFP_KERNEL)?;
+            }
+        }
+        p.add_funcs(st, &set, &which, enabled)
+    }
+
+    /// A pending probe on a function of module `name` attaches to it, if
+    /// the module's BTF types the line as before.
+    #[allow(clippy::too_many_arguments)]
+    fn attach_pending(
+        k: &mut KernelView<'_>,
+        line: &[u8],
+        name: &[u8],
+        spec: &Spec<'_>,
+        p: &Probe,
+        st: &mut ProbeState,
+        ws: &mut ProbeDef,
+        enabled: bool,
+    ) -> Result {
+        let set = match funcs::resolve(spec, k.table, Some(name), Some(name)) {
+            Ok(set) => set,
+            Err(Unresolved::Err(e)) => return Err(e),
+            Err(_) => return Err(code::ENOENT),
+        };
+        let def = p.def();
+        if !plan::fetches_as(k, line, Some(name), false, None, &def, ws)
+            && !plan::fetches_as(k, line, Some(name), true, None, &def, ws)
+        {
+            // The module's BTF changed: define the event again.
+            return Err(code::EINVAL);
+        }
+        p.module_coming(st, &set, enabled)
     }
 }
 

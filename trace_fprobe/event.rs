@@ -506,23 +506,29 @@ impl Event {
         }
     }
 
-    /// Functions leave this event's probes: `which(probe, state)` gives
-    /// the functions a probe loses (see [`Probe::drop_funcs_where`]); a
-    /// probe that lost some is attached again to the rest if the event is
-    /// enabled.
+    /// Functions leave probes (`which` drops them from a probe and says
+    /// whether any did); an enabled event's probes stay attached to the
+    /// rest. The first error is returned (every probe is still tried).
     pub(crate) fn drop_funcs(
         &self,
         g: &mut EventMutexGuard<'_>,
-        mut which: impl FnMut(&Probe, &mut ProbeState) -> bool,
-    ) {
+        mut which: impl FnMut(&Probe, &mut ProbeState) -> Result<bool>,
+    ) -> Result {
         let enabled = self.is_enabled();
+        let mut res = Ok(());
         for (p, st) in self.inner.get_mut(g).probes.iter_mut() {
-            if which(p, st) && enabled && !p.pending(st) {
-                if let Err(e) = p.attach(st) {
-                    pr_warn!("cannot attach again after a module change: {:?}\n", e);
+            let r = which(p, st).and_then(|changed| {
+                if changed && enabled && !p.pending(st) {
+                    p.attach(st)
+                } else {
+                    Ok(())
                 }
+            });
+            if let (Err(e), Ok(())) = (r, &res) {
+                res = Err(e);
             }
         }
+        res
     }
 
     /// Hits and misses summed over the probes.

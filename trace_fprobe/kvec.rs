@@ -32,6 +32,22 @@ pub(crate) fn pop<T, A: Allocator>(v: &mut Vec<T, A>) -> Option<T> {
     remove(v, len - 1)
 }
 
+/// Keeps the elements for which `keep` is true, in order (for `Copy`
+/// elements: the 6.12 `KVec` has no `retain`).
+pub(crate) fn retain<T: Copy, A: Allocator>(v: &mut Vec<T, A>, mut keep: impl FnMut(&T) -> bool) {
+    let mut w = 0;
+    for r in 0..v.len() {
+        let x = v[r];
+        if keep(&x) {
+            v[w] = x;
+            w += 1;
+        }
+    }
+    while v.len() > w {
+        let _ = pop(v);
+    }
+}
+
 /// Drops every element.
 pub(crate) fn clear<T, A: Allocator>(v: &mut Vec<T, A>) {
     while pop(v).is_some() {}

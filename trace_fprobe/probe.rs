@@ -21,9 +21,115 @@ use crate::handler;
 use crate::percpu::Counter;
 use crate::trace_probe::fetch::{self, EntryProgram, Insn, Program};
 use crate::trace_probe::{DefHead, ProbeArg, StoredDef};
+use core::ffi::c_void;
+use core::ptr::NonNull;
 use kernel::error::{code, to_result, Result};
+use kernel::ffi::c_ulong;
 use kernel::prelude::*;
 use kernel::types::Opaque;
+
+/// An entry probe's private `ftrace_ops` (C-allocated, mutated by ftrace
+/// while registered, through `rust/rfprobe_helpers.c`), freed on drop.
+struct EntryOps(NonNull<bindings::rfprobe_ops>);
+
+impl EntryOps {
+    fn new(probe: *mut c_void) -> Result<Self> {
+        // SAFETY: Plain allocation; `probe` is only passed back to
+        // `rfprobe_ops_entry`.
+        NonNull::new(unsafe { bindings::rfprobe_ops_new(probe) })
+            .map(EntryOps)
+            .ok_or(code::ENOMEM)
+    }
+
+    fn register(&self, ips: &[c_ulong]) -> Result {
+        // SAFETY: Not registered (the caller's state says so); ftrace copies
+        // the addresses into the ops' filter.
+        to_result(unsafe {
+            bindings::rfprobe_ops_register_ips(
+                self.0.as_ptr(),
+                ips.as_ptr().cast_mut(),
+                ips.len() as u32,
+            )
+        })
+    }
+
+    fn unregister(&self) {
+        // SAFETY: Registered; unregistering waits for running callbacks.
+        unsafe { bindings::rfprobe_ops_unregister(self.0.as_ptr()) };
+    }
+
+    fn update(&self, ips: &[c_ulong], remove: bool) -> Result {
+        // SAFETY: Registered; ftrace serialises filter updates itself.
+        to_result(unsafe {
+            bindings::rfprobe_ops_update_ips(
+                self.0.as_ptr(),
+                ips.as_ptr().cast_mut(),
+                ips.len() as u32,
+                remove as i32,
+            )
+        })
+    }
+
+    fn nmissed(&self) -> u64 {
+        // SAFETY: Lives as long as `self`.
+        unsafe { bindings::rfprobe_ops_nmissed(self.0.as_ptr()) as u64 }
+    }
+}
+
+impl Drop for EntryOps {
+    fn drop(&mut self) {
+        // SAFETY: Unregistered before its probe is dropped (probes are
+        // detached under `event_mutex` first); nothing references it.
+        unsafe { bindings::rfprobe_ops_free(self.0.as_ptr()) };
+    }
+}
+
+/// A tracepoint probe's context (C-allocated), freed on drop.
+struct TpProbe(NonNull<bindings::rfprobe_tp>);
+
+impl TpProbe {
+    fn new(probe: *mut c_void) -> Result<Self> {
+        // SAFETY: Plain allocation.
+        NonNull::new(unsafe { bindings::rfprobe_tp_new(probe) })
+            .map(TpProbe)
+            .ok_or(code::ENOMEM)
+    }
+
+    fn attach(&self, tp: *mut bindings::tracepoint) -> Result {
+        // SAFETY: Detached; the tracepoint is live (module tracepoints are
+        // dropped in `tracepoint_going` while their module is still there).
+        to_result(unsafe { bindings::rfprobe_tp_attach(self.0.as_ptr(), tp) })
+    }
+
+    fn detach(&self) {
+        // SAFETY: Attached; waits for running probes.
+        unsafe { bindings::rfprobe_tp_detach(self.0.as_ptr()) };
+    }
+
+    fn nmissed(&self) -> u64 {
+        // SAFETY: Lives as long as `self`.
+        unsafe { bindings::rfprobe_tp_nmissed(self.0.as_ptr()) as u64 }
+    }
+}
+
+impl Drop for TpProbe {
+    fn drop(&mut self) {
+        // SAFETY: Detached (and waited for); nothing references it.
+        unsafe { bindings::rfprobe_tp_free(self.0.as_ptr()) };
+    }
+}
+
+/// How a probe attaches: one owned kernel object per kind. The exit
+/// probe's `fprobe` is embedded first in the [`Probe`] (its handlers get
+/// its address and recover the probe from it).
+enum Attach {
+    /// Entry `f` probe.
+    Entry(EntryOps),
+    /// Exit `f` probe: [`Probe::fp`].
+    Exit,
+    /// `t` probe.
+    Tracepoint(TpProbe),
+}
 
 /// One probe. `repr(C)` with the `fprobe` first: fprobe handlers get a
 /// pointer to it and recover the probe.
@@ -31,6 +137,8 @@ use kernel::types::Opaque;
 pub(crate) struct Probe {
     /// Exit probes only; the fprobe core writes to it while registered.
     fp: Opaque<bindings::fprobe>,
+    /// The kernel object this probe attaches with.
+    attach: Attach,
     /// The owning event (set before the probe is first attached; the event
     /// outlives its probes).
     event: *const Event,
@@ -50,10 +158,6 @@ pub(crate) struct Probe {
     /// need different fetch programs has one probe per program; only the
     /// first is listed).
     pub(crate) first: bool,
-    /// Entry probes: their `ftrace_ops` (C-allocated, C-mutated).
-    ops: *mut bindings::rfprobe_ops,
-    /// Tracepoint probes: their tracepoint probe context (C-allocated).
-    tp: *mut bindings::rfprobe_tp,
     hits: Counter,
     misses: Counter,
 }
@@ -190,6 +294,8 @@ impl Probe {
             Probe {
                 // SAFETY: All-zero is a valid, unregistered `struct fprobe`.
                 fp: Opaque::new(unsafe { core::mem::zeroed() }),
+                // Replaced below, once the probe's address is known.
+                attach: Attach::Exit,
                 event: core::ptr::null(),
                 home: match home {
                     Some(m) => {
@@ -208,8 +314,6 @@ impl Probe {
                 insns,
                 entry_prog,
                 entry_insns,
-                ops: core::ptr::null_mut(),
-                tp: core::ptr::null_mut(),
                 hits: Counter::new()?,
                 misses: Counter::new()?,
             },
@@ -218,17 +322,9 @@ impl Probe {
         // The C objects point back at the probe: its box address is stable.
         let me = (&*probe as *const Probe).cast_mut().cast();
         if def.is_tracepoint() {
-            // SAFETY: Plain allocation.
-            probe.tp = unsafe { bindings::rfprobe_tp_new(me) };
-            if probe.tp.is_null() {
-                return Err(code::ENOMEM);
-            }
+            probe.attach = Attach::Tracepoint(TpProbe::new(me)?);
         } else if !def.is_return() {
-            // SAFETY: Plain allocation.
-            probe.ops = unsafe { bindings::rfprobe_ops_new(me) };
-            if probe.ops.is_null() {
-                return Err(code::ENOMEM);
-            }
+            probe.attach = Attach::Entry(EntryOps::new(me)?);
         }
         let mut state = ProbeState {
             tracepoint,
@@ -260,56 +356,47 @@ impl Probe {
         if st.attached {
             return Ok(());
         }
-        let def = self.def();
-        if def.is_tracepoint() {
-            if st.tracepoint.is_null() {
-                // Pending module tracepoint: enabling succeeds, the probe
-                // attaches when the module comes (C: TRACEPOINT_STUB).
-                return Ok(());
+        match &self.attach {
+            Attach::Tracepoint(t) => {
+                if st.tracepoint.is_null() {
+                    // Pending module tracepoint: enabling succeeds, the probe
+                    // attaches when the module comes (C: TRACEPOINT_STUB).
+                    return Ok(());
+                }
+                t.attach(st.tracepoint)?;
             }
-            // SAFETY: `tp` is allocated and detached; the tracepoint is live
-            // (module tracepoints are dropped in `tracepoint_going` while
-            // their module is still there).
-            to_result(unsafe { bindings::rfprobe_tp_attach(self.tp, st.tracepoint) })?;
-        } else if st.funcs.is_empty() {
             // A module function whose module is not loaded: attaches when
             // it comes.
-            return Ok(());
-        } else if def.is_return() {
-            let addrs = st.addrs()?;
-            // A fresh `struct fprobe` for every registration: unregistering
-            // leaves ftrace/rethook state behind that must not be reused.
-            let fp = self.fp.get();
-            // SAFETY: Not registered (`attached` is false), so nothing else
-            // accesses it; all-zero is a valid unregistered fprobe.
-            unsafe {
-                fp.write(core::mem::zeroed());
-                (*fp).exit_handler = Some(handler::fexit_handler);
-                if !self.entry_prog.is_empty() {
-                    (*fp).entry_handler = Some(handler::fexit_entry_handler);
-                    (*fp).entry_data_size = self.entry_prog.data_size();
-                }
-                (*fp).nr_maxactive = def.maxactive() as i32;
-            }
-            // SAFETY: `fp` is set up and lives (in the probe's box) until
-            // after `detach`; the fprobe core copies the addresses.
-            to_result(unsafe {
-                bindings::register_fprobe_ips(fp, addrs.as_ptr().cast_mut(), addrs.len() as i32)
-            })?;
-        } else {
-            let addrs = st.addrs()?;
-            // SAFETY: `ops` is allocated and not registered; ftrace copies
-            // the addresses into the ops' filter.
-            to_result(unsafe {
-                bindings::rfprobe_ops_register_ips(
-                    self.ops,
-                    addrs.as_ptr().cast_mut(),
-                    addrs.len() as u32,
-                )
-            })?;
+            _ if st.funcs.is_empty() => return Ok(()),
+            Attach::Entry(ops) => ops.register(&st.addrs()?)?,
+            Attach::Exit => self.register_fprobe(&st.addrs()?)?,
         }
         st.attached = true;
         Ok(())
+    }
+
+    /// Registers the exit probe's fprobe on `addrs`.
+    fn register_fprobe(&self, addrs: &[c_ulong]) -> Result {
+        let def = self.def();
+        // A fresh `struct fprobe` for every registration: unregistering
+        // leaves ftrace/rethook state behind that must not be reused.
+        let fp = self.fp.get();
+        // SAFETY: Not registered (the caller checked `attached`), so nothing
+        // else accesses it; all-zero is a valid unregistered fprobe.
+        unsafe {
+            fp.write(core::mem::zeroed());
+            (*fp).exit_handler = Some(handler::fexit_handler);
+            if !self.entry_prog.is_empty() {
+                (*fp).entry_handler = Some(handler::fexit_entry_handler);
+                (*fp).entry_data_size = self.entry_prog.data_size();
+            }
+            (*fp).nr_maxactive = def.maxactive() as i32;
+        }
+        // SAFETY: `fp` is set up and lives (in the probe's box) until after
+        // `detach`; the fprobe core copies the addresses.
+        to_result(unsafe {
+            bindings::register_fprobe_ips(fp, addrs.as_ptr().cast_mut(), addrs.len() as i32)
+        })
     }
 
     /// Detaches the probe; on return no handler of this probe runs.
@@ -317,67 +404,98 @@ impl Probe {
         if !st.attached {
             return;
         }
-        let def = self.def();
-        if def.is_tracepoint() {
-            // SAFETY: Attached in `attach`; waits for running probes.
-            unsafe { bindings::rfprobe_tp_detach(self.tp) };
-        } else if def.is_return() {
-            let fp = self.fp.get();
-            // SAFETY: Registered in `attach`; unregister_fprobe waits for
-            // running handlers (ftrace shutdown synchronisation), after
-            // which the fprobe core no longer writes to it.
-            unsafe {
-                bindings::unregister_fprobe(fp);
-                st.old_nmissed = st.old_nmissed.wrapping_add((*fp).nmissed as u64);
+        match &self.attach {
+            Attach::Tracepoint(t) => t.detach(),
+            Attach::Entry(ops) => ops.unregister(),
+            Attach::Exit => {
+                let fp = self.fp.get();
+                // SAFETY: Registered in `attach`; unregister_fprobe waits for
+                // running handlers (ftrace shutdown synchronisation), after
+                // which the fprobe core no longer writes to it.
+                unsafe {
+                    bindings::unregister_fprobe(fp);
+                    st.old_nmissed = st.old_nmissed.wrapping_add((*fp).nmissed as u64);
+                }
             }
-        } else {
-            // SAFETY: Registered in `attach`; unregistering waits for running
-            // callbacks. The ops stays allocated (its miss counter with it).
-            unsafe { bindings::rfprobe_ops_unregister(self.ops) };
         }
         st.attached = false;
     }
 
+    /// Functions join (`remove` false) or leave an attached `f` probe in
+    /// place: ftrace changes its filter without unregistering it, so the
+    /// probe's other functions keep every hit (C never unhooks surviving
+    /// functions either).
+    fn update_attached(&self, addrs: &[c_ulong], remove: bool) -> Result {
+        match &self.attach {
+            Attach::Entry(ops) => ops.update(addrs, remove),
+            // SAFETY: Registered (the caller checked `attached`); ftrace
+            // serialises filter updates itself.
+            Attach::Exit => to_result(unsafe {
+                bindings::rfprobe_fprobe_update_ips(
+                    self.fp.get(),
+                    addrs.as_ptr().cast_mut(),
+                    addrs.len() as u32,
+                    remove as i32,
+                )
+            }),
+            Attach::Tracepoint(_) => Err(code::EINVAL),
+        }
+    }
+
     /// The functions of module `name` leave the probe (it goes; the
-    /// module is still live during its GOING notification). Returns
-    /// whether any did (the probe is then detached; see
-    /// [`Probe::drop_funcs_where`]). A single-function probe is pending
-    /// until the module comes back.
-    pub(crate) fn module_going(&self, st: &mut ProbeState, name: &[u8]) -> bool {
+    /// module is still live during its GOING notification, its ftrace
+    /// records with it). Returns whether any did. A single-function probe
+    /// is pending until the module comes back.
+    pub(crate) fn module_going(&self, st: &mut ProbeState, name: &[u8]) -> Result<bool> {
         let Some(m) = st.mods.iter().position(|n| n[..] == *name) else {
-            return false;
+            return Ok(false);
         };
         let tag = (m + 1) as u16;
         self.drop_tagged(st, |_, t| t == tag)
     }
 
-    /// The functions at addresses for which `gone` is true leave the probe;
-    /// if any did, the probe is detached first (the caller attaches it
-    /// again to the rest when its event is enabled). Returns whether any
-    /// did.
+    /// The functions at addresses for which `gone` is true leave the probe
+    /// (see [`Probe::drop_tagged`]).
     pub(crate) fn drop_funcs_where(
         &self,
         st: &mut ProbeState,
         mut gone: impl FnMut(u64) -> bool,
-    ) -> bool {
+    ) -> Result<bool> {
         self.drop_tagged(st, |a, _| gone(a))
     }
 
-    fn drop_tagged(&self, st: &mut ProbeState, mut gone: impl FnMut(u64, u16) -> bool) -> bool {
-        if !st.funcs.iter().any(|&(a, t)| gone(a, t)) {
-            return false;
-        }
-        self.detach(st);
-        let mut i = 0;
-        while i < st.funcs.len() {
-            let (a, t) = st.funcs[i];
+    /// Functions leave the probe. An attached probe keeps running on the
+    /// others (its filter changed in place); it is detached when none is
+    /// left (an empty filter would mean every function to ftrace). Should
+    /// the in-place change fail, the probe is attached again to the rest
+    /// (a window without hits) and the error returned for the user to see.
+    fn drop_tagged(
+        &self,
+        st: &mut ProbeState,
+        mut gone: impl FnMut(u64, u16) -> bool,
+    ) -> Result<bool> {
+        let mut leaving = KVec::new();
+        for &(a, t) in st.funcs.iter() {
             if gone(a, t) {
-                let _ = crate::kvec::remove(&mut st.funcs, i);
-            } else {
-                i += 1;
+                leaving.push(a as c_ulong, GFP_KERNEL)?;
             }
         }
-        true
+        if leaving.is_empty() {
+            return Ok(false);
+        }
+        let all = leaving.len() == st.funcs.len();
+        let mut res = Ok(true);
+        if st.attached && (all || self.update_attached(&leaving, true).is_err()) {
+            self.detach(st);
+            res = if all { Ok(true) } else { Err(code::EAGAIN) };
+        }
+        crate::kvec::retain(&mut st.funcs, |&(a, t)| !gone(a, t));
+        if res.is_err() {
+            // The fallback: the rest, registered afresh.
+            self.attach(st)?;
+            return res;
+        }
+        res
     }
 
     /// The home module of a pending single-function probe came: attach to
@@ -406,7 +524,8 @@ impl Probe {
     }
 
     /// Functions `which` of `set` (of a module that came) join this list
-    /// or glob probe; it is attached again with them if `enabled`.
+    /// or glob probe: in place if it is attached (its other functions keep
+    /// their hits), with the next attach otherwise.
     pub(crate) fn add_funcs(
         &self,
         st: &mut ProbeState,
@@ -414,19 +533,30 @@ impl Probe {
         which: &[usize],
         enabled: bool,
     ) -> Result {
-        if which.is_empty() {
+        let mut new = ProbeState {
+            tracepoint: core::ptr::null_mut(),
+            attached: false,
+            old_nmissed: 0,
+            funcs: KVec::new(),
+            mods: core::mem::take(&mut st.mods),
+        };
+        let r = new.set_funcs(set, which);
+        st.mods = core::mem::take(&mut new.mods);
+        r?;
+        crate::kvec::retain(&mut new.funcs, |f| !st.funcs.iter().any(|o| o.0 == f.0));
+        if new.funcs.is_empty() {
             return Ok(());
         }
-        self.detach(st);
-        let mut old = KVec::new();
-        core::mem::swap(&mut old, &mut st.funcs);
-        st.set_funcs(set, which)?;
-        for f in old {
-            if !st.funcs.iter().any(|&(a, _)| a == f.0) {
-                st.funcs.push(f, GFP_KERNEL)?;
-            }
+        let addrs = new.addrs()?;
+        st.funcs.reserve(new.funcs.len(), GFP_KERNEL)?;
+        if st.attached {
+            self.update_attached(&addrs, false)?;
         }
-        if enabled {
+        for f in new.funcs.iter() {
+            // Cannot fail: reserved above.
+            let _ = st.funcs.push(*f, GFP_KERNEL);
+        }
+        if enabled && !st.attached {
             self.attach(st)?;
         }
         Ok(())
@@ -477,20 +607,17 @@ impl Probe {
     /// runs refused, plus the attach mechanism's own misses: recursion,
     /// exhausted return-probe pool).
     pub(crate) fn stats(&self, st: &ProbeState) -> (u64, u64) {
-        let live = if !self.ops.is_null() {
-            // SAFETY: `ops` lives as long as the probe.
-            unsafe { bindings::rfprobe_ops_nmissed(self.ops) as u64 }
-        } else if !self.tp.is_null() {
-            // SAFETY: `tp` lives as long as the probe.
-            unsafe { bindings::rfprobe_tp_nmissed(self.tp) as u64 }
-        } else if st.attached {
-            // SAFETY: A racy read of a counter the fprobe core increments
-            // (READ_ONCE semantics; an aligned word is not torn).
-            unsafe {
-                core::ptr::read_volatile(core::ptr::addr_of!((*self.fp.get()).nmissed)) as u64
+        let live = match &self.attach {
+            Attach::Entry(ops) => ops.nmissed(),
+            Attach::Tracepoint(t) => t.nmissed(),
+            Attach::Exit if st.attached => {
+                // SAFETY: A racy read of a counter the fprobe core increments
+                // (READ_ONCE semantics; an aligned word is not torn).
+                unsafe {
+                    core::ptr::read_volatile(core::ptr::addr_of!((*self.fp.get()).nmissed)) as u64
+                }
             }
-        } else {
-            0
+            Attach::Exit => 0,
         };
         (
             self.hits.sum(),
@@ -499,19 +626,5 @@ impl Probe {
                 .wrapping_add(st.old_nmissed)
                 .wrapping_add(live),
         )
-    }
-}
-
-impl Drop for Probe {
-    fn drop(&mut self) {
-        // Probes are detached (under `event_mutex`) before they are dropped.
-        if !self.ops.is_null() {
-            // SAFETY: Unregistered; nothing references it any more.
-            unsafe { bindings::rfprobe_ops_free(self.ops) };
-        }
-        if !self.tp.is_null() {
-            // SAFETY: Detached (and waited for); nothing references it.
-            unsafe { bindings::rfprobe_tp_free(self.tp) };
-        }
     }
 }

@@ -570,3 +570,22 @@ fn unmatched_item<K: Kernel>(k: &K, spec: &Spec<'_>, n: usize) -> Option<(usize,
     }
     None
 }
+
+/// Would `line` (a probe's definition as listed), parsed with `module`'s
+/// BTF for function `func` (or without function prototypes: `no_funcs`),
+/// fetch exactly as `def` does? A module that comes may be another build
+/// than the one a probe was defined on: its functions join a list or glob
+/// probe, or a pending probe attaches there, only then.
+pub fn fetches_as<K: Kernel>(
+    k: &mut K,
+    line: &[u8],
+    module: Option<&[u8]>,
+    no_funcs: bool,
+    func: Option<&[u8]>,
+    def: &StoredDef<'_>,
+    ws: &mut ProbeDef,
+) -> bool {
+    k.parse(line, module, no_funcs, func, ws).is_ok()
+        && same_layout(def, &ws.stored()).is_ok()
+        && same_fetch(def, &ws.stored())
+}
