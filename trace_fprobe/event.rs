@@ -39,8 +39,15 @@ use kernel::prelude::*;
 use kernel::str::CStr;
 use kernel::types::Opaque;
 
-/// Trace instances an event can be enabled in at the same time.
+/// Trace instances whose files an event keeps inline (read by the handlers
+/// without indirection); more go to [`MoreFiles`], as many as there are.
 pub(crate) const MAX_FILES: usize = 8;
+
+/// The files of the instances beyond the first [`MAX_FILES`]: replaced
+/// whole (copy on write, under `event_mutex`), published with a release
+/// store, freed after an RCU grace period (the handlers run with
+/// preemption disabled and read it once per hit).
+pub(crate) struct MoreFiles(pub(crate) KVec<*mut bindings::trace_event_file>);
 
 /// [`Event::users`]: the bit that says perf uses the event; the bits below
 /// it count the trace instances it is enabled in.
@@ -105,6 +112,8 @@ pub(crate) struct Event {
     print_fields: KVec<(u32, u32, FetchType, u8, u32)>,
     pub(crate) inner: EventLocked<EventInner>,
     pub(crate) files: [AtomicPtr<bindings::trace_event_file>; MAX_FILES],
+    /// [`MoreFiles`], or NULL.
+    pub(crate) more: AtomicPtr<MoreFiles>,
     /// Who the probes record for: the number of enabled trace instances
     /// plus [`USERS_PERF`] while perf uses the event. The probes are
     /// attached while it is not 0.
@@ -180,6 +189,7 @@ impl Event {
                     added: false,
                 }),
                 files: Default::default(),
+                more: AtomicPtr::new(core::ptr::null_mut()),
                 users: AtomicUsize::new(0),
                 state,
             },
@@ -394,20 +404,68 @@ impl Event {
         // a publication is stale after it), so no published file is skipped.
         let alone = Self::nr_files(self.users.load(Ordering::Relaxed)) == 0;
         let first = if alone { 0 } else { 1 };
-        let Some(slot) = self.files[first..]
+        let slot = self.files[first..]
             .iter()
             .position(|s| s.load(Ordering::Relaxed).is_null())
-            .map(|i| i + first)
-        else {
-            return Err(code::ENOSPC);
+            .map(|i| i + first);
+        // Beyond the inline slots: a new, longer list (allocated before the
+        // probes are attached, so a failure changes nothing).
+        let more = match slot {
+            Some(_) => None,
+            None => Some(self.more_with(|v| v.push(file, GFP_KERNEL).map_err(Into::into))?),
         };
         if !self.is_enabled() {
             // First user: attach every probe.
             self.attach_all(g)?;
         }
-        self.files[slot].store(file, Ordering::Release);
+        match (slot, more) {
+            (Some(slot), _) => self.files[slot].store(file, Ordering::Release),
+            (None, Some(m)) => self.publish_more(m),
+            (None, None) => {}
+        }
         self.users.fetch_add(1, Ordering::Release);
         Ok(())
+    }
+
+    /// A copy of the [`MoreFiles`] list changed by `f`.
+    fn more_with(
+        &self,
+        f: impl FnOnce(&mut KVec<*mut bindings::trace_event_file>) -> Result,
+    ) -> Result<KVec<*mut bindings::trace_event_file>> {
+        let old = self.more.load(Ordering::Relaxed);
+        let mut v = KVec::new();
+        if !old.is_null() {
+            // SAFETY: Published lists are only replaced and freed under
+            // `event_mutex`, which the caller holds.
+            v.extend_from_slice(unsafe { &(*old).0 }, GFP_KERNEL)?;
+        }
+        f(&mut v)?;
+        Ok(v)
+    }
+
+    /// Publishes `files` as the [`MoreFiles`] list (an empty one as NULL)
+    /// and frees the old one once no handler can read it.
+    fn publish_more(&self, files: KVec<*mut bindings::trace_event_file>) {
+        let new = if files.is_empty() {
+            core::ptr::null_mut()
+        } else {
+            match KBox::new(MoreFiles(files), GFP_KERNEL) {
+                Ok(b) => KBox::into_raw(b),
+                // Cannot happen for the callers' sizes often enough to
+                // matter; keep the old list (a removed file stays in it
+                // until the next change, harmless: the core keeps disabled
+                // files alive until the event is removed).
+                Err(_) => return,
+            }
+        };
+        let old = self.more.swap(new, Ordering::AcqRel);
+        if !old.is_null() {
+            // SAFETY: Sleeps; `reg` runs in process context. After it no
+            // handler still reads `old`.
+            unsafe { bindings::rfprobe_synchronize_rcu() };
+            // SAFETY: Made by `KBox::into_raw` above and no longer published.
+            drop(unsafe { KBox::from_raw(old) });
+        }
     }
 
     /// Attaches every probe, or none.
@@ -463,14 +521,28 @@ impl Event {
         file: *mut bindings::trace_event_file,
         g: &mut EventMutexGuard<'_>,
     ) -> Result {
-        let Some(slot) = self
+        match self
             .files
             .iter()
             .position(|s| s.load(Ordering::Relaxed) == file)
-        else {
-            return Err(code::ENOENT);
-        };
-        self.files[slot].store(core::ptr::null_mut(), Ordering::Release);
+        {
+            Some(slot) => self.files[slot].store(core::ptr::null_mut(), Ordering::Release),
+            None => {
+                let mut found = false;
+                let v = self.more_with(|v| {
+                    let i = v.iter().position(|&f| f == file);
+                    found = i.is_some();
+                    if let Some(i) = i {
+                        let _ = crate::kvec::remove(v, i);
+                    }
+                    Ok(())
+                })?;
+                if !found {
+                    return Err(code::ENOENT);
+                }
+                self.publish_more(v);
+            }
+        }
         let left = self.users.fetch_sub(1, Ordering::Release) - 1;
         if left == 0 {
             // Last user: detach (waits for running handlers).
@@ -551,6 +623,12 @@ impl Drop for Event {
         let inner = self.inner.get_owned();
         if inner.added {
             pr_err!("event dropped while registered\n");
+        }
+        let more = *self.more.get_mut();
+        if !more.is_null() {
+            // SAFETY: Made by `KBox::into_raw`; the event is no longer
+            // registered, so no handler reads it.
+            drop(unsafe { KBox::from_raw(more) });
         }
     }
 }

@@ -695,6 +695,17 @@ unsafe fn trace_hit_slow<const EXIT: bool, const FULL_REGS: bool>(
             unsafe { record(hit, file) };
         }
     }
+    // Instances beyond the inline slots.
+    let more = ev.more.load(Ordering::Acquire);
+    if !more.is_null() {
+        // SAFETY: Published lists are freed only after an RCU grace period
+        // once replaced (`Event::publish_more`); handlers run with
+        // preemption disabled. Their files stay valid as the slots' do.
+        for &file in unsafe { (*more).0.iter() } {
+            // SAFETY: As above.
+            unsafe { record(hit, file) };
+        }
+    }
     if users & USERS_PERF != 0 {
         // SAFETY: Caller.
         unsafe { perf_record(hit) };
