@@ -466,6 +466,13 @@ bool rfprobe_within_module_init(unsigned long addr, struct module *mod)
 	return within_module_init(addr, mod);
 }
 
+/* The module's init text, [*start, *end) (empty once freed). */
+void rfprobe_module_init_range(struct module *mod, unsigned long *start, unsigned long *end)
+{
+	*start = (unsigned long)mod->mem[MOD_INIT_TEXT].base;
+	*end = *start + mod->mem[MOD_INIT_TEXT].size;
+}
+
 bool rfprobe_module_loaded(const char *name)
 {
 	char buf[MODULE_NAME_LEN + 32];

@@ -79,6 +79,7 @@ ssize_t rfprobe_file_read(struct file *f, void *buf, size_t len, loff_t *pos);
 void rfprobe_file_close(struct file *f);
 bool rfprobe_module_loaded(const char *name);
 bool rfprobe_within_module_init(unsigned long addr, struct module *mod);
+void rfprobe_module_init_range(struct module *mod, unsigned long *start, unsigned long *end);
 unsigned long rfprobe_ops_nmissed(struct rfprobe_ops *ro);
 /* Implemented in Rust (trace_fprobe/handler.rs). */
 void rfprobe_ops_entry(void *data, unsigned long ip, struct pt_regs *regs);

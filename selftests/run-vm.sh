@@ -69,7 +69,7 @@ rsync -a "$RFPROBE_TOP/selftests/testmod/" "$tm/"
 read -r -a tmflags <<< "$("$RFPROBE_TOP/scripts/kbuild-flags.sh" "$kdir")"
 make -C "$kdir" ${tmflags[@]+"${tmflags[@]}"} M="$tm" modules >"$logdir/testmod-build.log" 2>&1 ||
 	die "test module build failed (see $logdir/testmod-build.log)"
-cp "$tm/rfprobe_testmod.ko" "$stage/lib/modules/"
+cp "$tm/rfprobe_testmod.ko" "$tm/rftm_hold.ko" "$stage/lib/modules/"
 
 # Dynamically linked host tools the tests use (trace-cmd, perf), with their libraries.
 copy_bin() {

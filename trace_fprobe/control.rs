@@ -793,7 +793,13 @@ impl Rfprobe {
             }
             ModuleEvent::Live => {
                 // The module's init text is freed next (its ftrace records
-                // with it): no probe may keep an address there.
+                // with it): no probe may keep an address there, and no
+                // definition may take one until then.
+                let (mut start, mut end) = (0, 0);
+                // SAFETY: `module` is the module being notified, live during
+                // the notification.
+                unsafe { bindings::rfprobe_module_init_range(module, &mut start, &mut end) };
+                inner.funcs.module_live(name, start as u64, end as u64);
                 let mut g = self.state().event_mutex.lock();
                 for ev in inner.events.iter() {
                     let r = ev.drop_funcs(&mut g, |p, st| {

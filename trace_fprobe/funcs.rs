@@ -185,6 +185,11 @@ pub(crate) struct Table {
     /// still lists their functions until it releases them, later in the
     /// unload; they must not be attached to meanwhile.
     gone: KVec<KVec<u8>>,
+    /// Modules that went live (LIVE notified), with their init text
+    /// `[start, end)`: ftrace lists their init functions until it frees
+    /// them, just after the notification; a list read in between must not
+    /// hand them out. Kept until the module comes again or goes.
+    init_freed: KVec<(KVec<u8>, u64, u64)>,
 }
 
 impl Table {
@@ -193,11 +198,39 @@ impl Table {
             gen: 0,
             set: FuncSet::new(),
             gone: KVec::new(),
+            init_freed: KVec::new(),
         }
+    }
+
+    /// Module `name` went live: its init text `[start, end)` is freed next.
+    pub(crate) fn module_live(&mut self, name: &[u8], start: u64, end: u64) {
+        self.forget_init(name);
+        let mut v = KVec::new();
+        if v.extend_from_slice(name, GFP_KERNEL).is_ok() {
+            let _ = self.init_freed.push((v, start, end), GFP_KERNEL);
+        }
+    }
+
+    fn forget_init(&mut self, name: &[u8]) {
+        if let Some(i) = self.init_freed.iter().position(|(n, _, _)| n[..] == *name) {
+            let _ = crate::kvec::remove(&mut self.init_freed, i);
+        }
+    }
+
+    /// Can function `addr` of `module` be attached to: its module neither
+    /// going nor, for init functions, live (init text freed or about to be)?
+    pub(crate) fn usable(&self, addr: u64, module: Option<&[u8]>) -> bool {
+        let Some(m) = module else { return true };
+        !self.is_gone(m)
+            && !self
+                .init_freed
+                .iter()
+                .any(|(n, start, end)| n[..] == *m && (*start..*end).contains(&addr))
     }
 
     /// Module `name` goes (its GOING notification).
     pub(crate) fn module_gone(&mut self, name: &[u8]) {
+        self.forget_init(name);
         if !self.is_gone(name) {
             let mut v = KVec::new();
             if v.extend_from_slice(name, GFP_KERNEL).is_ok() {
@@ -208,6 +241,7 @@ impl Table {
 
     /// Module `name` comes (its COMING notification).
     pub(crate) fn module_back(&mut self, name: &[u8]) {
+        self.forget_init(name);
         if let Some(i) = self.gone.iter().position(|n| n[..] == *name) {
             let _ = crate::kvec::remove(&mut self.gone, i);
         }
@@ -215,10 +249,6 @@ impl Table {
 
     fn is_gone(&self, name: &[u8]) -> bool {
         self.gone.iter().any(|n| n[..] == *name)
-    }
-
-    fn live(&self, module: Option<&[u8]>) -> bool {
-        module.map_or(true, |m| !self.is_gone(m))
     }
 
     /// Reads the list again if modules came or went since it was read.
@@ -274,7 +304,7 @@ impl Table {
         let s = &self.set;
         let first = s.funcs.partition_point(|f| s.name(f) < name);
         for f in s.funcs[first..].iter().take_while(|f| s.name(f) == name) {
-            if (module.is_none() || s.module(f) == module) && self.live(s.module(f)) {
+            if (module.is_none() || s.module(f) == module) && self.usable(f.addr, s.module(f)) {
                 out.push(f.addr, name, s.module(f))?;
             }
         }
@@ -286,7 +316,7 @@ impl Table {
         self.refresh()?;
         let s = &self.set;
         for func in s.funcs.iter() {
-            if !self.live(s.module(func)) {
+            if !self.usable(func.addr, s.module(func)) {
                 continue;
             }
             if !f(func.addr, s.name(func), s.module(func)) {
@@ -401,7 +431,7 @@ fn resolve_single(
                 Some(s) if s.text => {
                     let m = kallsyms::module_at(s.addr);
                     if (only.is_some() && m.as_deref() != only)
-                        || m.as_deref().is_some_and(|m| table.is_gone(m))
+                        || !table.usable(s.addr, m.as_deref())
                     {
                         return Err(Unresolved::NotFound);
                     }
