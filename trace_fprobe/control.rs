@@ -5,8 +5,9 @@
 
 use crate::bindings;
 use crate::btf::BtfData;
-use crate::env::{find_kernel_tracepoint, KernelEnv};
-use crate::event::{cstring, Event, State, VecSink};
+use crate::env::{find_tracepoint, tracepoint_module, KernelEnv};
+use crate::event::{Event, State};
+use crate::kvec::{cstring, VecSink};
 use crate::funcs::{self, FuncSet, Table, Unresolved};
 use crate::kallsyms;
 use crate::probe::{Probe, ProbeState};
@@ -681,46 +682,6 @@ impl Rfprobe {
             let _ = w.put(&line[..n]);
         }
     }
-}
-
-/// A tracepoint of the kernel or of a loaded module.
-pub(crate) fn find_tracepoint(tp_modules: &[usize], name: &[u8]) -> *mut bindings::tracepoint {
-    let tp = find_kernel_tracepoint(name);
-    if !tp.is_null() {
-        return tp;
-    }
-    let Ok(cname) = cstring(name) else {
-        return core::ptr::null_mut();
-    };
-    for &m in tp_modules {
-        // SAFETY: `m` is a live `tp_module` (removed from the list when its
-        // module goes); the name is NUL-terminated.
-        let tp = unsafe {
-            bindings::rfprobe_tp_module_find(m as *mut bindings::tp_module, cname.as_ptr().cast())
-        };
-        if !tp.is_null() {
-            return tp;
-        }
-    }
-    core::ptr::null_mut()
-}
-
-/// The loaded module that has tracepoint `name` (`None` for vmlinux's):
-/// its probe stub's BTF is in the module's split BTF.
-fn tracepoint_module(tp_modules: &[usize], name: &[u8]) -> Option<ModName> {
-    if !find_kernel_tracepoint(name).is_null() {
-        return None;
-    }
-    let cname = cstring(name).ok()?;
-    let tpm = tp_modules.iter().copied().find(|&m| {
-        // SAFETY: Tracked modules are live (removed when they go).
-        !unsafe { bindings::rfprobe_tp_module_find(m as *mut _, cname.as_ptr().cast()) }.is_null()
-    })?;
-    // SAFETY: As above; module names are NUL-terminated.
-    let name = unsafe {
-        kernel::str::CStr::from_char_ptr(bindings::rfprobe_tp_module_name(tpm as *mut _).cast())
-    };
-    ModName::new(name.as_bytes())
 }
 
 impl Rfprobe {

@@ -91,7 +91,7 @@ impl Drop for Dir {
 }
 
 /// `seq_file` as a byte sink.
-struct SeqSink(*mut bindings::seq_file);
+pub(crate) struct SeqSink(*mut bindings::seq_file);
 
 impl ByteWrite for SeqSink {
     fn put(&mut self, bytes: &[u8]) -> core::fmt::Result {
@@ -101,176 +101,142 @@ impl ByteWrite for SeqSink {
     }
 }
 
-fn opened_for_truncate(file: *mut bindings::file) -> bool {
-    // SAFETY: The VFS passes a valid file.
-    unsafe { bindings::rfprobe_file_write_trunc(file) }
+/// One control file: what it shows, what opening it for truncation does,
+/// what a write does. The callbacks the kernel calls are the generic
+/// trampolines below, one per callback type, which call these safe
+/// functions with the module's state.
+pub(crate) trait ControlFile {
+    /// Writable (the file has a `write` operation)?
+    const WRITABLE: bool = false;
+    /// Largest single `write()`.
+    const MAX_WRITE: usize = 8;
+    /// Writes are accepted and ignored (nothing is copied).
+    const DISCARD_WRITES: bool = false;
+    /// The file's contents.
+    fn show(rf: &Rfprobe, w: &mut SeqSink);
+    /// Opened with `O_TRUNC` for writing.
+    fn truncate(_rf: &Rfprobe) -> Result {
+        Ok(())
+    }
+    /// A `write()` of `data` (copied from user space): `Err(errno)` or the
+    /// write succeeds whole.
+    fn write(_rf: &Rfprobe, _data: &[u8]) -> core::result::Result<(), i32> {
+        Ok(())
+    }
 }
 
-macro_rules! show_fn {
-    ($name:ident, $method:ident) => {
-        /// # Safety
-        ///
-        /// Kernel callback: called only by the kernel, with the arguments its
-        /// callback type documents (valid pointers, our own registered objects).
-        unsafe extern "C" fn $name(m: *mut bindings::seq_file, _v: *mut c_void) -> c_int {
-            if let Some(rf) = state() {
-                rf.$method(&mut SeqSink(m));
-            }
-            0
-        }
-    };
+/// `dynamic_events`: definitions and removals, one per line; `O_TRUNC`
+/// removes every event (EBUSY, removing nothing, if one is in use).
+pub(crate) struct DynamicEvents;
+
+impl ControlFile for DynamicEvents {
+    const WRITABLE: bool = true;
+    const MAX_WRITE: usize = 16 << 20;
+    fn show(rf: &Rfprobe, w: &mut SeqSink) {
+        rf.show_events(w);
+    }
+    fn truncate(rf: &Rfprobe) -> Result {
+        rf.release_all()
+    }
+    fn write(rf: &Rfprobe, data: &[u8]) -> core::result::Result<(), i32> {
+        rf.write_commands(data).map(|_| ())
+    }
 }
 
-show_fn!(show_dynamic_events, show_events);
-show_fn!(show_error_log, show_errors);
-show_fn!(show_profile, show_profile);
+/// `error_log`: written only to clear it (`O_TRUNC`).
+pub(crate) struct ErrorLogFile;
 
-/// # Safety
-///
-/// Kernel callback: called only by the kernel, with the arguments its
-/// callback type documents (valid pointers, our own registered objects).
-unsafe extern "C" fn show_dump_fetcharg(m: *mut bindings::seq_file, _v: *mut c_void) -> c_int {
-    if let Some(rf) = state() {
+impl ControlFile for ErrorLogFile {
+    const WRITABLE: bool = true;
+    const DISCARD_WRITES: bool = true;
+    fn show(rf: &Rfprobe, w: &mut SeqSink) {
+        rf.show_errors(w);
+    }
+    fn truncate(rf: &Rfprobe) -> Result {
+        rf.clear_errors();
+        Ok(())
+    }
+}
+
+/// `profile`: per event, hits and misses.
+pub(crate) struct Profile;
+
+impl ControlFile for Profile {
+    fn show(rf: &Rfprobe, w: &mut SeqSink) {
+        rf.show_profile(w);
+    }
+}
+
+/// `dump_fetcharg`: `1`/`y`/`on` or `0`/`n`/`off` (a trailing newline is
+/// allowed), as `kstrtobool()` reads them.
+pub(crate) struct DumpFetcharg;
+
+impl ControlFile for DumpFetcharg {
+    const WRITABLE: bool = true;
+    fn show(rf: &Rfprobe, w: &mut SeqSink) {
         let on = rf.dump_fetcharg.load(Ordering::Relaxed);
-        let _ = SeqSink(m).put(if on { b"1\n" } else { b"0\n" });
+        let _ = w.put(if on { b"1\n" } else { b"0\n" });
+    }
+    fn write(rf: &Rfprobe, data: &[u8]) -> core::result::Result<(), i32> {
+        let word = data.strip_suffix(b"\n").unwrap_or(data);
+        let on = match word {
+            b"1" | b"y" | b"Y" | b"on" | b"ON" => true,
+            b"0" | b"n" | b"N" | b"off" | b"OFF" => false,
+            _ => return Err(code::EINVAL.to_errno()),
+        };
+        rf.dump_fetcharg.store(on, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// `README`: the syntax, as `tracing/README` has it for C.
+pub(crate) struct Readme;
+
+impl ControlFile for Readme {
+    fn show(_rf: &Rfprobe, w: &mut SeqSink) {
+        let _ = w.put(include_bytes!("README.txt"));
+    }
+}
+
+/// `seq_file` show callback of `F`.
+///
+/// # Safety
+///
+/// Called by `seq_read` with the seq_file it set up in [`open::<F>`].
+unsafe extern "C" fn show<F: ControlFile>(m: *mut bindings::seq_file, _v: *mut c_void) -> c_int {
+    if let Some(rf) = state() {
+        F::show(rf, &mut SeqSink(m));
     }
     0
 }
 
+/// `open` callback of `F`.
+///
 /// # Safety
 ///
-/// Kernel callback: called only by the kernel, with the arguments its
-/// callback type documents (valid pointers, our own registered objects).
-unsafe extern "C" fn open_dump_fetcharg(
+/// Called by the VFS with a valid, opening `file`.
+unsafe extern "C" fn open<F: ControlFile>(
     _inode: *mut bindings::inode,
     file: *mut bindings::file,
 ) -> c_int {
-    // SAFETY: VFS open contract.
-    unsafe { seq_open_with(file, show_dump_fetcharg) }
-}
-
-/// Writes to `dump_fetcharg`: `1`/`y`/`on` or `0`/`n`/`off` (a trailing
-/// newline is allowed), as `kstrtobool()` reads them.
-///
-/// # Safety
-///
-/// Kernel callback: called only by the kernel, with the arguments its
-/// callback type documents (valid pointers, our own registered objects).
-unsafe extern "C" fn write_dump_fetcharg(
-    _file: *mut bindings::file,
-    ubuf: *const c_char,
-    count: usize,
-    _ppos: *mut bindings::loff_t,
-) -> isize {
-    let Some(rf) = state() else {
-        return code::ENODEV.to_errno() as isize;
-    };
-    let mut buf = [0u8; 8];
-    let n = count.min(buf.len());
-    // `ubuf` is a user pointer to `count` bytes (VFS contract).
-    if let Err(e) = UserSlice::new(ubuf as usize, n)
-        .reader()
-        .read_slice(&mut buf[..n])
-    {
-        return e.to_errno() as isize;
-    }
-    let word = buf[..n].strip_suffix(b"\n").unwrap_or(&buf[..n]);
-    let on = match word {
-        b"1" | b"y" | b"Y" | b"on" | b"ON" => true,
-        b"0" | b"n" | b"N" | b"off" | b"OFF" => false,
-        _ => return code::EINVAL.to_errno() as isize,
-    };
-    rf.dump_fetcharg.store(on, Ordering::Relaxed);
-    count as isize
-}
-
-/// # Safety
-///
-/// Kernel callback: called only by the kernel, with the arguments its
-/// callback type documents (valid pointers, our own registered objects).
-unsafe extern "C" fn show_readme(m: *mut bindings::seq_file, _v: *mut c_void) -> c_int {
-    let _ = SeqSink(m).put(include_bytes!("README.txt"));
-    0
-}
-
-/// # Safety
-///
-/// VFS `open` contract.
-unsafe fn seq_open_with(
-    file: *mut bindings::file,
-    show: unsafe extern "C" fn(*mut bindings::seq_file, *mut c_void) -> c_int,
-) -> c_int {
-    // SAFETY: Valid file (VFS); `single_release` frees what this allocates.
-    unsafe { bindings::single_open(file, Some(show), core::ptr::null_mut()) }
-}
-
-/// # Safety
-///
-/// Kernel callback: called only by the kernel, with the arguments its
-/// callback type documents (valid pointers, our own registered objects).
-unsafe extern "C" fn open_dynamic_events(
-    _inode: *mut bindings::inode,
-    file: *mut bindings::file,
-) -> c_int {
-    if opened_for_truncate(file) {
+    // SAFETY: The VFS passes a valid file.
+    if unsafe { bindings::rfprobe_file_write_trunc(file) } {
         if let Some(rf) = state() {
-            if let Err(e) = rf.release_all() {
+            if let Err(e) = F::truncate(rf) {
                 return e.to_errno();
             }
         }
     }
-    // SAFETY: VFS open contract.
-    unsafe { seq_open_with(file, show_dynamic_events) }
+    // SAFETY: Valid file (VFS); `single_release` frees what this allocates.
+    unsafe { bindings::single_open(file, Some(show::<F>), core::ptr::null_mut()) }
 }
 
-/// # Safety
-///
-/// Kernel callback: called only by the kernel, with the arguments its
-/// callback type documents (valid pointers, our own registered objects).
-unsafe extern "C" fn open_error_log(
-    _inode: *mut bindings::inode,
-    file: *mut bindings::file,
-) -> c_int {
-    if opened_for_truncate(file) {
-        if let Some(rf) = state() {
-            rf.clear_errors();
-        }
-    }
-    // SAFETY: VFS open contract.
-    unsafe { seq_open_with(file, show_error_log) }
-}
-
-/// # Safety
-///
-/// Kernel callback: called only by the kernel, with the arguments its
-/// callback type documents (valid pointers, our own registered objects).
-unsafe extern "C" fn open_profile(
-    _inode: *mut bindings::inode,
-    file: *mut bindings::file,
-) -> c_int {
-    // SAFETY: VFS open contract.
-    unsafe { seq_open_with(file, show_profile) }
-}
-
-/// # Safety
-///
-/// Kernel callback: called only by the kernel, with the arguments its
-/// callback type documents (valid pointers, our own registered objects).
-unsafe extern "C" fn open_readme(_inode: *mut bindings::inode, file: *mut bindings::file) -> c_int {
-    // SAFETY: VFS open contract.
-    unsafe { seq_open_with(file, show_readme) }
-}
-
-/// Largest single `write()` to `dynamic_events`.
-const MAX_WRITE: usize = 16 << 20;
-
-/// Writes to `dynamic_events`: definitions and removals, one per line.
+/// `write` callback of `F`: the data is copied from user space whole.
 ///
 /// # Safety
 ///
-/// Kernel callback: called only by the kernel, with the arguments its
-/// callback type documents (valid pointers, our own registered objects).
-unsafe extern "C" fn write_dynamic_events(
+/// Called by the VFS: `ubuf` is a user pointer to `count` bytes.
+unsafe extern "C" fn write<F: ControlFile>(
     _file: *mut bindings::file,
     ubuf: *const c_char,
     count: usize,
@@ -279,41 +245,30 @@ unsafe extern "C" fn write_dynamic_events(
     let Some(rf) = state() else {
         return code::ENODEV.to_errno() as isize;
     };
-    if count == 0 {
-        return 0;
+    if count == 0 || F::DISCARD_WRITES {
+        return count as isize;
     }
-    if count > MAX_WRITE {
-        return code::E2BIG.to_errno() as isize;
+    if count > F::MAX_WRITE {
+        return if F::MAX_WRITE < 4096 {
+            code::EINVAL
+        } else {
+            code::E2BIG
+        }
+        .to_errno() as isize;
     }
     let Ok(mut buf) = KVVec::<u8>::from_elem(0, count, GFP_KERNEL) else {
         return code::ENOMEM.to_errno() as isize;
     };
-    // `ubuf` is a user pointer to `count` bytes (VFS contract).
     if let Err(e) = UserSlice::new(ubuf as usize, count)
         .reader()
         .read_slice(&mut buf)
     {
         return e.to_errno() as isize;
     }
-    match rf.write_commands(&buf) {
-        Ok(_) => count as isize,
+    match F::write(rf, &buf) {
+        Ok(()) => count as isize,
         Err(e) => e as isize,
     }
-}
-
-/// Writes to `error_log`: only truncation (clearing, done at open) matters.
-///
-/// # Safety
-///
-/// Kernel callback: called only by the kernel, with the arguments its
-/// callback type documents (valid pointers, our own registered objects).
-unsafe extern "C" fn write_ignore(
-    _file: *mut bindings::file,
-    _ubuf: *const c_char,
-    count: usize,
-    _ppos: *mut bindings::loff_t,
-) -> isize {
-    count as isize
 }
 
 /// A `file_operations` table that can live in a `static`.
@@ -330,16 +285,21 @@ extern "C" {
     static mut __this_module: bindings::module;
 }
 
-macro_rules! seq_fops {
-    ($open:expr, $write:expr) => {
+/// The `file_operations` of control file `$f` (a [`ControlFile`]).
+macro_rules! control_fops {
+    ($f:ty) => {
         FileOps(bindings::file_operations {
             // Pins the module while the file is open.
             owner: core::ptr::addr_of_mut!(__this_module),
-            open: Some($open),
+            open: Some(open::<$f>),
             read: Some(bindings::seq_read),
             llseek: Some(bindings::seq_lseek),
             release: Some(bindings::single_release),
-            write: $write,
+            write: if <$f as ControlFile>::WRITABLE {
+                Some(write::<$f>)
+            } else {
+                None
+            },
             // SAFETY: All-zero is a valid `file_operations` (every callback NULL).
             ..unsafe { core::mem::zeroed() }
         })
@@ -347,14 +307,12 @@ macro_rules! seq_fops {
 }
 
 /// Operations of `dynamic_events`.
-pub(crate) static DYNAMIC_EVENTS_FOPS: FileOps =
-    seq_fops!(open_dynamic_events, Some(write_dynamic_events));
+pub(crate) static DYNAMIC_EVENTS_FOPS: FileOps = control_fops!(DynamicEvents);
 /// Operations of `error_log`.
-pub(crate) static ERROR_LOG_FOPS: FileOps = seq_fops!(open_error_log, Some(write_ignore));
+pub(crate) static ERROR_LOG_FOPS: FileOps = control_fops!(ErrorLogFile);
 /// Operations of `profile`.
-pub(crate) static PROFILE_FOPS: FileOps = seq_fops!(open_profile, None);
+pub(crate) static PROFILE_FOPS: FileOps = control_fops!(Profile);
 /// Operations of `dump_fetcharg`.
-pub(crate) static DUMP_FETCHARG_FOPS: FileOps =
-    seq_fops!(open_dump_fetcharg, Some(write_dump_fetcharg));
+pub(crate) static DUMP_FETCHARG_FOPS: FileOps = control_fops!(DumpFetcharg);
 /// Operations of `README`.
-pub(crate) static README_FOPS: FileOps = seq_fops!(open_readme, None);
+pub(crate) static README_FOPS: FileOps = control_fops!(Readme);

@@ -6,6 +6,7 @@
 
 use crate::bindings;
 use crate::trace_probe::btf_adapter::DefBtf;
+use crate::trace_probe::plan::ModName;
 use crate::trace_probe::{DentryOffsets, ProbeEnv, TracepointLookup};
 use core::ffi::c_void;
 use kernel::ffi::c_char;
@@ -61,7 +62,7 @@ impl<'a> ProbeEnv for KernelEnv<'a> {
     }
 
     fn tracepoint(&self, name: &[u8]) -> TracepointLookup {
-        if crate::control::find_tracepoint(self.tp_modules, name).is_null() {
+        if find_tracepoint(self.tp_modules, name).is_null() {
             TracepointLookup::Pending
         } else {
             TracepointLookup::Found
@@ -71,4 +72,44 @@ impl<'a> ProbeEnv for KernelEnv<'a> {
     fn dentry_offsets(&self) -> DentryOffsets {
         self.dentry
     }
+}
+
+/// A tracepoint of the kernel or of a loaded module.
+pub(crate) fn find_tracepoint(tp_modules: &[usize], name: &[u8]) -> *mut bindings::tracepoint {
+    let tp = find_kernel_tracepoint(name);
+    if !tp.is_null() {
+        return tp;
+    }
+    let Ok(cname) = crate::kvec::cstring(name) else {
+        return core::ptr::null_mut();
+    };
+    for &m in tp_modules {
+        // SAFETY: `m` is a live `tp_module` (removed from the list when its
+        // module goes); the name is NUL-terminated.
+        let tp = unsafe {
+            bindings::rfprobe_tp_module_find(m as *mut bindings::tp_module, cname.as_ptr().cast())
+        };
+        if !tp.is_null() {
+            return tp;
+        }
+    }
+    core::ptr::null_mut()
+}
+
+/// The loaded module that has tracepoint `name` (`None` for vmlinux's):
+/// its probe stub's BTF is in the module's split BTF.
+pub(crate) fn tracepoint_module(tp_modules: &[usize], name: &[u8]) -> Option<ModName> {
+    if !find_kernel_tracepoint(name).is_null() {
+        return None;
+    }
+    let cname = crate::kvec::cstring(name).ok()?;
+    let tpm = tp_modules.iter().copied().find(|&m| {
+        // SAFETY: Tracked modules are live (removed when they go).
+        !unsafe { bindings::rfprobe_tp_module_find(m as *mut _, cname.as_ptr().cast()) }.is_null()
+    })?;
+    // SAFETY: As above; module names are NUL-terminated.
+    let name = unsafe {
+        kernel::str::CStr::from_char_ptr(bindings::rfprobe_tp_module_name(tpm as *mut _).cast())
+    };
+    ModName::new(name.as_bytes())
 }

@@ -25,6 +25,7 @@
 
 use crate::bindings;
 use crate::percpu::Scratch;
+use crate::kvec::{cstring, VecSink};
 use crate::probe::{Probe, ProbeState};
 use crate::sync::{EventLocked, EventMutex, EventMutexGuard};
 use crate::trace_probe::bytes::ByteWrite;
@@ -60,24 +61,6 @@ pub(crate) struct State {
     pub(crate) event_mutex: EventMutex,
 }
 
-/// A NUL-terminated copy of `bytes`.
-pub(crate) fn cstring(bytes: &[u8]) -> Result<KVec<u8>> {
-    let mut v = KVec::with_capacity(bytes.len() + 1, GFP_KERNEL)?;
-    v.extend_from_slice(bytes, GFP_KERNEL)?;
-    v.push(0, GFP_KERNEL)?;
-    Ok(v)
-}
-
-/// `ByteWrite` into a growable kernel vector.
-pub(crate) struct VecSink<'a>(pub(crate) &'a mut KVec<u8>);
-
-impl ByteWrite for VecSink<'_> {
-    fn put(&mut self, bytes: &[u8]) -> core::fmt::Result {
-        self.0
-            .extend_from_slice(bytes, GFP_KERNEL)
-            .map_err(|_| core::fmt::Error)
-    }
-}
 
 /// What changes about an event; under `event_mutex`.
 pub(crate) struct EventInner {
@@ -709,25 +692,12 @@ unsafe extern "C" fn define_fields(call: *mut bindings::trace_event_call) -> c_i
     0
 }
 
-/// `sprint_symbol()` into `out` (truncated to its length).
-pub(crate) fn sprint_symbol(addr: u64, out: &mut [u8]) -> usize {
-    // SAFETY: The helper formats into its own KSYM_SYMBOL_LEN buffer and
-    // copies at most `out.len()` bytes.
-    let n = unsafe {
-        bindings::rfprobe_sprint_symbol(
-            out.as_mut_ptr().cast::<c_char>(),
-            out.len(),
-            addr as c_ulong,
-        )
-    };
-    n.min(out.len())
-}
 
 struct KernelSymbols;
 
 impl Symbolizer for KernelSymbols {
     fn sprint_symbol(&self, addr: u64, out: &mut [u8]) -> usize {
-        sprint_symbol(addr, out)
+        crate::kallsyms::sprint_symbol(addr, out)
     }
 
     fn symbol_name(&self, addr: u64, out: &mut [u8]) -> usize {

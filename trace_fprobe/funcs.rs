@@ -361,7 +361,7 @@ pub(crate) fn module_loaded(name: &[u8]) -> bool {
     // SAFETY: A path lookup (`/sys/module/NAME/initstate`) of a
     // NUL-terminated name without `/` (checked by the caller's parser:
     // module names are `[A-Za-z0-9_-]`).
-    crate::event::cstring(name)
+    crate::kvec::cstring(name)
         .map(|c| unsafe { bindings::rfprobe_module_loaded(c.as_ptr().cast()) })
         .unwrap_or(false)
 }

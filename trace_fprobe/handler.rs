@@ -195,7 +195,7 @@ impl Machine for RegsMachine<'_> {
     }
 
     fn symbolize(&self, addr: u64, out: &mut [u8]) -> usize {
-        crate::event::sprint_symbol(addr, out)
+        crate::kallsyms::sprint_symbol(addr, out)
     }
 }
 

@@ -14,7 +14,7 @@
 //! nothing is ever patched.
 
 use crate::bindings;
-use crate::event::cstring;
+use crate::kvec::cstring;
 use kernel::error::{code, Result};
 use kernel::ffi::c_char;
 use kernel::prelude::*;
@@ -92,7 +92,7 @@ pub(crate) fn lookup(name: &[u8]) -> Option<SymInfo> {
 /// bytes (`sprint_symbol()` prints `name+0x0/0xSIZE`)?
 fn is_symbol_start(addr: u64, name: &[u8], min_size: u64) -> bool {
     let mut buf = [0u8; 600];
-    let n = crate::event::sprint_symbol(addr, &mut buf);
+    let n = sprint_symbol(addr, &mut buf);
     let s = &buf[..n];
     let Some(rest) = s.strip_prefix(name) else {
         return false;
@@ -110,7 +110,7 @@ fn is_symbol_start(addr: u64, name: &[u8], min_size: u64) -> bool {
 /// `+0xOFF` of `sprint_symbol(addr)` (`name+0xoff/0xsize [mod]`).
 fn symbol_offset(addr: u64) -> Option<u64> {
     let mut buf = [0u8; 600];
-    let n = crate::event::sprint_symbol(addr, &mut buf);
+    let n = sprint_symbol(addr, &mut buf);
     let s = &buf[..n];
     let plus = s.iter().position(|&c| c == b'+')?;
     let rest = s.get(plus + 1..)?.strip_prefix(b"0x")?;
@@ -131,7 +131,7 @@ pub(crate) fn module_of(name: &[u8]) -> Option<KVec<u8>> {
 /// The module whose symbol is at `addr` (`None` for vmlinux or unknown).
 pub(crate) fn module_at(addr: u64) -> Option<KVec<u8>> {
     let mut buf = [0u8; 600];
-    let n = crate::event::sprint_symbol(addr, &mut buf);
+    let n = sprint_symbol(addr, &mut buf);
     let s = &buf[..n];
     let open = s.iter().position(|&c| c == b'[')?;
     let m = s.get(open + 1..)?;
@@ -184,4 +184,18 @@ pub(crate) fn find_ftrace_events() -> Result<*mut bindings::list_head> {
 /// buffers an event's removal clears must still be on it.
 pub(crate) fn find_trace_arrays() -> Result<*mut bindings::list_head> {
     find_core_data("ftrace_trace_arrays")
+}
+
+/// `sprint_symbol()` into `out` (truncated to its length).
+pub(crate) fn sprint_symbol(addr: u64, out: &mut [u8]) -> usize {
+    // SAFETY: The helper formats into its own KSYM_SYMBOL_LEN buffer and
+    // copies at most `out.len()` bytes.
+    let n = unsafe {
+        bindings::rfprobe_sprint_symbol(
+            out.as_mut_ptr().cast::<c_char>(),
+            out.len(),
+            addr as kernel::ffi::c_ulong,
+        )
+    };
+    n.min(out.len())
 }

@@ -3,7 +3,9 @@
 //! `KVec` operations the 6.12 `kernel` crate lacks (it has no `remove`,
 //! `pop` or `clear`). Small, checked, and used only on the control path.
 
+use crate::trace_probe::bytes::ByteWrite;
 use kernel::alloc::{Allocator, Vec};
+use kernel::prelude::*;
 
 /// Removes and returns element `i`, shifting the rest down; `None` if out of range.
 pub(crate) fn remove<T, A: Allocator>(v: &mut Vec<T, A>, i: usize) -> Option<T> {
@@ -79,5 +81,24 @@ pub(crate) fn sort_by<T>(v: &mut [T], less: impl Fn(&T, &T) -> bool) {
     for end in (1..n).rev() {
         v.swap(0, end);
         sift(v, 0, end, &less);
+    }
+}
+
+/// A NUL-terminated copy of `bytes`.
+pub(crate) fn cstring(bytes: &[u8]) -> Result<KVec<u8>> {
+    let mut v = KVec::with_capacity(bytes.len() + 1, GFP_KERNEL)?;
+    v.extend_from_slice(bytes, GFP_KERNEL)?;
+    v.push(0, GFP_KERNEL)?;
+    Ok(v)
+}
+
+/// `ByteWrite` into a growable kernel vector.
+pub(crate) struct VecSink<'a>(pub(crate) &'a mut KVec<u8>);
+
+impl ByteWrite for VecSink<'_> {
+    fn put(&mut self, bytes: &[u8]) -> core::fmt::Result {
+        self.0
+            .extend_from_slice(bytes, GFP_KERNEL)
+            .map_err(|_| core::fmt::Error)
     }
 }
