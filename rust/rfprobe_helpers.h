@@ -8,6 +8,8 @@
 
 #include <linux/types.h>
 
+struct fprobe;
+
 struct file;
 struct mutex;
 struct pt_regs;
@@ -68,7 +70,6 @@ void rfprobe_ops_unregister(struct rfprobe_ops *ro);
 /* Functions join or leave a registered probe's filter in place (no gap). */
 int rfprobe_ops_update_ips(struct rfprobe_ops *ro, unsigned long *ips, unsigned int cnt,
 			   int remove);
-struct fprobe;
 int rfprobe_fprobe_update_ips(struct fprobe *fp, unsigned long *ips, unsigned int cnt,
 			      int remove);
 void rfprobe_ops_free(struct rfprobe_ops *ro);
@@ -83,6 +84,14 @@ void rfprobe_module_init_range(struct module *mod, unsigned long *start, unsigne
 unsigned long rfprobe_ops_nmissed(struct rfprobe_ops *ro);
 /* Implemented in Rust (trace_fprobe/handler.rs). */
 void rfprobe_ops_entry(void *data, unsigned long ip, struct pt_regs *regs);
+/*
+ * Implemented in Rust (trace_fprobe/handler.rs): the exit probes' fprobe
+ * entry and exit handlers (fprobe_entry_cb, fprobe_exit_cb).
+ */
+int rfprobe_fexit_entry(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
+			struct pt_regs *regs, void *entry_data);
+void rfprobe_fexit(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
+		   struct pt_regs *regs, void *entry_data);
 
 /*
  * t probes: rfprobe's own tracepoint probe (see rfprobe_helpers.c), which

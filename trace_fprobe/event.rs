@@ -24,8 +24,8 @@
 //! cleared slot is followed by an RCU grace period before the file may go.
 
 use crate::bindings;
-use crate::percpu::Scratch;
 use crate::kvec::{cstring, VecSink};
+use crate::percpu::Scratch;
 use crate::probe::{Probe, ProbeState};
 use crate::sync::{EventLocked, EventMutex, EventMutexGuard};
 use crate::trace_probe::bytes::ByteWrite;
@@ -60,7 +60,6 @@ pub(crate) struct State {
     pub(crate) scratch: Scratch,
     pub(crate) event_mutex: EventMutex,
 }
-
 
 /// What changes about an event; under `event_mutex`.
 pub(crate) struct EventInner {
@@ -691,7 +690,6 @@ unsafe extern "C" fn define_fields(call: *mut bindings::trace_event_call) -> c_i
     }
     0
 }
-
 
 struct KernelSymbols;
 

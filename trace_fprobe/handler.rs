@@ -806,12 +806,14 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(hit: &Hit<'_, EXI
 }
 
 /// fprobe entry handler of exit probes that use entry arguments: stores them.
+/// Registered by `Probe::attach` as `bindings::rfprobe_fexit_entry`.
 ///
 /// # Safety
 ///
-/// Kernel callback: called only by the kernel, with the arguments its
-/// callback type documents (valid pointers, our own registered objects).
-pub(crate) unsafe extern "C" fn fexit_entry_handler(
+/// Called by the fprobe core for a registered probe's `fprobe`, with the
+/// arguments `fprobe_entry_cb` documents.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rfprobe_fexit_entry(
     fp: *mut bindings::fprobe,
     _entry_ip: c_ulong,
     _ret_ip: c_ulong,
@@ -834,13 +836,15 @@ pub(crate) unsafe extern "C" fn fexit_entry_handler(
     0
 }
 
-/// fprobe exit handler of exit probes.
+/// fprobe exit handler of exit probes. Registered by `Probe::attach` as
+/// `bindings::rfprobe_fexit`.
 ///
 /// # Safety
 ///
-/// Kernel callback: called only by the kernel, with the arguments its
-/// callback type documents (valid pointers, our own registered objects).
-pub(crate) unsafe extern "C" fn fexit_handler(
+/// Called by the fprobe core for a registered probe's `fprobe`, with the
+/// arguments `fprobe_exit_cb` documents.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rfprobe_fexit(
     fp: *mut bindings::fprobe,
     entry_ip: c_ulong,
     ret_ip: c_ulong,

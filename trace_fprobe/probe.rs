@@ -17,7 +17,6 @@
 use crate::bindings;
 use crate::event::Event;
 use crate::funcs::FuncSet;
-use crate::handler;
 use crate::percpu::Counter;
 use crate::trace_probe::fetch::{self, EntryProgram, Insn, Program};
 use crate::trace_probe::{DefHead, ProbeArg, StoredDef};
@@ -385,9 +384,9 @@ impl Probe {
         // else accesses it; all-zero is a valid unregistered fprobe.
         unsafe {
             fp.write(core::mem::zeroed());
-            (*fp).exit_handler = Some(handler::fexit_handler);
+            (*fp).exit_handler = Some(bindings::rfprobe_fexit);
             if !self.entry_prog.is_empty() {
-                (*fp).entry_handler = Some(handler::fexit_entry_handler);
+                (*fp).entry_handler = Some(bindings::rfprobe_fexit_entry);
                 (*fp).entry_data_size = self.entry_prog.data_size();
             }
             (*fp).nr_maxactive = def.maxactive() as i32;

@@ -168,7 +168,7 @@ awk -v n="$n" -v top="$top" '
 			if (len == 0) { rest = substr(rest, RSTART + RLENGTH); continue }
 			out = out (out == "" ? "" : "::") substr(rest, RSTART + RLENGTH, len)
 			rest = substr(rest, RSTART + RLENGTH + len)
-			if (out ~ /::(run|run_entry|trace_hit|fentry_handler|fexit_handler|record)$/) break
+			if (out ~ /::(run|run_entry|trace_hit|fentry_handler|record)$/) break
 		}
 		return (out == "" ? sym : out) mod
 	}
