@@ -431,41 +431,53 @@ impl Rfprobe {
         for (_, st, m) in groups.extra.iter_mut() {
             st.set_funcs(&set, m).map_err(|e| e.to_errno())?;
         }
-        let state = self.state();
-        if plan.append {
-            let mut g = state.event_mutex.lock();
-            let d = def.stored();
-            let Some(ev) = events
-                .iter()
-                .find(|e| e.group() == d.group() && e.name() == d.event())
-            else {
-                return Err(code::ENOENT.to_errno());
-            };
-            ev.append(probe, &mut g).map_err(|e| e.to_errno())?;
-            for (p, st, _) in groups.extra {
-                ev.append((p, st), &mut g).map_err(|e| e.to_errno())?;
-            }
-            return Ok(());
-        }
-        let ev = Event::new(state, &def.stored(), probe).map_err(|e| e.to_errno())?;
-        events
-            .reserve(1, GFP_KERNEL)
-            .map_err(|_| code::ENOMEM.to_errno())?;
-        {
-            let mut g = state.event_mutex.lock();
-            for (p, st, _) in groups.extra {
-                ev.append((p, st), &mut g).map_err(|e| e.to_errno())?;
-            }
-            if let Err(e) = ev.add(&mut g) {
-                drop(g);
+        let mut probes = groups.extra.into_iter().map(|(p, st, _)| (p, st));
+        self.install(events, def, plan.append, probe, &mut probes)
+            .map_err(|e| {
                 if e == code::EEXIST {
                     let f = event_exists_failure(def, line);
                     errlog.add(def, line, &f);
-                    return Err(f.errno);
+                    f.errno
+                } else {
+                    e.to_errno()
                 }
-                return Err(e.to_errno());
+            })
+    }
+
+    /// Carries out an accepted definition: `probe` (and the probes of the
+    /// other fetch groups, `more`) join the existing event (`append`) or
+    /// make a new one, registered with the tracing core. EEXIST: the name
+    /// was taken meanwhile.
+    fn install(
+        &self,
+        events: &mut KVec<Pin<KBox<Event>>>,
+        def: &ProbeDef,
+        append: bool,
+        probe: (KBox<Probe>, ProbeState),
+        more: &mut dyn Iterator<Item = (KBox<Probe>, ProbeState)>,
+    ) -> Result {
+        let state = self.state();
+        let d = def.stored();
+        if append {
+            let mut g = state.event_mutex.lock();
+            let ev = events
+                .iter()
+                .find(|e| e.group() == d.group() && e.name() == d.event())
+                .ok_or(code::ENOENT)?;
+            ev.append(probe, &mut g)?;
+            for p in more {
+                ev.append(p, &mut g)?;
             }
+            return Ok(());
         }
+        let ev = Event::new(state, &d, probe)?;
+        events.reserve(1, GFP_KERNEL)?;
+        let mut g = state.event_mutex.lock();
+        for p in more {
+            ev.append(p, &mut g)?;
+        }
+        ev.add(&mut g)?;
+        drop(g);
         // Cannot fail: reserved above.
         let _ = events.push(ev, GFP_KERNEL);
         Ok(())
@@ -779,8 +791,15 @@ impl Rfprobe {
             ModuleEvent::Coming => inner.funcs.module_back(name),
         }
         inner.coming = kvec_of(name).ok();
-        // Definitions that waited for this module (each tried once; one
-        // that fails waits for the next load, its error in error_log).
+        self.define_waiting(inner, name);
+        inner.coming = None;
+        self.module_came(inner, name);
+    }
+
+    /// Module `name` comes: the definitions that waited for it are made
+    /// (each tried once; one that fails waits for the next load, its error
+    /// in `error_log`).
+    fn define_waiting(&self, inner: &mut Inner, name: &[u8]) {
         let mut todo = inner
             .waiting
             .iter()
@@ -805,8 +824,6 @@ impl Rfprobe {
                 let _ = inner.waiting.push(w, GFP_KERNEL);
             }
         }
-        inner.coming = None;
-        self.module_came(inner, name);
     }
 
     /// Module `name` came: its functions join the list and glob probes

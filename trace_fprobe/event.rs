@@ -26,12 +26,12 @@
 use crate::bindings;
 use crate::kvec::{cstring, VecSink};
 use crate::percpu::Scratch;
-use crate::probe::{Probe, ProbeState};
+use crate::probe::{OwnedDef, Probe, ProbeState};
 use crate::sync::{EventLocked, EventMutex, EventMutexGuard};
 use crate::trace_probe::bytes::ByteWrite;
 use crate::trace_probe::layout;
 use crate::trace_probe::render::{self, Symbolizer};
-use crate::trace_probe::{FetchType, ProbeKind, StoredDef};
+use crate::trace_probe::StoredDef;
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use kernel::error::{code, to_result, Result};
@@ -81,17 +81,12 @@ pub(crate) struct Event {
     /// NUL-terminated type and name strings of the fields, referenced by the
     /// tracing core's field list for the event's lifetime.
     field_text: KVec<u8>,
-    /// (type offset, name offset, record offset, size, signed) per field.
-    field_defs: KVec<(u32, u32, i32, i32, bool)>,
-    /// What `print_event` renders, owned by the event rather than read from
-    /// a probe: a probe of a multi-probe event (the first one included) can
-    /// be removed while a reader prints records. Kind of the probes.
-    kind: ProbeKind,
-    /// Argument names, referenced by `print_fields`.
-    print_names: KVec<u8>,
-    /// (name start, name length, type, array count, record offset) per
-    /// argument.
-    print_fields: KVec<(u32, u32, FetchType, u8, u32)>,
+    /// The definition the event was made from (its first probe's), owned
+    /// by the event: fields, record layout and printing derive from it
+    /// (`trace_probe::layout`, `render`), and a probe of a multi-probe
+    /// event (the first one included) can be removed while a reader prints
+    /// records. Every probe of the event has the same fields.
+    def: OwnedDef,
     pub(crate) inner: EventLocked<EventInner>,
     pub(crate) files: [AtomicPtr<bindings::trace_event_file>; MAX_FILES],
     /// [`MoreFiles`], or NULL.
@@ -124,26 +119,12 @@ impl Event {
         layout::write_print_fmt(def, &mut VecSink(&mut print_fmt)).map_err(|_| code::ENOMEM)?;
         print_fmt.push(0, GFP_KERNEL)?;
         let mut field_text = KVec::new();
-        let mut field_defs = KVec::new();
         for f in layout::fields(def) {
-            let t = field_text.len() as u32;
             f.write_type(&mut VecSink(&mut field_text))
                 .map_err(|_| code::ENOMEM)?;
             field_text.push(0, GFP_KERNEL)?;
-            let n = field_text.len() as u32;
             field_text.extend_from_slice(f.name, GFP_KERNEL)?;
             field_text.push(0, GFP_KERNEL)?;
-            field_defs.push((t, n, f.offset as i32, f.size as i32, f.signed), GFP_KERNEL)?;
-        }
-        let mut print_names = KVec::new();
-        let mut print_fields = KVec::new();
-        for f in render::def_fields(def) {
-            let start = print_names.len() as u32;
-            print_names.extend_from_slice(f.name, GFP_KERNEL)?;
-            print_fields.push(
-                (start, f.name.len() as u32, f.ty, f.array, f.offset),
-                GFP_KERNEL,
-            )?;
         }
         let mut probes = KVec::with_capacity(1, GFP_KERNEL)?;
         probes.push(first, GFP_KERNEL)?;
@@ -162,10 +143,7 @@ impl Event {
                 name: cstring(def.event())?,
                 print_fmt,
                 field_text,
-                field_defs,
-                kind: def.kind(),
-                print_names,
-                print_fields,
+                def: OwnedDef::new(def)?,
                 inner: EventLocked::new(EventInner {
                     probes,
                     added: false,
@@ -671,16 +649,26 @@ unsafe extern "C" fn event_reg(
 unsafe extern "C" fn define_fields(call: *mut bindings::trace_event_call) -> c_int {
     // SAFETY: Called by `trace_add_event_call` for our event.
     let ev = unsafe { event_of(call) };
-    for &(t, n, off, size, signed) in ev.field_defs.iter() {
+    // The strings were written in this order by `Event::new`: type, NUL,
+    // name, NUL per field.
+    let mut at = 0usize;
+    let text = &ev.field_text;
+    for f in layout::fields(&ev.def.stored()) {
+        let t = at;
+        let n = t + text[t..].iter().position(|&c| c == 0).unwrap_or(0) + 1;
+        at = n + f.name.len() + 1;
+        if at > text.len() {
+            return code::EINVAL.to_errno();
+        }
         // SAFETY: The strings live in `ev.field_text` as long as the event.
         let ret = unsafe {
             bindings::trace_define_field(
                 call,
-                ev.field_text.as_ptr().add(t as usize).cast::<c_char>(),
-                ev.field_text.as_ptr().add(n as usize).cast::<c_char>(),
-                off,
-                size,
-                signed as c_int,
+                text.as_ptr().add(t).cast::<c_char>(),
+                text.as_ptr().add(n).cast::<c_char>(),
+                f.offset as i32,
+                f.size as i32,
+                f.signed as c_int,
                 bindings::FILTER_OTHER as c_int,
             )
         };
@@ -745,20 +733,19 @@ impl Event {
     ///
     /// `ent` is a complete record of this event.
     unsafe fn record_len(&self, ent: *const u8) -> usize {
-        let fixed = self
-            .field_defs
-            .iter()
-            .map(|&(_, _, off, size, _)| off.saturating_add(size).max(0) as usize)
+        let def = self.def.stored();
+        let fixed = layout::fields(&def)
+            .map(|f| (f.offset as usize).saturating_add(f.size as usize))
             .max()
             .unwrap_or(0)
             .max(bindings::RFPROBE_CONST_TRACE_ENTRY_SIZE);
         let mut end = fixed;
-        for &(_, _, ty, array, offset) in self.print_fields.iter() {
-            if !ty.is_string() {
+        for f in render::def_fields(&def) {
+            if !f.ty.is_string() {
                 continue;
             }
-            for i in 0..usize::from(array.max(1)) {
-                let at = offset as usize + 4 * i;
+            for i in 0..usize::from(f.array.max(1)) {
+                let at = f.offset as usize + 4 * i;
                 if at + 4 > fixed {
                     break;
                 }
@@ -808,24 +795,14 @@ unsafe extern "C" fn print_event(
             core::slice::from_raw_parts(ent, len),
         )
     };
-    let fields = ev
-        .print_fields
-        .iter()
-        .map(|&(start, len, ty, array, offset)| render::Field {
-            name: ev
-                .print_names
-                .get(start as usize..(start + len) as usize)
-                .unwrap_or(&[]),
-            ty,
-            array,
-            offset,
-        });
+    let def = ev.def.stored();
+    let fields = render::def_fields(&def);
     // TRACE_ITER_SYM_ADDR (kernel/trace/trace.h TRACE_FLAGS) is bit 2.
     let sym_addr = flags & (1 << 2) != 0;
     let _ = render::render_event(
         &mut SeqSink(seq),
         ev.name(),
-        ev.kind,
+        def.kind(),
         fields,
         rec,
         &KernelSymbols,

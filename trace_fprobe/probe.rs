@@ -27,6 +27,45 @@ use kernel::ffi::c_ulong;
 use kernel::prelude::*;
 use kernel::types::Opaque;
 
+/// A parsed definition, owned: the one representation of a definition
+/// and its arguments after parsing, kept by probes and events alike (they
+/// derive fields, formats and printing from it with `trace_probe`).
+pub(crate) struct OwnedDef {
+    head: DefHead,
+    args: KVec<ProbeArg>,
+    entry: KVec<u16>,
+    text: KVec<u8>,
+}
+
+impl OwnedDef {
+    /// A copy of `d`.
+    pub(crate) fn new(d: &StoredDef<'_>) -> Result<Self> {
+        let mut args = KVec::with_capacity(d.args.len(), GFP_KERNEL)?;
+        args.extend_from_slice(d.args, GFP_KERNEL)?;
+        let mut entry = KVec::with_capacity(d.entry.len(), GFP_KERNEL)?;
+        entry.extend_from_slice(d.entry, GFP_KERNEL)?;
+        let mut text = KVec::with_capacity(d.text.len(), GFP_KERNEL)?;
+        text.extend_from_slice(d.text, GFP_KERNEL)?;
+        Ok(OwnedDef {
+            head: d.head,
+            args,
+            entry,
+            text,
+        })
+    }
+
+    /// The definition.
+    #[inline(always)]
+    pub(crate) fn stored(&self) -> StoredDef<'_> {
+        StoredDef {
+            head: self.head,
+            args: &self.args,
+            entry: &self.entry,
+            text: &self.text,
+        }
+    }
+}
+
 /// An entry probe's private `ftrace_ops` (C-allocated, mutated by ftrace
 /// while registered, through `rust/rfprobe_helpers.c`), freed on drop.
 struct EntryOps(NonNull<bindings::rfprobe_ops>);
@@ -141,11 +180,8 @@ pub(crate) struct Probe {
     /// The owning event (set before the probe is first attached; the event
     /// outlives its probes).
     event: *const Event,
-    /// The parsed definition in compact form (`StoredDef`).
-    head: DefHead,
-    args: KVec<ProbeArg>,
-    entry_slots: KVec<u16>,
-    text: KVec<u8>,
+    /// The parsed definition.
+    def: OwnedDef,
     pub(crate) prog: Program,
     pub(crate) insns: KVec<Insn>,
     pub(crate) entry_prog: EntryProgram,
@@ -234,12 +270,7 @@ impl Probe {
     /// The probe's definition (compact form).
     #[inline(always)]
     pub(crate) fn def(&self) -> StoredDef<'_> {
-        StoredDef {
-            head: self.head,
-            args: &self.args,
-            entry: &self.entry_slots,
-            text: &self.text,
-        }
+        self.def.stored()
     }
 
     #[inline(always)]
@@ -270,12 +301,7 @@ impl Probe {
         resolve: impl FnMut(&[u8]) -> Option<u64>,
     ) -> Result<(KBox<Probe>, ProbeState)> {
         let stored = def;
-        let mut args = KVec::with_capacity(stored.args.len(), GFP_KERNEL)?;
-        args.extend_from_slice(stored.args, GFP_KERNEL)?;
-        let mut entry_slots = KVec::with_capacity(stored.entry.len(), GFP_KERNEL)?;
-        entry_slots.extend_from_slice(stored.entry, GFP_KERNEL)?;
-        let mut text = KVec::with_capacity(stored.text.len(), GFP_KERNEL)?;
-        text.extend_from_slice(stored.text, GFP_KERNEL)?;
+        let owned = OwnedDef::new(stored)?;
         let n = fetch::probe_insn_count(def);
         let mut insns = KVec::with_capacity(n, GFP_KERNEL)?;
         for _ in 0..n {
@@ -305,10 +331,7 @@ impl Probe {
                     None => None,
                 },
                 first: true,
-                head: stored.head,
-                args,
-                entry_slots,
-                text,
+                def: owned,
                 prog,
                 insns,
                 entry_prog,
