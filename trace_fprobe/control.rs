@@ -5,7 +5,7 @@
 
 use crate::bindings;
 use crate::btf::BtfData;
-use crate::env::{find_tracepoint, tracepoint_module, KernelEnv};
+use crate::env::{find_tracepoint, tracepoint_module, KernelEnv, TpModule};
 use crate::event::{Event, State};
 use crate::funcs::{self, FuncSet, Table, Unresolved};
 use crate::kallsyms;
@@ -137,7 +137,7 @@ pub(crate) struct Inner {
     /// Split BTF of kernel modules, loaded on first use: (name, BTF).
     module_btf: KVec<(KVec<u8>, BtfData)>,
     /// Loaded modules with tracepoints (tracepoint module notifier).
-    tp_modules: KVec<usize>,
+    tp_modules: KVec<TpModule>,
     /// A second parse buffer: the line parsed for another function of a
     /// set, compared with `scratch`.
     scratch2: KVBox<ProbeDef>,
@@ -492,7 +492,7 @@ impl Rfprobe {
         line: &[u8],
         plan: &Plan,
         set: &FuncSet,
-        tp_modules: &[usize],
+        tp_modules: &[TpModule],
         members: &[usize],
     ) -> core::result::Result<(KBox<Probe>, ProbeState), Failure> {
         let d = def.stored();
@@ -524,7 +524,7 @@ impl Rfprobe {
     fn parse_with(
         &self,
         module_btf: &[(KVec<u8>, BtfData)],
-        tp_modules: &[usize],
+        tp_modules: &[TpModule],
         midx: Option<usize>,
         no_funcs: bool,
         line: &[u8],
@@ -701,7 +701,11 @@ impl Rfprobe {
     pub(crate) fn tp_module_event(&self, tpm: *mut bindings::tp_module, coming: bool) {
         let mut guard = self.inner.lock();
         let inner = &mut *guard;
-        let key = tpm as usize;
+        // SAFETY: `tpm` is the live module of this notification; it is
+        // untracked again by its GOING notification.
+        let Some(key) = (unsafe { TpModule::new(tpm) }) else {
+            return;
+        };
         if coming {
             if inner.tp_modules.push(key, GFP_KERNEL).is_err() {
                 pr_warn!("out of memory tracking a module's tracepoints\n");
@@ -725,8 +729,10 @@ impl Rfprobe {
             {
                 j += 1;
                 let Ok(name) = name else { continue };
-                // SAFETY: `tpm` is live during the notification.
-                let tp = unsafe { bindings::rfprobe_tp_module_find(tpm, name.as_ptr().cast()) };
+                let Ok(cname) = kernel::str::CStr::from_bytes_with_nul(&name) else {
+                    continue;
+                };
+                let tp = key.find(cname);
                 if !tp.is_null() {
                     ev.tracepoint_event(&name[..name.len() - 1], tp, coming, &mut g);
                 }
@@ -975,7 +981,7 @@ struct KernelView<'a> {
     events: &'a KVec<Pin<KBox<Event>>>,
     waiting: &'a KVec<Waiting>,
     module_btf: &'a mut KVec<(KVec<u8>, BtfData)>,
-    tp_modules: &'a [usize],
+    tp_modules: &'a [TpModule],
     table: &'a mut Table,
     /// The module being loaded while its notification runs.
     coming: Option<&'a [u8]>,

@@ -9,6 +9,7 @@ use crate::trace_probe::btf_adapter::DefBtf;
 use crate::trace_probe::plan::ModName;
 use crate::trace_probe::{DentryOffsets, ProbeEnv, TracepointLookup};
 use core::ffi::c_void;
+use core::ptr::NonNull;
 use kernel::ffi::c_char;
 
 /// A kernel tracepoint found by name.
@@ -51,7 +52,7 @@ pub(crate) struct KernelEnv<'a> {
     pub(crate) btf: Option<DefBtf<'a>>,
     pub(crate) dentry: DentryOffsets,
     /// Loaded modules with tracepoints.
-    pub(crate) tp_modules: &'a [usize],
+    pub(crate) tp_modules: &'a [TpModule],
 }
 
 impl<'a> ProbeEnv for KernelEnv<'a> {
@@ -74,8 +75,48 @@ impl<'a> ProbeEnv for KernelEnv<'a> {
     }
 }
 
+/// A loaded module with tracepoints, as the tracepoint module notifier
+/// hands it over: tracked from its COMING notification to its GOING one,
+/// during which the core keeps it (and its tracepoints) alive.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TpModule(NonNull<bindings::tp_module>);
+
+// SAFETY: Only passed to the tracepoint helpers, which read the module's
+// constant tracepoint table and name.
+unsafe impl Send for TpModule {}
+// SAFETY: As above.
+unsafe impl Sync for TpModule {}
+
+impl TpModule {
+    /// # Safety
+    ///
+    /// `tpm` is the live `tp_module` of a tracepoint module notification;
+    /// the value is dropped (untracked) by the GOING notification.
+    pub(crate) unsafe fn new(tpm: *mut bindings::tp_module) -> Option<Self> {
+        NonNull::new(tpm).map(TpModule)
+    }
+
+    /// The module's tracepoint `name`, or NULL.
+    pub(crate) fn find(&self, name: &kernel::str::CStr) -> *mut bindings::tracepoint {
+        // SAFETY: Live (type invariant); `name` is NUL-terminated.
+        unsafe { bindings::rfprobe_tp_module_find(self.0.as_ptr(), name.as_char_ptr().cast()) }
+    }
+
+    /// The module's name.
+    pub(crate) fn name(&self) -> &[u8] {
+        // SAFETY: Live (type invariant); module names are NUL-terminated
+        // and live as long as the module.
+        unsafe {
+            kernel::str::CStr::from_char_ptr(
+                bindings::rfprobe_tp_module_name(self.0.as_ptr()).cast(),
+            )
+        }
+        .as_bytes()
+    }
+}
+
 /// A tracepoint of the kernel or of a loaded module.
-pub(crate) fn find_tracepoint(tp_modules: &[usize], name: &[u8]) -> *mut bindings::tracepoint {
+pub(crate) fn find_tracepoint(tp_modules: &[TpModule], name: &[u8]) -> *mut bindings::tracepoint {
     let tp = find_kernel_tracepoint(name);
     if !tp.is_null() {
         return tp;
@@ -83,33 +124,24 @@ pub(crate) fn find_tracepoint(tp_modules: &[usize], name: &[u8]) -> *mut binding
     let Ok(cname) = crate::kvec::cstring(name) else {
         return core::ptr::null_mut();
     };
-    for &m in tp_modules {
-        // SAFETY: `m` is a live `tp_module` (removed from the list when its
-        // module goes); the name is NUL-terminated.
-        let tp = unsafe {
-            bindings::rfprobe_tp_module_find(m as *mut bindings::tp_module, cname.as_ptr().cast())
-        };
-        if !tp.is_null() {
-            return tp;
-        }
-    }
-    core::ptr::null_mut()
+    let Ok(cname) = kernel::str::CStr::from_bytes_with_nul(&cname) else {
+        return core::ptr::null_mut();
+    };
+    tp_modules
+        .iter()
+        .map(|m| m.find(cname))
+        .find(|tp| !tp.is_null())
+        .unwrap_or(core::ptr::null_mut())
 }
 
 /// The loaded module that has tracepoint `name` (`None` for vmlinux's):
 /// its probe stub's BTF is in the module's split BTF.
-pub(crate) fn tracepoint_module(tp_modules: &[usize], name: &[u8]) -> Option<ModName> {
+pub(crate) fn tracepoint_module(tp_modules: &[TpModule], name: &[u8]) -> Option<ModName> {
     if !find_kernel_tracepoint(name).is_null() {
         return None;
     }
     let cname = crate::kvec::cstring(name).ok()?;
-    let tpm = tp_modules.iter().copied().find(|&m| {
-        // SAFETY: Tracked modules are live (removed when they go).
-        !unsafe { bindings::rfprobe_tp_module_find(m as *mut _, cname.as_ptr().cast()) }.is_null()
-    })?;
-    // SAFETY: As above; module names are NUL-terminated.
-    let name = unsafe {
-        kernel::str::CStr::from_char_ptr(bindings::rfprobe_tp_module_name(tpm as *mut _).cast())
-    };
-    ModName::new(name.as_bytes())
+    let cname = kernel::str::CStr::from_bytes_with_nul(&cname).ok()?;
+    let m = tp_modules.iter().find(|m| !m.find(cname).is_null())?;
+    ModName::new(m.name())
 }
