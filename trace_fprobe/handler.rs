@@ -530,42 +530,12 @@ unsafe fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     };
     let mut fb = core::mem::MaybeUninit::<bindings::trace_event_buffer>::uninit();
     let fbuffer = fb.as_mut_ptr();
-    let mut missed = false;
-    // SAFETY: Caller.
-    let mut direct = unsafe { reserve_direct(file, res.len) };
-    let mut p = match direct {
-        Direct::Rec(p, _) => p,
-        Direct::Miss => {
-            missed = true;
-            core::ptr::null_mut()
-        }
-        // SAFETY: Caller; `fbuffer` is local storage. The triggers ran
-        // above.
-        Direct::Generic => unsafe { reserve_generic::<true>(file, res.len, fbuffer, &mut missed) },
-    };
-    if p.is_null() && missed && res.len > SAFE_RECORD_SIZE {
-        missed = false;
-        // SAFETY: As above.
-        let retried = unsafe {
-            truncated_retry(
-                &m,
-                probe,
-                scratch,
-                fbuffer,
-                file,
-                &mut res,
-                &mut missed,
-                direct,
-            )
-        };
-        (p, direct) = retried;
-    }
-    if p.is_null() {
-        if missed {
-            probe.count_miss();
-        }
+    // SAFETY: Caller; `fbuffer` is local storage.
+    let Some((p, direct)) =
+        (unsafe { reserve_dynamic(&m, probe, scratch, fbuffer, file, &mut res) })
+    else {
         return;
-    }
+    };
     // SAFETY: The reservation holds `res.len` bytes.
     let rec = unsafe { core::slice::from_raw_parts_mut(p, res.len) };
     if let (Some(dst), Some(src)) = (rec.get_mut(hdr..), scratch.get(hdr..res.len)) {
@@ -579,6 +549,52 @@ unsafe fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
         // SAFETY: `fbuffer` was filled by the reservation above.
         unsafe { commit_generic(fbuffer, hit.commit_regs()) };
     }
+}
+
+/// Reserves a dynamic record of `res.len` bytes: straight in the ring
+/// buffer, or through the tracing core (`fbuffer`), or, when it does not
+/// fit a sub-buffer, with its strings truncated ([`truncated_retry`]).
+/// `None` (a miss counted) when nothing could be reserved.
+///
+/// # Safety
+///
+/// As [`record_static`]; `fbuffer` is local storage the generic path may
+/// fill.
+#[inline(always)]
+unsafe fn reserve_dynamic(
+    m: &RegsMachine<'_>,
+    probe: &Probe,
+    scratch: &mut [u8],
+    fbuffer: *mut bindings::trace_event_buffer,
+    file: *mut bindings::trace_event_file,
+    res: &mut interp::RunResult,
+) -> Option<(*mut u8, Direct)> {
+    let mut missed = false;
+    // SAFETY: Caller.
+    let mut direct = unsafe { reserve_direct(file, res.len) };
+    let mut p = match direct {
+        Direct::Rec(p, _) => p,
+        Direct::Miss => {
+            missed = true;
+            core::ptr::null_mut()
+        }
+        // SAFETY: Caller. The triggers ran before the program.
+        Direct::Generic => unsafe { reserve_generic::<true>(file, res.len, fbuffer, &mut missed) },
+    };
+    if p.is_null() && missed && res.len > SAFE_RECORD_SIZE {
+        missed = false;
+        // SAFETY: As above.
+        let retried =
+            unsafe { truncated_retry(m, probe, scratch, fbuffer, file, res, &mut missed, direct) };
+        (p, direct) = retried;
+    }
+    if p.is_null() {
+        if missed {
+            probe.count_miss();
+        }
+        return None;
+    }
+    Some((p, direct))
 }
 
 /// The record did not fit the ring buffer's sub-buffer: keep the event with
