@@ -214,6 +214,20 @@ pub fn classify(line: &[u8]) -> Command<'_> {
     Command::Define
 }
 
+/// `s` without leading and trailing ASCII white space (how a definition
+/// that waits for its module is kept and listed).
+pub fn trim(s: &[u8]) -> &[u8] {
+    let a = s
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+        .unwrap_or(s.len());
+    let b = s
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(a, |b| b + 1);
+    s.get(a..b).unwrap_or(&[])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -312,18 +326,4 @@ mod tests {
         };
         assert_eq!((s.system, s.event), (None, &b"foo.bar"[..]));
     }
-}
-
-/// `s` without leading and trailing ASCII white space (how a definition
-/// that waits for its module is kept and listed).
-pub fn trim(s: &[u8]) -> &[u8] {
-    let a = s
-        .iter()
-        .position(|c| !c.is_ascii_whitespace())
-        .unwrap_or(s.len());
-    let b = s
-        .iter()
-        .rposition(|c| !c.is_ascii_whitespace())
-        .map_or(a, |b| b + 1);
-    s.get(a..b).unwrap_or(&[])
 }

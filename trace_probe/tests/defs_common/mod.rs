@@ -11,9 +11,10 @@ use btf_query::{required_index_len, Btf};
 use trace_probe::bytes::ByteBuf;
 use trace_probe::cmdline::{classify, Command};
 use trace_probe::errors::{write_error_log_entry, Failure, LogEntry, EINVAL, ENOENT};
-use trace_probe::multi::check_append;
-use trace_probe::parse::{event_exists_failure, parse_definition, registration_failure};
-use trace_probe::probe::ProbeDef;
+use trace_probe::funcspec::{glob_match, Spec};
+use trace_probe::parse::{parse_definition, parse_definition_for};
+use trace_probe::plan::{self, ModName, NameUse, Resolved, Verdict, Workspace};
+use trace_probe::probe::{ProbeDef, StoredDef};
 use trace_probe::resolve::{DentryOffsets, ProbeEnv, TracepointLookup};
 
 /// The host's vmlinux BTF, loaded once (None + SKIP line if unreadable).
@@ -152,17 +153,6 @@ pub fn split_caret(s: &str) -> (String, u32) {
     (c, pos as u32)
 }
 
-fn glob_match(pat: &[u8], s: &[u8]) -> bool {
-    // '*' and '?' only (enough for the mock).
-    match (pat.first(), s.first()) {
-        (None, None) => true,
-        (Some(b'*'), _) => glob_match(&pat[1..], s) || (!s.is_empty() && glob_match(pat, &s[1..])),
-        (Some(b'?'), Some(_)) => glob_match(&pat[1..], &s[1..]),
-        (Some(a), Some(b)) if a == b => glob_match(&pat[1..], &s[1..]),
-        _ => false,
-    }
-}
-
 /// A mock of the kernel side: the list of live definitions and the
 /// registration steps of `register_trace_fprobe()`.
 #[derive(Default)]
@@ -205,63 +195,37 @@ impl MockKernel {
                 }
             }
             Command::Define => {
-                let (def, r) = parse(env, line);
-                if let Err(f) = r {
-                    self.log_failure(&def, line, &f);
-                    return Err(f);
-                }
-                let siblings: Vec<&ProbeDef> = self
-                    .events
-                    .iter()
-                    .map(|(d, _)| &**d)
-                    .filter(|d| {
-                        d.stored().group() == def.stored().group()
-                            && d.stored().event() == def.stored().event()
-                    })
-                    .collect();
-                if let Err(f) =
-                    check_append(&def, line.as_bytes(), siblings.iter().map(|d| d.stored()))
-                {
-                    self.log_failure(&def, line, &f);
-                    return Err(f);
-                }
-                if siblings.is_empty() {
-                    let taken = self.other_events.iter().any(|(g, e)| {
-                        g.as_bytes() == def.stored().group() && e.as_bytes() == def.stored().event()
-                    });
-                    if taken {
-                        let f = event_exists_failure(&def, line.as_bytes());
-                        self.log_failure(&def, line, &f);
-                        return Err(f);
+                // The module's own decision (trace_probe::plan) on the mock.
+                let mut def = Box::new(ProbeDef::new());
+                let mut second = Box::new(ProbeDef::new());
+                let mut view = MockView {
+                    k: self,
+                    env,
+                    set: Vec::new(),
+                };
+                let mut groups = plan_groups::Members::default();
+                match plan::decide(
+                    &mut view,
+                    line.as_bytes(),
+                    &mut def,
+                    &mut second,
+                    &mut groups,
+                ) {
+                    Verdict::Define(_) => {
+                        self.events.push((def, line.to_string()));
+                        Ok(())
+                    }
+                    Verdict::Wait { .. } => Err(Failure::silent(-EINVAL)),
+                    Verdict::Reject(r) => {
+                        let ws: &ProbeDef = match r.ws {
+                            Workspace::Main => &def,
+                            Workspace::Second => &second,
+                        };
+                        self.log_failure(ws, line, &r.failure);
+                        Err(r.failure)
                     }
                 }
-                if let Err(errno) = self.register(&def) {
-                    let mut f = Failure::silent(errno);
-                    f.entries[0] = registration_failure(&def, line.as_bytes(), errno);
-                    self.log_failure(&def, line, &f);
-                    return Err(f);
-                }
-                self.events.push((def, line.to_string()));
-                Ok(())
             }
-        }
-    }
-
-    /// `__register_trace_fprobe()`: `@SYM` resolution, then attach.
-    fn register(&self, def: &ProbeDef) -> Result<(), i32> {
-        def.stored()
-            .check_symbols(|name| DATA_SYMBOLS.iter().any(|(s, _)| s.as_bytes() == name))?;
-        if def.stored().is_tracepoint() {
-            return Ok(());
-        }
-        if FUNCTIONS
-            .iter()
-            .any(|f| glob_match(def.stored().symbol(), f.as_bytes()))
-        {
-            Ok(())
-        } else {
-            // ftrace_set_filter() finds nothing: -EINVAL.
-            Err(-EINVAL)
         }
     }
 
@@ -331,4 +295,152 @@ pub fn caret_err(env: &Env, line_with_caret: &str) -> (i32, trace_probe::ErrCode
     let f = r.expect_err(&line);
     let e = f.last().unwrap();
     (f.errno, e.code, e.pos, want)
+}
+
+/// The mock as [`plan::decide`] asks it: its functions ([`FUNCTIONS`], one
+/// each, in vmlinux), tracepoints, data symbols and events.
+struct MockView<'a> {
+    k: &'a MockKernel,
+    env: &'a Env,
+    set: Vec<&'static str>,
+}
+
+impl plan::Kernel for MockView<'_> {
+    fn resolve(&mut self, spec: &Spec<'_>) -> Resolved {
+        self.set = FUNCTIONS
+            .iter()
+            .copied()
+            .filter(|f| spec.matches(None, f.as_bytes()))
+            .collect();
+        match (spec.single().is_some(), self.set.len()) {
+            (true, 0) => Resolved::NotFound,
+            (false, 0) => Resolved::NoMatch,
+            (_, n) => Resolved::Funcs(n),
+        }
+    }
+
+    fn func(&self, i: usize) -> (&[u8], Option<&[u8]>) {
+        (self.set[i].as_bytes(), None)
+    }
+
+    fn parse(
+        &mut self,
+        line: &[u8],
+        _module: Option<&[u8]>,
+        _no_funcs: bool,
+        func: Option<&[u8]>,
+        def: &mut ProbeDef,
+    ) -> Result<(), Failure> {
+        parse_definition_for(line, self.env, def, func)
+    }
+
+    fn module_defining(&mut self, _name: &[u8]) -> Option<ModName> {
+        None
+    }
+
+    fn tracepoint_module(&mut self, _name: &[u8]) -> Option<ModName> {
+        None
+    }
+
+    fn tracepoint_exists(&mut self, name: &[u8]) -> bool {
+        TRACEPOINTS.iter().any(|t| t.as_bytes() == name)
+    }
+
+    fn attach_errno(&mut self, sym: &[u8]) -> i32 {
+        // ftrace_set_filter() finds nothing: -EINVAL.
+        if FUNCTIONS.iter().any(|f| glob_match(sym, f.as_bytes())) {
+            -ENOENT
+        } else {
+            -EINVAL
+        }
+    }
+
+    fn can_attach_set(&mut self) -> Result<(), i32> {
+        Ok(())
+    }
+
+    fn symbol_exists(&mut self, name: &[u8]) -> bool {
+        DATA_SYMBOLS.iter().any(|(s, _)| s.as_bytes() == name)
+    }
+
+    fn with_event<R>(
+        &mut self,
+        group: &[u8],
+        event: &[u8],
+        f: impl FnOnce(&mut dyn Iterator<Item = StoredDef<'_>>) -> R,
+    ) -> Option<R> {
+        let mut it = self
+            .k
+            .events
+            .iter()
+            .map(|(d, _)| d.stored())
+            .filter(|d| d.group() == group && d.event() == event)
+            .peekable();
+        it.peek()?;
+        Some(f(&mut it))
+    }
+
+    fn name_use(&mut self, group: &[u8], event: &[u8]) -> NameUse {
+        if self
+            .k
+            .other_events
+            .iter()
+            .any(|(g, e)| g.as_bytes() == group && e.as_bytes() == event)
+        {
+            NameUse::Taken
+        } else {
+            NameUse::Free
+        }
+    }
+}
+
+/// Fetch groups of the mock's sets typed per function.
+mod plan_groups {
+    use trace_probe::plan::Groups;
+    use trace_probe::probe::{DefHead, ProbeArg, StoredDef};
+
+    /// A definition's parts, owned.
+    struct Owned {
+        head: DefHead,
+        args: Vec<ProbeArg>,
+        entry: Vec<u16>,
+        text: Vec<u8>,
+    }
+
+    #[derive(Default)]
+    pub struct Members {
+        of: Vec<usize>,
+        extra: Vec<Owned>,
+    }
+
+    impl Groups for Members {
+        fn extra(&self) -> usize {
+            self.extra.len()
+        }
+        fn extra_def(&self, g: usize) -> StoredDef<'_> {
+            let o = &self.extra[g];
+            StoredDef {
+                head: o.head,
+                args: &o.args,
+                entry: &o.entry,
+                text: &o.text,
+            }
+        }
+        fn new_group(&mut self, d: &StoredDef<'_>) -> Result<(), i32> {
+            self.extra.push(Owned {
+                head: d.head,
+                args: d.args.to_vec(),
+                entry: d.entry.to_vec(),
+                text: d.text.to_vec(),
+            });
+            Ok(())
+        }
+        fn member(&mut self, _func: usize, group: usize) -> Result<(), i32> {
+            self.of.push(group);
+            Ok(())
+        }
+        fn group_of(&self, func: usize) -> usize {
+            self.of[func]
+        }
+    }
 }
