@@ -870,10 +870,16 @@ impl Rfprobe {
                 };
                 crate::kvec::clear(&mut line);
                 let _ = def.write_show(&mut VecSink(&mut line));
+                let mut came = ModuleCame {
+                    k: &mut k,
+                    name,
+                    line: &line,
+                    ws: scratch2,
+                };
                 let r = if spec.single().is_none() && spec.names_module(name) {
-                    Self::join_list(&mut k, &line, name, &spec, p, st, scratch2, enabled)
+                    came.join_list(&spec, p, st, enabled)
                 } else if p.home() == Some(name) && p.pending(st) {
-                    Self::attach_pending(&mut k, &line, name, &spec, p, st, scratch2, enabled)
+                    came.attach_pending(&spec, p, st, enabled)
                 } else {
                     Ok(())
                 };
@@ -883,64 +889,69 @@ impl Rfprobe {
             }
         }
     }
+}
 
-    /// The functions of module `name` that a list or glob probe names join
-    /// it (those that fetch as it does).
-    #[allow(clippy::too_many_arguments)]
-    fn join_list(
-        k: &mut KernelView<'_>,
-        line: &[u8],
-        name: &[u8],
-        spec: &Spec<'_>,
-        p: &Probe,
-        st: &mut ProbeState,
-        ws: &mut ProbeDef,
-        enabled: bool,
-    ) -> Result {
-        let set = match funcs::resolve(spec, k.table, Some(name), Some(name)) {
-            Ok(set) => set,
-            Err(Unresolved::Err(e)) => return Err(e),
-            Err(_) => return Ok(()),
+/// What a module that came offers the probes: its functions, typed by its
+/// BTF ([`Rfprobe::module_came`]).
+struct ModuleCame<'k, 'a> {
+    k: &'k mut KernelView<'a>,
+    /// The module.
+    name: &'k [u8],
+    /// The probe's definition as listed.
+    line: &'k [u8],
+    /// A parse workspace.
+    ws: &'k mut ProbeDef,
+}
+
+impl ModuleCame<'_, '_> {
+    /// The module's functions `spec` names (`None`: none).
+    fn funcs(&mut self, spec: &Spec<'_>) -> Result<Option<FuncSet>> {
+        match funcs::resolve(spec, self.k.table, Some(self.name), Some(self.name)) {
+            Ok(set) => Ok(Some(set)),
+            Err(Unresolved::Err(e)) => Err(e),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Would the probe's line, typed by the module's BTF (for `func`, or
+    /// without prototypes), fetch as `def` does?
+    fn fits(&mut self, def: &StoredDef<'_>, no_funcs: bool, func: Option<&[u8]>) -> bool {
+        let name = Some(self.name);
+        plan::fetches_as(self.k, self.line, name, no_funcs, func, def, self.ws)
+    }
+
+    /// The module's functions that a list or glob probe names join it
+    /// (those that fetch as it does).
+    fn join_list(&mut self, spec: &Spec<'_>, p: &Probe, st: &mut ProbeState, on: bool) -> Result {
+        let Some(set) = self.funcs(spec)? else {
+            return Ok(());
         };
         let def = p.def();
         let mut which = KVec::new();
         for (i, f) in set.funcs.iter().enumerate() {
-            let fname = set.name(f);
-            if plan::fetches_as(k, line, Some(name), false, None, &def, ws)
-                || plan::fetches_as(k, line, Some(name), false, Some(fname), &def, ws)
-            {
+            if self.fits(&def, false, None) || self.fits(&def, false, Some(set.name(f))) {
                 which.push(i, GFP_KERNEL)?;
             }
         }
-        p.add_funcs(st, &set, &which, enabled)
+        p.add_funcs(st, &set, &which, on)
     }
 
-    /// A pending probe on a function of module `name` attaches to it, if
-    /// the module's BTF types the line as before.
-    #[allow(clippy::too_many_arguments)]
+    /// A pending probe on a function of the module attaches to it, if the
+    /// module's BTF types the line as before (else EINVAL: the event must
+    /// be defined again).
     fn attach_pending(
-        k: &mut KernelView<'_>,
-        line: &[u8],
-        name: &[u8],
+        &mut self,
         spec: &Spec<'_>,
         p: &Probe,
         st: &mut ProbeState,
-        ws: &mut ProbeDef,
-        enabled: bool,
+        on: bool,
     ) -> Result {
-        let set = match funcs::resolve(spec, k.table, Some(name), Some(name)) {
-            Ok(set) => set,
-            Err(Unresolved::Err(e)) => return Err(e),
-            Err(_) => return Err(code::ENOENT),
-        };
+        let set = self.funcs(spec)?.ok_or(code::ENOENT)?;
         let def = p.def();
-        if !plan::fetches_as(k, line, Some(name), false, None, &def, ws)
-            && !plan::fetches_as(k, line, Some(name), true, None, &def, ws)
-        {
-            // The module's BTF changed: define the event again.
+        if !self.fits(&def, false, None) && !self.fits(&def, true, None) {
             return Err(code::EINVAL);
         }
-        p.module_coming(st, &set, enabled)
+        p.module_coming(st, &set, on)
     }
 }
 
