@@ -3,6 +3,7 @@
 //! The control files under `/sys/kernel/debug/rfprobe/` and the commands
 //! written to `dynamic_events`.
 
+use crate::attach::FilterCheck;
 use crate::bindings;
 use crate::btf::BtfData;
 use crate::env::{find_tracepoint, tracepoint_module, KernelEnv, TpModule};
@@ -26,7 +27,7 @@ use crate::trace_probe::{
 };
 use core::sync::atomic::{AtomicBool, Ordering};
 use kernel::error::{code, Error, Result};
-use kernel::ffi::{c_int, c_ulong};
+use kernel::ffi::c_ulong;
 use kernel::prelude::*;
 use kernel::sync::Mutex;
 
@@ -251,39 +252,14 @@ fn ftrace_can_attach(sym: &[u8]) -> Result {
             .any(|c| matches!(c, b'*' | b'?' | b'[' | b'!' | b':'));
     if plain {
         if let Some(s) = kallsyms::lookup(sym).filter(|s| s.text) {
-            let ops = KBox::<bindings::ftrace_ops>::new_uninit(GFP_KERNEL | __GFP_ZERO)?;
-            // SAFETY: A zeroed `ftrace_ops` is a fresh, unregistered ops.
-            let mut ops = unsafe { ops.assume_init() };
-            // SAFETY: `ops` is valid; `ftrace_set_filter_ip` maps a function
-            // start to its ftrace location or fails.
-            let ret = unsafe { bindings::ftrace_set_filter_ip(&mut *ops, s.addr as c_ulong, 0, 1) };
-            // SAFETY: Frees the filter hash (if any).
-            unsafe { bindings::ftrace_free_filter(&mut *ops) };
-            if ret == 0 {
+            if FilterCheck::new()?.ip(s.addr).is_ok() {
                 return Ok(());
             }
         }
     }
     let s = cstring(sym)?;
-    let ops = KBox::<bindings::ftrace_ops>::new_uninit(GFP_KERNEL | __GFP_ZERO)?;
-    // SAFETY: A zeroed `ftrace_ops` is a fresh, unregistered ops;
-    // `ftrace_set_filter` initialises its hashes.
-    let mut ops = unsafe { ops.assume_init() };
-    // SAFETY: `s` is NUL-terminated, `len` excludes the NUL; `ops` is valid.
-    let ret = unsafe {
-        bindings::ftrace_set_filter(
-            &mut *ops,
-            s.as_ptr().cast_mut().cast::<u8>(),
-            (s.len() - 1) as c_int,
-            1,
-        )
-    };
-    // SAFETY: Frees the filter hash attached by `ftrace_set_filter`.
-    unsafe { bindings::ftrace_free_filter(&mut *ops) };
-    if ret < 0 {
-        return Err(Error::from_errno(ret));
-    }
-    Ok(())
+    let s = kernel::str::CStr::from_bytes_with_nul(&s).map_err(|_| code::EINVAL)?;
+    FilterCheck::new()?.pattern(s)
 }
 
 /// Can ftrace attach to every function of `set`? Checked on a private
@@ -294,19 +270,7 @@ fn ftrace_can_attach_set(set: &FuncSet) -> Result {
     for f in set.funcs.iter() {
         ips.push(f.addr as c_ulong, GFP_KERNEL)?;
     }
-    let ops = KBox::<bindings::ftrace_ops>::new_uninit(GFP_KERNEL | __GFP_ZERO)?;
-    // SAFETY: A zeroed `ftrace_ops` is a fresh, unregistered ops.
-    let mut ops = unsafe { ops.assume_init() };
-    // SAFETY: `ops` is valid; ftrace copies the addresses into its filter.
-    let ret = unsafe {
-        bindings::ftrace_set_filter_ips(&mut *ops, ips.as_mut_ptr(), ips.len() as u32, 0, 1)
-    };
-    // SAFETY: Frees the filter hash (if any).
-    unsafe { bindings::ftrace_free_filter(&mut *ops) };
-    if ret < 0 {
-        return Err(Error::from_errno(ret));
-    }
-    Ok(())
+    FilterCheck::new()?.ips(&mut ips)
 }
 
 /// `@SYM` resolution (C uses `kallsyms_lookup_name()` at registration).

@@ -14,18 +14,16 @@
 //! of a module that comes and goes, earlier miss counts) is [`ProbeState`],
 //! owned by the event under `event_mutex`.
 
+use crate::attach::{EntryOps, ExitFprobe, TpProbe};
 use crate::bindings;
 use crate::event::Event;
 use crate::funcs::FuncSet;
 use crate::percpu::Counter;
 use crate::trace_probe::fetch::{self, EntryProgram, Insn, Program};
 use crate::trace_probe::{DefHead, ProbeArg, StoredDef};
-use core::ffi::c_void;
-use core::ptr::NonNull;
-use kernel::error::{code, to_result, Result};
+use kernel::error::{code, Result};
 use kernel::ffi::c_ulong;
 use kernel::prelude::*;
-use kernel::types::Opaque;
 
 /// A parsed definition, owned: the one representation of a definition
 /// and its arguments after parsing, kept by probes and events alike (they
@@ -66,97 +64,6 @@ impl OwnedDef {
     }
 }
 
-/// An entry probe's private `ftrace_ops` (C-allocated, mutated by ftrace
-/// while registered, through `rust/rfprobe_helpers.c`), freed on drop.
-struct EntryOps(NonNull<bindings::rfprobe_ops>);
-
-impl EntryOps {
-    fn new(probe: *mut c_void) -> Result<Self> {
-        // SAFETY: Plain allocation; `probe` is only passed back to
-        // `rfprobe_ops_entry`.
-        NonNull::new(unsafe { bindings::rfprobe_ops_new(probe) })
-            .map(EntryOps)
-            .ok_or(code::ENOMEM)
-    }
-
-    fn register(&self, ips: &[c_ulong]) -> Result {
-        // SAFETY: Not registered (the caller's state says so); ftrace copies
-        // the addresses into the ops' filter.
-        to_result(unsafe {
-            bindings::rfprobe_ops_register_ips(
-                self.0.as_ptr(),
-                ips.as_ptr().cast_mut(),
-                ips.len() as u32,
-            )
-        })
-    }
-
-    fn unregister(&self) {
-        // SAFETY: Registered; unregistering waits for running callbacks.
-        unsafe { bindings::rfprobe_ops_unregister(self.0.as_ptr()) };
-    }
-
-    fn update(&self, ips: &[c_ulong], remove: bool) -> Result {
-        // SAFETY: Registered; ftrace serialises filter updates itself.
-        to_result(unsafe {
-            bindings::rfprobe_ops_update_ips(
-                self.0.as_ptr(),
-                ips.as_ptr().cast_mut(),
-                ips.len() as u32,
-                remove as i32,
-            )
-        })
-    }
-
-    fn nmissed(&self) -> u64 {
-        // SAFETY: Lives as long as `self`.
-        unsafe { bindings::rfprobe_ops_nmissed(self.0.as_ptr()) as u64 }
-    }
-}
-
-impl Drop for EntryOps {
-    fn drop(&mut self) {
-        // SAFETY: Unregistered before its probe is dropped (probes are
-        // detached under `event_mutex` first); nothing references it.
-        unsafe { bindings::rfprobe_ops_free(self.0.as_ptr()) };
-    }
-}
-
-/// A tracepoint probe's context (C-allocated), freed on drop.
-struct TpProbe(NonNull<bindings::rfprobe_tp>);
-
-impl TpProbe {
-    fn new(probe: *mut c_void) -> Result<Self> {
-        // SAFETY: Plain allocation.
-        NonNull::new(unsafe { bindings::rfprobe_tp_new(probe) })
-            .map(TpProbe)
-            .ok_or(code::ENOMEM)
-    }
-
-    fn attach(&self, tp: *mut bindings::tracepoint) -> Result {
-        // SAFETY: Detached; the tracepoint is live (module tracepoints are
-        // dropped in `tracepoint_going` while their module is still there).
-        to_result(unsafe { bindings::rfprobe_tp_attach(self.0.as_ptr(), tp) })
-    }
-
-    fn detach(&self) {
-        // SAFETY: Attached; waits for running probes.
-        unsafe { bindings::rfprobe_tp_detach(self.0.as_ptr()) };
-    }
-
-    fn nmissed(&self) -> u64 {
-        // SAFETY: Lives as long as `self`.
-        unsafe { bindings::rfprobe_tp_nmissed(self.0.as_ptr()) as u64 }
-    }
-}
-
-impl Drop for TpProbe {
-    fn drop(&mut self) {
-        // SAFETY: Detached (and waited for); nothing references it.
-        unsafe { bindings::rfprobe_tp_free(self.0.as_ptr()) };
-    }
-}
-
 /// How a probe attaches: one owned kernel object per kind. The exit
 /// probe's `fprobe` is embedded first in the [`Probe`] (its handlers get
 /// its address and recover the probe from it).
@@ -174,7 +81,7 @@ enum Attach {
 #[repr(C)]
 pub(crate) struct Probe {
     /// Exit probes only; the fprobe core writes to it while registered.
-    fp: Opaque<bindings::fprobe>,
+    fp: ExitFprobe,
     /// The kernel object this probe attaches with.
     attach: Attach,
     /// The owning event (set before the probe is first attached; the event
@@ -263,7 +170,8 @@ impl Probe {
     /// `fp` must be the `fp` field of a live `Probe`.
     pub(crate) unsafe fn from_fprobe<'a>(fp: *mut bindings::fprobe) -> &'a Probe {
         // SAFETY: `fp` is the first field of the repr(C) `Probe` (caller);
-        // `Opaque<T>` has `T`'s layout.
+        // `ExitFprobe` is a transparent `Opaque<fprobe>`, which has
+        // `fprobe`'s layout.
         unsafe { &*fp.cast::<Probe>() }
     }
 
@@ -317,8 +225,7 @@ impl Probe {
 
         let mut probe = KBox::new(
             Probe {
-                // SAFETY: All-zero is a valid, unregistered `struct fprobe`.
-                fp: Opaque::new(unsafe { core::mem::zeroed() }),
+                fp: ExitFprobe::new(),
                 // Replaced below, once the probe's address is known.
                 attach: Attach::Exit,
                 event: core::ptr::null(),
@@ -399,26 +306,10 @@ impl Probe {
 
     /// Registers the exit probe's fprobe on `addrs`.
     fn register_fprobe(&self, addrs: &[c_ulong]) -> Result {
-        let def = self.def();
-        // A fresh `struct fprobe` for every registration: unregistering
-        // leaves ftrace/rethook state behind that must not be reused.
-        let fp = self.fp.get();
-        // SAFETY: Not registered (the caller checked `attached`), so nothing
-        // else accesses it; all-zero is a valid unregistered fprobe.
-        unsafe {
-            fp.write(core::mem::zeroed());
-            (*fp).exit_handler = Some(bindings::rfprobe_fexit);
-            if !self.entry_prog.is_empty() {
-                (*fp).entry_handler = Some(bindings::rfprobe_fexit_entry);
-                (*fp).entry_data_size = self.entry_prog.data_size();
-            }
-            (*fp).nr_maxactive = def.maxactive() as i32;
-        }
-        // SAFETY: `fp` is set up and lives (in the probe's box) until after
-        // `detach`; the fprobe core copies the addresses.
-        to_result(unsafe {
-            bindings::register_fprobe_ips(fp, addrs.as_ptr().cast_mut(), addrs.len() as i32)
-        })
+        let entry = (!self.entry_prog.is_empty()).then(|| self.entry_prog.data_size());
+        // SAFETY: Not registered (the caller checked `attached`); the probe
+        // is boxed, so the fprobe stays put until after `detach`.
+        unsafe { self.fp.register(addrs, entry, self.def().maxactive()) }
     }
 
     /// Detaches the probe; on return no handler of this probe runs.
@@ -430,14 +321,9 @@ impl Probe {
             Attach::Tracepoint(t) => t.detach(),
             Attach::Entry(ops) => ops.unregister(),
             Attach::Exit => {
-                let fp = self.fp.get();
-                // SAFETY: Registered in `attach`; unregister_fprobe waits for
-                // running handlers (ftrace shutdown synchronisation), after
-                // which the fprobe core no longer writes to it.
-                unsafe {
-                    bindings::unregister_fprobe(fp);
-                    st.old_nmissed = st.old_nmissed.wrapping_add((*fp).nmissed as u64);
-                }
+                // SAFETY: Registered in `attach`.
+                let missed = unsafe { self.fp.unregister() };
+                st.old_nmissed = st.old_nmissed.wrapping_add(missed);
             }
         }
         st.attached = false;
@@ -450,16 +336,8 @@ impl Probe {
     fn update_attached(&self, addrs: &[c_ulong], remove: bool) -> Result {
         match &self.attach {
             Attach::Entry(ops) => ops.update(addrs, remove),
-            // SAFETY: Registered (the caller checked `attached`); ftrace
-            // serialises filter updates itself.
-            Attach::Exit => to_result(unsafe {
-                bindings::rfprobe_fprobe_update_ips(
-                    self.fp.get(),
-                    addrs.as_ptr().cast_mut(),
-                    addrs.len() as u32,
-                    remove as i32,
-                )
-            }),
+            // SAFETY: Registered (the caller checked `attached`).
+            Attach::Exit => unsafe { self.fp.update(addrs, remove) },
             Attach::Tracepoint(_) => Err(code::EINVAL),
         }
     }
@@ -632,13 +510,7 @@ impl Probe {
         let live = match &self.attach {
             Attach::Entry(ops) => ops.nmissed(),
             Attach::Tracepoint(t) => t.nmissed(),
-            Attach::Exit if st.attached => {
-                // SAFETY: A racy read of a counter the fprobe core increments
-                // (READ_ONCE semantics; an aligned word is not torn).
-                unsafe {
-                    core::ptr::read_volatile(core::ptr::addr_of!((*self.fp.get()).nmissed)) as u64
-                }
-            }
+            Attach::Exit if st.attached => self.fp.nmissed(),
             Attach::Exit => 0,
         };
         (

@@ -33,6 +33,7 @@ pub mod btf_query;
 #[path = "../trace_probe/src/trace_probe.rs"]
 pub mod trace_probe;
 
+mod attach;
 mod btf;
 mod control;
 mod debugfs;

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The kernel objects a probe attaches with, each owned by one value that
+//! undoes its registration's allocation on drop: an entry probe's private
+//! `ftrace_ops` ([`EntryOps`]), a tracepoint probe's context ([`TpProbe`]),
+//! an exit probe's `fprobe` ([`ExitFprobe`], embedded in the probe), and the
+//! unregistered `ftrace_ops` on which a definition checks that ftrace can
+//! attach ([`FilterCheck`]). The only `bindings::` of attachment.
+
+use crate::bindings;
+use core::ffi::c_void;
+use core::ptr::NonNull;
+use kernel::error::{code, to_result, Error, Result};
+use kernel::ffi::{c_int, c_ulong};
+use kernel::prelude::*;
+use kernel::str::CStr;
+use kernel::types::Opaque;
+
+/// An entry probe's private `ftrace_ops` (C-allocated, mutated by ftrace
+/// while registered, through `rust/rfprobe_helpers.c`), freed on drop.
+pub(crate) struct EntryOps(NonNull<bindings::rfprobe_ops>);
+
+impl EntryOps {
+    pub(crate) fn new(probe: *mut c_void) -> Result<Self> {
+        // SAFETY: Plain allocation; `probe` is only passed back to
+        // `rfprobe_ops_entry`.
+        NonNull::new(unsafe { bindings::rfprobe_ops_new(probe) })
+            .map(EntryOps)
+            .ok_or(code::ENOMEM)
+    }
+
+    pub(crate) fn register(&self, ips: &[c_ulong]) -> Result {
+        // SAFETY: Not registered (the caller's state says so); ftrace copies
+        // the addresses into the ops' filter.
+        to_result(unsafe {
+            bindings::rfprobe_ops_register_ips(
+                self.0.as_ptr(),
+                ips.as_ptr().cast_mut(),
+                ips.len() as u32,
+            )
+        })
+    }
+
+    pub(crate) fn unregister(&self) {
+        // SAFETY: Registered; unregistering waits for running callbacks.
+        unsafe { bindings::rfprobe_ops_unregister(self.0.as_ptr()) };
+    }
+
+    pub(crate) fn update(&self, ips: &[c_ulong], remove: bool) -> Result {
+        // SAFETY: Registered; ftrace serialises filter updates itself.
+        to_result(unsafe {
+            bindings::rfprobe_ops_update_ips(
+                self.0.as_ptr(),
+                ips.as_ptr().cast_mut(),
+                ips.len() as u32,
+                remove as i32,
+            )
+        })
+    }
+
+    pub(crate) fn nmissed(&self) -> u64 {
+        // SAFETY: Lives as long as `self`.
+        unsafe { bindings::rfprobe_ops_nmissed(self.0.as_ptr()) as u64 }
+    }
+}
+
+impl Drop for EntryOps {
+    fn drop(&mut self) {
+        // SAFETY: Unregistered before its probe is dropped (probes are
+        // detached under `event_mutex` first); nothing references it.
+        unsafe { bindings::rfprobe_ops_free(self.0.as_ptr()) };
+    }
+}
+
+/// A tracepoint probe's context (C-allocated), freed on drop.
+pub(crate) struct TpProbe(NonNull<bindings::rfprobe_tp>);
+
+impl TpProbe {
+    pub(crate) fn new(probe: *mut c_void) -> Result<Self> {
+        // SAFETY: Plain allocation.
+        NonNull::new(unsafe { bindings::rfprobe_tp_new(probe) })
+            .map(TpProbe)
+            .ok_or(code::ENOMEM)
+    }
+
+    pub(crate) fn attach(&self, tp: *mut bindings::tracepoint) -> Result {
+        // SAFETY: Detached; the tracepoint is live (module tracepoints are
+        // dropped in `tracepoint_going` while their module is still there).
+        to_result(unsafe { bindings::rfprobe_tp_attach(self.0.as_ptr(), tp) })
+    }
+
+    pub(crate) fn detach(&self) {
+        // SAFETY: Attached; waits for running probes.
+        unsafe { bindings::rfprobe_tp_detach(self.0.as_ptr()) };
+    }
+
+    pub(crate) fn nmissed(&self) -> u64 {
+        // SAFETY: Lives as long as `self`.
+        unsafe { bindings::rfprobe_tp_nmissed(self.0.as_ptr()) as u64 }
+    }
+}
+
+impl Drop for TpProbe {
+    fn drop(&mut self) {
+        // SAFETY: Detached (and waited for); nothing references it.
+        unsafe { bindings::rfprobe_tp_free(self.0.as_ptr()) };
+    }
+}
+
+/// An exit probe's `fprobe`, embedded in its probe (the fprobe core hands
+/// its address to the handlers, which recover the probe from it).
+#[repr(transparent)]
+pub(crate) struct ExitFprobe(Opaque<bindings::fprobe>);
+
+impl ExitFprobe {
+    /// An unregistered fprobe.
+    pub(crate) fn new() -> Self {
+        // SAFETY: All-zero is a valid, unregistered `struct fprobe`.
+        ExitFprobe(Opaque::new(unsafe { core::mem::zeroed() }))
+    }
+
+    /// Registers on `addrs` with the handlers of `trace_fprobe/handler.rs`
+    /// (`entry`: the entry handler and its data size, for exit probes
+    /// that read arguments at entry).
+    ///
+    /// # Safety
+    ///
+    /// Not registered; `self` does not move until [`ExitFprobe::unregister`].
+    pub(crate) unsafe fn register(
+        &self,
+        addrs: &[c_ulong],
+        entry: Option<usize>,
+        maxactive: u32,
+    ) -> Result {
+        let fp = self.0.get();
+        // A fresh `struct fprobe` for every registration: unregistering
+        // leaves ftrace/rethook state behind that must not be reused.
+        // SAFETY: Not registered (caller), so nothing else accesses it.
+        unsafe {
+            fp.write(core::mem::zeroed());
+            (*fp).exit_handler = Some(bindings::rfprobe_fexit);
+            if let Some(size) = entry {
+                (*fp).entry_handler = Some(bindings::rfprobe_fexit_entry);
+                (*fp).entry_data_size = size;
+            }
+            (*fp).nr_maxactive = maxactive as i32;
+        }
+        // SAFETY: Set up above; stays put (caller); the fprobe core copies
+        // the addresses.
+        to_result(unsafe {
+            bindings::register_fprobe_ips(fp, addrs.as_ptr().cast_mut(), addrs.len() as i32)
+        })
+    }
+
+    /// Unregisters (waits for running handlers); returns the misses the
+    /// fprobe core counted during the registration.
+    ///
+    /// # Safety
+    ///
+    /// Registered with [`ExitFprobe::register`].
+    pub(crate) unsafe fn unregister(&self) -> u64 {
+        let fp = self.0.get();
+        // SAFETY: Registered (caller); after unregister_fprobe the fprobe
+        // core no longer writes to it.
+        unsafe {
+            bindings::unregister_fprobe(fp);
+            (*fp).nmissed as u64
+        }
+    }
+
+    /// Functions join or leave the registered fprobe's filter in place.
+    ///
+    /// # Safety
+    ///
+    /// Registered with [`ExitFprobe::register`].
+    pub(crate) unsafe fn update(&self, addrs: &[c_ulong], remove: bool) -> Result {
+        // SAFETY: Registered (caller); ftrace serialises filter updates.
+        to_result(unsafe {
+            bindings::rfprobe_fprobe_update_ips(
+                self.0.get(),
+                addrs.as_ptr().cast_mut(),
+                addrs.len() as u32,
+                remove as i32,
+            )
+        })
+    }
+
+    /// The misses counted so far (a racy read while registered).
+    pub(crate) fn nmissed(&self) -> u64 {
+        // SAFETY: READ_ONCE semantics on a counter the fprobe core
+        // increments; an aligned word is not torn.
+        unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*self.0.get()).nmissed)) as u64 }
+    }
+}
+
+/// A private `ftrace_ops` that is never registered: setting its filter
+/// tells whether ftrace can attach to functions, patching no code. Its
+/// filter is freed on drop.
+pub(crate) struct FilterCheck(KBox<bindings::ftrace_ops>);
+
+impl FilterCheck {
+    pub(crate) fn new() -> Result<Self> {
+        let ops = KBox::<bindings::ftrace_ops>::new_uninit(GFP_KERNEL | __GFP_ZERO)?;
+        // SAFETY: A zeroed `ftrace_ops` is a fresh, unregistered ops.
+        Ok(FilterCheck(unsafe { ops.assume_init() }))
+    }
+
+    /// The function starting at `addr` (`ftrace_set_filter_ip()`: a binary
+    /// search over ftrace's records).
+    pub(crate) fn ip(&mut self, addr: u64) -> Result {
+        // SAFETY: Valid, unregistered ops; the filter is freed on drop.
+        to_result(unsafe { bindings::ftrace_set_filter_ip(&mut *self.0, addr as c_ulong, 0, 1) })
+    }
+
+    /// What `register_fprobe()`'s filter `pattern` matches (a name or glob:
+    /// `kallsyms_lookup` on every ftrace record).
+    pub(crate) fn pattern(&mut self, pattern: &CStr) -> Result {
+        let len = pattern.len() as c_int;
+        // SAFETY: NUL-terminated, `len` excludes the NUL; valid ops.
+        let ret = unsafe {
+            bindings::ftrace_set_filter(
+                &mut *self.0,
+                pattern.as_char_ptr().cast_mut().cast(),
+                len,
+                1,
+            )
+        };
+        if ret < 0 {
+            return Err(Error::from_errno(ret));
+        }
+        Ok(())
+    }
+
+    /// Every function at `ips` (one filter update).
+    pub(crate) fn ips(&mut self, ips: &mut [c_ulong]) -> Result {
+        // SAFETY: Valid ops; ftrace copies the addresses.
+        to_result(unsafe {
+            bindings::ftrace_set_filter_ips(&mut *self.0, ips.as_mut_ptr(), ips.len() as u32, 0, 1)
+        })
+    }
+}
+
+impl Drop for FilterCheck {
+    fn drop(&mut self) {
+        // SAFETY: Never registered; frees the filter hash (if any).
+        unsafe { bindings::ftrace_free_filter(&mut *self.0) };
+    }
+}
