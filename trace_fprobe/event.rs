@@ -28,17 +28,15 @@ use crate::kvec::{cstring, VecSink};
 use crate::percpu::Scratch;
 use crate::probe::{OwnedDef, Probe, ProbeState};
 use crate::sync::{EventLocked, EventMutex, EventMutexGuard};
-use crate::trace_probe::bytes::ByteWrite;
+use crate::trace_event::{EventCallbacks, RegOp, TraceEvent, TraceSeq};
 use crate::trace_probe::layout;
 use crate::trace_probe::render::{self, Symbolizer};
 use crate::trace_probe::StoredDef;
-use core::ffi::c_void;
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
-use kernel::error::{code, to_result, Result};
-use kernel::ffi::{c_char, c_int, c_ulong};
+use kernel::error::{code, Result};
+use kernel::ffi::{c_char, c_ulong};
 use kernel::prelude::*;
 use kernel::str::CStr;
-use kernel::types::Opaque;
 
 /// Trace instances whose files an event keeps inline (read by the handlers
 /// without indirection); more go to [`MoreFiles`], as many as there are.
@@ -71,10 +69,8 @@ pub(crate) struct EventInner {
 
 /// One event (`events/GRP/EVENT/`).
 pub(crate) struct Event {
-    call: Opaque<bindings::trace_event_call>,
-    class: Opaque<bindings::trace_event_class>,
-    fields_array: Opaque<[bindings::trace_event_fields; 2]>,
-    funcs: Opaque<bindings::trace_event_functions>,
+    /// The tracing core's objects, built in place when the event is added.
+    tev: TraceEvent,
     group: KVec<u8>,
     name: KVec<u8>,
     print_fmt: KVec<u8>,
@@ -105,8 +101,6 @@ unsafe impl Send for Event {}
 // SAFETY: As above.
 unsafe impl Sync for Event {}
 
-const TRACE_FUNCTION_TYPE: *const c_char = !0usize as *const c_char;
-
 impl Event {
     /// Builds (but does not register) an event for its first probe, made
     /// from `def`.
@@ -130,15 +124,7 @@ impl Event {
         probes.push(first, GFP_KERNEL)?;
         let ev = KBox::pin(
             Event {
-                // SAFETY: All-zero is valid for these C structs (NULL
-                // pointers; lists are initialised in `add`).
-                call: Opaque::new(unsafe { core::mem::zeroed() }),
-                // SAFETY: As above.
-                class: Opaque::new(unsafe { core::mem::zeroed() }),
-                // SAFETY: As above.
-                fields_array: Opaque::new(unsafe { core::mem::zeroed() }),
-                // SAFETY: As above.
-                funcs: Opaque::new(unsafe { core::mem::zeroed() }),
+                tev: TraceEvent::new(),
                 group: cstring(def.group())?,
                 name: cstring(def.event())?,
                 print_fmt,
@@ -215,15 +201,13 @@ impl Event {
     /// The registered `trace_event_call`.
     #[inline(always)]
     pub(crate) fn call(&self) -> *mut bindings::trace_event_call {
-        self.call.get()
+        self.tev.call()
     }
 
-    /// The event's type id (`call->event.type`, set when it was added).
+    /// The event's type id (set when it was added).
     #[inline(always)]
     pub(crate) fn type_id(&self) -> u16 {
-        // SAFETY: Written by `register_trace_event()` in `add`, before any
-        // probe can run; never changed while the event is registered.
-        unsafe { (*self.call.get()).event.type_ as u16 }
+        self.tev.type_id()
     }
 
     /// Can the event be removed now: not enabled, not referenced by
@@ -232,8 +216,7 @@ impl Event {
         if !self.inner.get(g).added {
             return true;
         }
-        // SAFETY: `call` is registered (`added`); reads its reference counts.
-        !self.is_enabled() && !unsafe { bindings::rfprobe_event_busy(self.call.get()) }
+        !self.is_enabled() && !self.tev.busy()
     }
 
     /// Appends a probe to the event (multi-probe). If the event is enabled
@@ -283,47 +266,12 @@ impl Event {
         if g.event_name_taken(group, name) {
             return Err(code::EEXIST);
         }
-        let me = (self as *const Event).cast_mut();
-        let call = self.call.get();
-        let class = self.class.get();
-        let fields = self
-            .fields_array
-            .get()
-            .cast::<bindings::trace_event_fields>();
-        let funcs = self.funcs.get();
-        // SAFETY: Not registered yet, so nothing else touches the C structs;
-        // they live (pinned) until `remove` succeeded.
-        unsafe {
-            (*funcs).trace = Some(print_event);
-            (*fields).type_ = TRACE_FUNCTION_TYPE;
-            (*fields).__bindgen_anon_1.define_fields = Some(define_fields);
-            (*class).system = self.group.as_ptr().cast::<c_char>();
-            (*class).reg = Some(event_reg);
-            (*class).fields_array = fields;
-            // INIT_LIST_HEAD(&class->fields): the core defines the fields
-            // only into an empty list.
-            let head = core::ptr::addr_of_mut!((*class).fields);
-            (*head).next = head;
-            (*head).prev = head;
-            (*call).class = class;
-            (*call).__bindgen_anon_1.name = self.name.as_ptr().cast_mut().cast::<c_char>();
-            (*call).event.funcs = funcs;
-            (*call).print_fmt = self.print_fmt.as_ptr().cast_mut().cast::<c_char>();
-            (*call).flags =
-                (bindings::TRACE_EVENT_FL_FPROBE | bindings::TRACE_EVENT_FL_DYNAMIC) as c_int;
-            (*call).data = me.cast::<c_void>();
-        }
-        // SAFETY: `call` is fully initialised and pinned.
-        let ty = unsafe { bindings::register_trace_event(core::ptr::addr_of_mut!((*call).event)) };
-        if ty == 0 {
-            return Err(code::ENODEV);
-        }
-        // SAFETY: As above; `event_mutex` is held (the guard).
-        if let Err(e) = to_result(unsafe { bindings::trace_add_event_call(call) }) {
-            // SAFETY: Registered just above.
-            unsafe { bindings::unregister_trace_event(core::ptr::addr_of_mut!((*call).event)) };
-            return Err(e);
-        }
+        // SAFETY: `print_fmt` is NUL-terminated (`Event::new`).
+        let print_fmt = unsafe { CStr::from_bytes_with_nul_unchecked(&self.print_fmt) };
+        // SAFETY: Not added yet; the event is pinned and outlives its
+        // registration (removed before it is dropped); the strings are its
+        // own.
+        unsafe { self.tev.add(self, group, name, print_fmt, g) }?;
         // SAFETY: Plain call; dropped in `remove`.
         unsafe { bindings::rfprobe_module_get() };
         self.inner.get_mut(g).added = true;
@@ -339,10 +287,8 @@ impl Event {
         if !self.removable(g) {
             return Err(code::EBUSY);
         }
-        // SAFETY: Added in `add`; `event_mutex` held. Also unregisters the
-        // trace_event (output type); the core re-checks perf and enabled
-        // files under its own locks.
-        to_result(unsafe { bindings::trace_remove_event_call(self.call.get()) })?;
+        // SAFETY: Added in `add`.
+        unsafe { self.tev.remove(g) }?;
         let inner = self.inner.get_mut(g);
         inner.added = false;
         for (p, st) in inner.probes.iter_mut() {
@@ -593,92 +539,6 @@ impl Drop for Event {
     }
 }
 
-/// # Safety
-///
-/// `call` must be one of our events' `call` fields.
-unsafe fn event_of<'a>(call: *mut bindings::trace_event_call) -> &'a Event {
-    // SAFETY: `data` was set to the owning, pinned `Event` in `add`; the
-    // core calls back only while the event is registered.
-    unsafe { &*(*call).data.cast::<Event>() }
-}
-
-/// `class->reg`: enable/disable for a trace instance, and for perf.
-///
-/// # Safety
-///
-/// Kernel callback: called only by the kernel, with the arguments its
-/// callback type documents (valid pointers, our own registered objects).
-unsafe extern "C" fn event_reg(
-    call: *mut bindings::trace_event_call,
-    ty: bindings::trace_reg,
-    data: *mut c_void,
-) -> c_int {
-    match ty {
-        bindings::trace_reg_TRACE_REG_REGISTER
-        | bindings::trace_reg_TRACE_REG_UNREGISTER
-        | bindings::trace_reg_TRACE_REG_PERF_REGISTER
-        | bindings::trace_reg_TRACE_REG_PERF_UNREGISTER => {}
-        // PERF_OPEN/CLOSE need nothing. PERF_ADD/DEL come from perf's
-        // scheduling (IRQs off, no `event_mutex`): 0 lets the core put the
-        // perf event on (take it off) this CPU's `call->perf_events`.
-        _ => return 0,
-    }
-    // SAFETY: The core calls `reg` only for our registered events.
-    let ev = unsafe { event_of(call) };
-    // SAFETY: The core calls `reg` with `event_mutex` held for these four
-    // (`trace_event_enable_disable`, `perf_trace_init`/`perf_trace_destroy`).
-    let mut g = unsafe { ev.state().event_mutex.assume_held() };
-    let r = match ty {
-        bindings::trace_reg_TRACE_REG_REGISTER => ev.enable(data.cast(), &mut g),
-        bindings::trace_reg_TRACE_REG_UNREGISTER => ev.disable(data.cast(), &mut g),
-        bindings::trace_reg_TRACE_REG_PERF_REGISTER => ev.perf_register(&mut g),
-        _ => ev.perf_unregister(&mut g),
-    };
-    match r {
-        Ok(()) => 0,
-        Err(e) => e.to_errno(),
-    }
-}
-
-/// `fields_array[0].define_fields`: the probe header and argument fields.
-///
-/// # Safety
-///
-/// Kernel callback: called only by the kernel, with the arguments its
-/// callback type documents (valid pointers, our own registered objects).
-unsafe extern "C" fn define_fields(call: *mut bindings::trace_event_call) -> c_int {
-    // SAFETY: Called by `trace_add_event_call` for our event.
-    let ev = unsafe { event_of(call) };
-    // The strings were written in this order by `Event::new`: type, NUL,
-    // name, NUL per field.
-    let mut at = 0usize;
-    let text = &ev.field_text;
-    for f in layout::fields(&ev.def.stored()) {
-        let t = at;
-        let n = t + text[t..].iter().position(|&c| c == 0).unwrap_or(0) + 1;
-        at = n + f.name.len() + 1;
-        if at > text.len() {
-            return code::EINVAL.to_errno();
-        }
-        // SAFETY: The strings live in `ev.field_text` as long as the event.
-        let ret = unsafe {
-            bindings::trace_define_field(
-                call,
-                text.as_ptr().add(t).cast::<c_char>(),
-                text.as_ptr().add(n).cast::<c_char>(),
-                f.offset as i32,
-                f.size as i32,
-                f.signed as c_int,
-                bindings::FILTER_OTHER as c_int,
-            )
-        };
-        if ret != 0 {
-            return ret;
-        }
-    }
-    0
-}
-
 struct KernelSymbols;
 
 impl Symbolizer for KernelSymbols {
@@ -709,17 +569,6 @@ impl Symbolizer for KernelSymbols {
         let n = s.len().min(out.len());
         out[..n].copy_from_slice(&s[..n]);
         n
-    }
-}
-
-/// `trace_seq` as a byte sink.
-struct SeqSink(*mut bindings::trace_seq);
-
-impl ByteWrite for SeqSink {
-    fn put(&mut self, bytes: &[u8]) -> core::fmt::Result {
-        // SAFETY: `self.0` is the iterator's trace_seq; putmem bounds-checks.
-        unsafe { bindings::trace_seq_putmem(self.0, bytes.as_ptr().cast(), bytes.len() as u32) };
-        Ok(())
     }
 }
 
@@ -763,51 +612,58 @@ impl Event {
     }
 }
 
-/// `event.funcs->trace`: prints a record like C's print_fentry_event /
-/// print_fexit_event.
-///
-/// # Safety
-///
-/// Kernel callback: called only by the kernel, with the arguments its
-/// callback type documents (valid pointers, our own registered objects).
-unsafe extern "C" fn print_event(
-    iter: *mut bindings::trace_iterator,
-    flags: c_int,
-    event: *mut bindings::trace_event,
-) -> bindings::print_line_t {
-    // SAFETY: `event` is the `event` field of one of our calls.
-    let call =
-        unsafe { kernel::container_of!(event, bindings::trace_event_call, event) }.cast_mut();
-    // SAFETY: As above.
-    let ev = unsafe { event_of(call) };
-    // SAFETY: The core passes a valid iterator whose `ent` holds a record
-    // of this event, of `ent_size` bytes when that is set (the
-    // tracepoint_printk path, output_printk(), leaves it 0).
-    let (seq, rec) = unsafe {
-        let it = &mut *iter;
-        let ent = it.ent.cast::<u8>().cast_const();
-        let len = match it.ent_size as usize {
-            0 => ev.record_len(ent),
+impl EventCallbacks for Event {
+    fn event_mutex(&self) -> &EventMutex {
+        &self.state().event_mutex
+    }
+
+    fn reg(&self, op: RegOp, g: &mut EventMutexGuard<'_>) -> Result {
+        match op {
+            RegOp::Enable(file) => self.enable(file, g),
+            RegOp::Disable(file) => self.disable(file, g),
+            RegOp::PerfRegister => self.perf_register(g),
+            RegOp::PerfUnregister => self.perf_unregister(g),
+        }
+    }
+
+    /// The probe header and argument fields, from the definition; their
+    /// strings were written in this order by `Event::new` (type, NUL,
+    /// name, NUL per field).
+    fn fields(&self, field: &mut dyn FnMut(&CStr, &CStr, i32, i32, bool) -> Result) -> Result {
+        // The next NUL-terminated string of `text` from `at`.
+        fn next<'t>(text: &'t [u8], at: &mut usize) -> Result<&'t CStr> {
+            let rest = text.get(*at..).ok_or(code::EINVAL)?;
+            let end = rest.iter().position(|&c| c == 0).ok_or(code::EINVAL)?;
+            *at += end + 1;
+            CStr::from_bytes_with_nul(&rest[..=end]).map_err(|_| code::EINVAL)
+        }
+        let mut at = 0usize;
+        for f in layout::fields(&self.def.stored()) {
+            let t = next(&self.field_text, &mut at)?;
+            let n = next(&self.field_text, &mut at)?;
+            field(t, n, f.offset as i32, f.size as i32, f.signed)?;
+        }
+        Ok(())
+    }
+
+    /// Prints a record like C's print_fentry_event / print_fexit_event.
+    unsafe fn print(&self, out: &mut TraceSeq, ent: *const u8, ent_size: usize, sym_addr: bool) {
+        let len = match ent_size {
+            // SAFETY: A complete record of this event (caller).
+            0 => unsafe { self.record_len(ent) },
             n => n,
         };
-        (
-            &mut it.seq as *mut bindings::trace_seq,
-            core::slice::from_raw_parts(ent, len),
-        )
-    };
-    let def = ev.def.stored();
-    let fields = render::def_fields(&def);
-    // TRACE_ITER_SYM_ADDR (kernel/trace/trace.h TRACE_FLAGS) is bit 2.
-    let sym_addr = flags & (1 << 2) != 0;
-    let _ = render::render_event(
-        &mut SeqSink(seq),
-        ev.name(),
-        def.kind(),
-        fields,
-        rec,
-        &KernelSymbols,
-        sym_addr,
-    );
-    // SAFETY: `seq` is valid.
-    unsafe { bindings::trace_handle_return(seq) }
+        // SAFETY: `len` bytes of the record (caller, or measured above).
+        let rec = unsafe { core::slice::from_raw_parts(ent, len) };
+        let def = self.def.stored();
+        let _ = render::render_event(
+            out,
+            self.name(),
+            def.kind(),
+            render::def_fields(&def),
+            rec,
+            &KernelSymbols,
+            sym_addr,
+        );
+    }
 }

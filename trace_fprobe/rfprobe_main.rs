@@ -46,6 +46,7 @@ mod kvec;
 mod percpu;
 mod probe;
 mod sync;
+mod trace_event;
 
 use control::{Inner, ModuleEvent, Rfprobe};
 use core::ptr::NonNull;
