@@ -688,6 +688,12 @@ NOKPROBE_SYMBOL(rfprobe_perf_regs);
  * would make the next reset by anyone (any dynamic event removal, any
  * module unload) wipe records written long after the removal.
  *
+ * The instance list is stable under event_mutex (instances are created and
+ * removed holding it). The mark itself is also written, under
+ * trace_types_lock only, by other resetters (synth_event_delete()): a
+ * benign race on a bool, the resets themselves being serialised by each
+ * buffer's mutex.
+ *
  * The instances are not remembered: the core's marks say which they are,
  * so an instance removed and another created at its address meanwhile is
  * never touched, and a failed enable marks nothing.

@@ -139,7 +139,8 @@ void rfprobe_perf_regs(struct pt_regs *dst, const struct pt_regs *src);
 /*
  * After trace_remove_event_call(): resets the instances of @trace_arrays
  * (ftrace_trace_arrays) the core marked clear_trace and clears the marks,
- * as C's dyn_event_release() does; caller holds event_mutex. Returns how
+ * as C's dyn_event_release() does; caller holds event_mutex (the list is
+ * stable under it). Returns how
  * many were reset, or -EOPNOTSUPP without kernel/trace/trace.h.
  */
 int rfprobe_consume_clear_trace(struct list_head *trace_arrays);

@@ -13,7 +13,6 @@ use core::ptr::NonNull;
 use kernel::error::{code, to_result, Error, Result};
 use kernel::ffi::{c_int, c_ulong};
 use kernel::prelude::*;
-use kernel::str::CStr;
 use kernel::types::Opaque;
 
 /// An entry probe's private `ftrace_ops` (C-allocated, mutated by ftrace
@@ -29,9 +28,15 @@ impl EntryOps {
             .ok_or(code::ENOMEM)
     }
 
-    pub(crate) fn register(&self, ips: &[c_ulong]) -> Result {
-        // SAFETY: Not registered (the caller's state says so); ftrace copies
-        // the addresses into the ops' filter.
+    /// Registers on `ips` (not empty).
+    ///
+    /// # Safety
+    ///
+    /// Not registered (a registered ops is on ftrace's list: resetting it
+    /// would corrupt it).
+    pub(crate) unsafe fn register(&self, ips: &[c_ulong]) -> Result {
+        // SAFETY: Not registered (caller); ftrace copies the addresses into
+        // the ops' filter.
         to_result(unsafe {
             bindings::rfprobe_ops_register_ips(
                 self.0.as_ptr(),
@@ -41,13 +46,24 @@ impl EntryOps {
         })
     }
 
-    pub(crate) fn unregister(&self) {
-        // SAFETY: Registered; unregistering waits for running callbacks.
+    /// Unregisters (waits for running callbacks).
+    ///
+    /// # Safety
+    ///
+    /// Registered with [`EntryOps::register`].
+    pub(crate) unsafe fn unregister(&self) {
+        // SAFETY: Registered (caller).
         unsafe { bindings::rfprobe_ops_unregister(self.0.as_ptr()) };
     }
 
-    pub(crate) fn update(&self, ips: &[c_ulong], remove: bool) -> Result {
-        // SAFETY: Registered; ftrace serialises filter updates itself.
+    /// Functions join or leave the registered filter in place.
+    ///
+    /// # Safety
+    ///
+    /// Registered; a removal leaves at least one function (an empty filter
+    /// means every function to ftrace).
+    pub(crate) unsafe fn update(&self, ips: &[c_ulong], remove: bool) -> Result {
+        // SAFETY: Registered (caller); ftrace serialises filter updates.
         to_result(unsafe {
             bindings::rfprobe_ops_update_ips(
                 self.0.as_ptr(),
@@ -83,14 +99,23 @@ impl TpProbe {
             .ok_or(code::ENOMEM)
     }
 
-    pub(crate) fn attach(&self, tp: *mut bindings::tracepoint) -> Result {
-        // SAFETY: Detached; the tracepoint is live (module tracepoints are
-        // dropped in `tracepoint_going` while their module is still there).
+    /// Attaches to `tp`.
+    ///
+    /// # Safety
+    ///
+    /// Detached; `tp` is live until [`TpProbe::detach`].
+    pub(crate) unsafe fn attach(&self, tp: *mut bindings::tracepoint) -> Result {
+        // SAFETY: Caller.
         to_result(unsafe { bindings::rfprobe_tp_attach(self.0.as_ptr(), tp) })
     }
 
-    pub(crate) fn detach(&self) {
-        // SAFETY: Attached; waits for running probes.
+    /// Detaches (waits for running probes).
+    ///
+    /// # Safety
+    ///
+    /// Attached with [`TpProbe::attach`].
+    pub(crate) unsafe fn detach(&self) {
+        // SAFETY: Attached (caller).
         unsafe { bindings::rfprobe_tp_detach(self.0.as_ptr()) };
     }
 
@@ -214,17 +239,13 @@ impl FilterCheck {
 
     /// What `register_fprobe()`'s filter `pattern` matches (a name or glob:
     /// `kallsyms_lookup` on every ftrace record).
-    pub(crate) fn pattern(&mut self, pattern: &CStr) -> Result {
-        let len = pattern.len() as c_int;
-        // SAFETY: NUL-terminated, `len` excludes the NUL; valid ops.
-        let ret = unsafe {
-            bindings::ftrace_set_filter(
-                &mut *self.0,
-                pattern.as_char_ptr().cast_mut().cast(),
-                len,
-                1,
-            )
-        };
+    pub(crate) fn pattern(&mut self, pattern: &mut [u8]) -> Result {
+        // ftrace parses the pattern in place (it cuts a trailing `*`): it
+        // gets a buffer of its own, NUL-terminated.
+        let len = pattern.iter().position(|&c| c == 0).ok_or(code::EINVAL)? as c_int;
+        // SAFETY: NUL-terminated, writable, `len` excludes the NUL; valid ops.
+        let ret =
+            unsafe { bindings::ftrace_set_filter(&mut *self.0, pattern.as_mut_ptr(), len, 1) };
         if ret < 0 {
             return Err(Error::from_errno(ret));
         }

@@ -257,9 +257,8 @@ fn ftrace_can_attach(sym: &[u8]) -> Result {
             }
         }
     }
-    let s = cstring(sym)?;
-    let s = kernel::str::CStr::from_bytes_with_nul(&s).map_err(|_| code::EINVAL)?;
-    FilterCheck::new()?.pattern(s)
+    let mut s = cstring(sym)?;
+    FilterCheck::new()?.pattern(&mut s)
 }
 
 /// Can ftrace attach to every function of `set`? Checked on a private

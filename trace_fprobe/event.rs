@@ -46,7 +46,11 @@ pub(crate) const MAX_FILES: usize = 8;
 /// whole (copy on write, under `event_mutex`), published with a release
 /// store, freed after an RCU grace period (the handlers run with
 /// preemption disabled and read it once per hit).
-pub(crate) struct MoreFiles(pub(crate) KVec<*mut bindings::trace_event_file>);
+///
+/// Disabling an instance clears its entry in place (no allocation, so it
+/// cannot fail while the core goes on to free the file); the next enable
+/// that needs the list compacts it.
+pub(crate) struct MoreFiles(pub(crate) KVec<AtomicPtr<bindings::trace_event_file>>);
 
 /// [`Event::users`]: the bit that says perf uses the event; the bits below
 /// it count the trace instances it is enabled in.
@@ -314,11 +318,12 @@ impl Event {
             .iter()
             .position(|s| s.load(Ordering::Relaxed).is_null())
             .map(|i| i + first);
-        // Beyond the inline slots: a new, longer list (allocated before the
-        // probes are attached, so a failure changes nothing).
+        // Beyond the inline slots: a new list, the live entries of the old
+        // one plus this file, allocated before the probes are attached so
+        // that a failure changes nothing and publishing cannot fail.
         let more = match slot {
             Some(_) => None,
-            None => Some(self.more_with(|v| v.push(file, GFP_KERNEL).map_err(Into::into))?),
+            None => Some(self.more_plus(file)?),
         };
         if !self.is_enabled() {
             // First user: attach every probe.
@@ -333,43 +338,34 @@ impl Event {
         Ok(())
     }
 
-    /// A copy of the [`MoreFiles`] list changed by `f`.
-    fn more_with(
-        &self,
-        f: impl FnOnce(&mut KVec<*mut bindings::trace_event_file>) -> Result,
-    ) -> Result<KVec<*mut bindings::trace_event_file>> {
+    /// A new [`MoreFiles`] list: the live entries of the published one and
+    /// `file`.
+    fn more_plus(&self, file: *mut bindings::trace_event_file) -> Result<KBox<MoreFiles>> {
         let old = self.more.load(Ordering::Relaxed);
         let mut v = KVec::new();
         if !old.is_null() {
             // SAFETY: Published lists are only replaced and freed under
             // `event_mutex`, which the caller holds.
-            v.extend_from_slice(unsafe { &(*old).0 }, GFP_KERNEL)?;
+            for f in unsafe { (*old).0.iter() } {
+                let f = f.load(Ordering::Relaxed);
+                if !f.is_null() {
+                    v.push(AtomicPtr::new(f), GFP_KERNEL)?;
+                }
+            }
         }
-        f(&mut v)?;
-        Ok(v)
+        v.push(AtomicPtr::new(file), GFP_KERNEL)?;
+        Ok(KBox::new(MoreFiles(v), GFP_KERNEL)?)
     }
 
-    /// Publishes `files` as the [`MoreFiles`] list (an empty one as NULL)
-    /// and frees the old one once no handler can read it.
-    fn publish_more(&self, files: KVec<*mut bindings::trace_event_file>) {
-        let new = if files.is_empty() {
-            core::ptr::null_mut()
-        } else {
-            match KBox::new(MoreFiles(files), GFP_KERNEL) {
-                Ok(b) => KBox::into_raw(b),
-                // Cannot happen for the callers' sizes often enough to
-                // matter; keep the old list (a removed file stays in it
-                // until the next change, harmless: the core keeps disabled
-                // files alive until the event is removed).
-                Err(_) => return,
-            }
-        };
-        let old = self.more.swap(new, Ordering::AcqRel);
+    /// Publishes `files` as the [`MoreFiles`] list and frees the old one
+    /// once no handler can read it.
+    fn publish_more(&self, files: KBox<MoreFiles>) {
+        let old = self.more.swap(KBox::into_raw(files), Ordering::AcqRel);
         if !old.is_null() {
             // SAFETY: Sleeps; `reg` runs in process context. After it no
             // handler still reads `old`.
             unsafe { bindings::rfprobe_synchronize_rcu() };
-            // SAFETY: Made by `KBox::into_raw` above and no longer published.
+            // SAFETY: Made by `KBox::into_raw` and no longer published.
             drop(unsafe { KBox::from_raw(old) });
         }
     }
@@ -434,19 +430,19 @@ impl Event {
         {
             Some(slot) => self.files[slot].store(core::ptr::null_mut(), Ordering::Release),
             None => {
-                let mut found = false;
-                let v = self.more_with(|v| {
-                    let i = v.iter().position(|&f| f == file);
-                    found = i.is_some();
-                    if let Some(i) = i {
-                        let _ = crate::kvec::remove(v, i);
-                    }
-                    Ok(())
-                })?;
-                if !found {
+                let more = self.more.load(Ordering::Relaxed);
+                if more.is_null() {
                     return Err(code::ENOENT);
                 }
-                self.publish_more(v);
+                // SAFETY: Published lists are only replaced and freed under
+                // `event_mutex`, which the caller holds.
+                let list = unsafe { &(*more).0 };
+                let entry = list
+                    .iter()
+                    .find(|f| f.load(Ordering::Relaxed) == file)
+                    .ok_or(code::ENOENT)?;
+                // Cleared in place: nothing to allocate, nothing to fail.
+                entry.store(core::ptr::null_mut(), Ordering::Release);
             }
         }
         let left = self.users.fetch_sub(1, Ordering::Release) - 1;
@@ -528,12 +524,14 @@ impl Drop for Event {
         // before they are dropped.
         let inner = self.inner.get_owned();
         if inner.added {
+            // Handlers may still read the file list: leak it.
             pr_err!("event dropped while registered\n");
+            return;
         }
         let more = *self.more.get_mut();
         if !more.is_null() {
-            // SAFETY: Made by `KBox::into_raw`; the event is no longer
-            // registered, so no handler reads it.
+            // SAFETY: Made by `KBox::into_raw`; the event is not registered
+            // (checked above), so no handler reads it.
             drop(unsafe { KBox::from_raw(more) });
         }
     }

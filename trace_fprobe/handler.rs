@@ -716,10 +716,15 @@ unsafe fn trace_hit_slow<const EXIT: bool, const FULL_REGS: bool>(
     if !more.is_null() {
         // SAFETY: Published lists are freed only after an RCU grace period
         // once replaced (`Event::publish_more`); handlers run with
-        // preemption disabled. Their files stay valid as the slots' do.
-        for &file in unsafe { (*more).0.iter() } {
-            // SAFETY: As above.
-            unsafe { record(hit, file) };
+        // preemption disabled.
+        for entry in unsafe { (*more).0.iter() } {
+            let file = entry.load(Ordering::Acquire);
+            if !file.is_null() {
+                // SAFETY: A set entry is a file enabled until it is cleared
+                // and an RCU grace period has passed (`Event::disable`), as
+                // the slots' are.
+                unsafe { record(hit, file) };
+            }
         }
     }
     if users & USERS_PERF != 0 {

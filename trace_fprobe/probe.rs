@@ -292,12 +292,16 @@ impl Probe {
                     // attaches when the module comes (C: TRACEPOINT_STUB).
                     return Ok(());
                 }
-                t.attach(st.tracepoint)?;
+                // SAFETY: Detached (`st.attached`); module tracepoints are
+                // dropped in `tracepoint_going` while their module is still
+                // there.
+                unsafe { t.attach(st.tracepoint) }?;
             }
             // A module function whose module is not loaded: attaches when
             // it comes.
             _ if st.funcs.is_empty() => return Ok(()),
-            Attach::Entry(ops) => ops.register(&st.addrs()?)?,
+            // SAFETY: Not registered (`st.attached`).
+            Attach::Entry(ops) => unsafe { ops.register(&st.addrs()?) }?,
             Attach::Exit => self.register_fprobe(&st.addrs()?)?,
         }
         st.attached = true;
@@ -318,8 +322,10 @@ impl Probe {
             return;
         }
         match &self.attach {
-            Attach::Tracepoint(t) => t.detach(),
-            Attach::Entry(ops) => ops.unregister(),
+            // SAFETY: Attached (`st.attached`).
+            Attach::Tracepoint(t) => unsafe { t.detach() },
+            // SAFETY: Registered (`st.attached`).
+            Attach::Entry(ops) => unsafe { ops.unregister() },
             Attach::Exit => {
                 // SAFETY: Registered in `attach`.
                 let missed = unsafe { self.fp.unregister() };
@@ -333,9 +339,15 @@ impl Probe {
     /// place: ftrace changes its filter without unregistering it, so the
     /// probe's other functions keep every hit (C never unhooks surviving
     /// functions either).
-    fn update_attached(&self, addrs: &[c_ulong], remove: bool) -> Result {
+    ///
+    /// # Safety
+    ///
+    /// Attached; a removal leaves at least one function.
+    unsafe fn update_attached(&self, addrs: &[c_ulong], remove: bool) -> Result {
         match &self.attach {
-            Attach::Entry(ops) => ops.update(addrs, remove),
+            // SAFETY: Registered (caller); callers never remove the last
+            // function (`drop_tagged` detaches instead).
+            Attach::Entry(ops) => unsafe { ops.update(addrs, remove) },
             // SAFETY: Registered (the caller checked `attached`).
             Attach::Exit => unsafe { self.fp.update(addrs, remove) },
             Attach::Tracepoint(_) => Err(code::EINVAL),
@@ -376,8 +388,13 @@ impl Probe {
     ) -> Result<bool> {
         let mut leaving = KVec::new();
         for &(a, t) in st.funcs.iter() {
-            if gone(a, t) {
-                leaving.push(a as c_ulong, GFP_KERNEL)?;
+            if gone(a, t) && leaving.push(a as c_ulong, GFP_KERNEL).is_err() {
+                // Fail closed: no registered filter may keep an address
+                // whose function goes (ftrace clears only its instances'
+                // filters, and new text may land there).
+                self.detach(st);
+                crate::kvec::retain(&mut st.funcs, |&(a, t)| !gone(a, t));
+                return Err(code::ENOMEM);
             }
         }
         if leaving.is_empty() {
@@ -385,7 +402,8 @@ impl Probe {
         }
         let all = leaving.len() == st.funcs.len();
         let mut res = Ok(true);
-        if st.attached && (all || self.update_attached(&leaving, true).is_err()) {
+        // SAFETY: Attached (checked first); not all leave (checked before).
+        if st.attached && (all || unsafe { self.update_attached(&leaving, true) }.is_err()) {
             self.detach(st);
             res = if all { Ok(true) } else { Err(code::EAGAIN) };
         }
@@ -450,7 +468,8 @@ impl Probe {
         let addrs = new.addrs()?;
         st.funcs.reserve(new.funcs.len(), GFP_KERNEL)?;
         if st.attached {
-            self.update_attached(&addrs, false)?;
+            // SAFETY: Attached; functions only join.
+            unsafe { self.update_attached(&addrs, false) }?;
         }
         for f in new.funcs.iter() {
             // Cannot fail: reserved above.
