@@ -74,21 +74,24 @@ impl ErrorLog {
             {
                 continue;
             }
-            if self.0.len() >= ERRLOG_MAX {
-                let _ = crate::kvec::remove(&mut self.0, 0);
-            }
-            // SAFETY: Plain clock read.
-            let ts = unsafe { bindings::rfprobe_local_clock() };
-            let _ = self.0.push(
-                LogRec {
-                    ts,
-                    entry: e,
-                    command,
-                    func,
-                },
-                GFP_KERNEL,
-            );
+            self.push(e, command, func);
         }
+    }
+
+    /// Appends an entry, the oldest going when the log is full.
+    fn push(&mut self, entry: LogEntry, command: KVec<u8>, func: KVec<u8>) {
+        if self.0.len() >= ERRLOG_MAX {
+            let _ = crate::kvec::remove(&mut self.0, 0);
+        }
+        // SAFETY: Plain clock read.
+        let ts = unsafe { bindings::rfprobe_local_clock() };
+        let rec = LogRec {
+            ts,
+            entry,
+            command,
+            func,
+        };
+        let _ = self.0.push(rec, GFP_KERNEL);
     }
 
     /// A probe of event `ev` could not follow a module change (a function
@@ -107,20 +110,8 @@ impl ErrorLog {
         while command.last() == Some(&b'\n') {
             let _ = crate::kvec::pop(&mut command);
         }
-        if self.0.len() >= ERRLOG_MAX {
-            let _ = crate::kvec::remove(&mut self.0, 0);
-        }
-        // SAFETY: Plain clock read.
-        let ts = unsafe { bindings::rfprobe_local_clock() };
-        let _ = self.0.push(
-            LogRec {
-                ts,
-                entry: LogEntry::new(crate::trace_probe::ErrCode::FailRegProbe, 0),
-                command,
-                func: KVec::new(),
-            },
-            GFP_KERNEL,
-        );
+        let entry = LogEntry::new(crate::trace_probe::ErrCode::FailRegProbe, 0);
+        self.push(entry, command, KVec::new());
     }
 
     fn clear(&mut self) {
