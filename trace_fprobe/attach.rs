@@ -8,6 +8,7 @@
 //! attach ([`FilterCheck`]). The only `bindings::` of attachment.
 
 use crate::bindings;
+use crate::env::Tracepoint;
 use core::ffi::c_void;
 use core::ptr::NonNull;
 use kernel::error::{code, to_result, Error, Result};
@@ -104,9 +105,9 @@ impl TpProbe {
     /// # Safety
     ///
     /// Detached; `tp` is live until [`TpProbe::detach`].
-    pub(crate) unsafe fn attach(&self, tp: *mut bindings::tracepoint) -> Result {
+    pub(crate) unsafe fn attach(&self, tp: Tracepoint) -> Result {
         // SAFETY: Caller.
-        to_result(unsafe { bindings::rfprobe_tp_attach(self.0.as_ptr(), tp) })
+        to_result(unsafe { bindings::rfprobe_tp_attach(self.0.as_ptr(), tp.as_ptr()) })
     }
 
     /// Detaches (waits for running probes).

@@ -4,13 +4,13 @@
 //! written to `dynamic_events`.
 
 use crate::attach::FilterCheck;
-use crate::bindings;
 use crate::btf::BtfData;
-use crate::env::{find_tracepoint, tracepoint_module, KernelEnv, TpModule};
-use crate::event::{Event, State};
+use crate::env::{find_tracepoint, tracepoint_module, KernelEnv, NotifiedModule, TpModule};
+use crate::event::Event;
 use crate::funcs::{self, FuncSet, Table, Unresolved};
 use crate::kallsyms;
 use crate::kvec::{cstring, VecSink};
+use crate::outputs::State;
 use crate::probe::{Probe, ProbeState};
 use crate::sync::OnceBox;
 use crate::trace_probe::btf_adapter::DefBtf;
@@ -83,8 +83,7 @@ impl ErrorLog {
         if self.0.len() >= ERRLOG_MAX {
             let _ = crate::kvec::remove(&mut self.0, 0);
         }
-        // SAFETY: Plain clock read.
-        let ts = unsafe { bindings::rfprobe_local_clock() };
+        let ts = crate::env::local_clock();
         let rec = LogRec {
             ts,
             entry,
@@ -318,7 +317,7 @@ impl Rfprobe {
             })?;
             let (blob, index) = b.sizes();
             pr_info!("vmlinux BTF {} bytes, index {} bytes\n", blob, index);
-            crate::handler::direct_init(&b);
+            crate::ring::direct_init(&b);
             Ok(b)
         })
     }
@@ -452,8 +451,8 @@ impl Rfprobe {
         let d = def.stored();
         let (tracepoint, funcs) = match plan.target {
             Target::Tracepoint { .. } => (find_tracepoint(tp_modules, d.symbol()), None),
-            Target::Funcs { .. } => (core::ptr::null_mut(), Some((set, members))),
-            Target::PendingFunc => (core::ptr::null_mut(), None),
+            Target::Funcs { .. } => (None, Some((set, members))),
+            Target::PendingFunc => (None, None),
         };
         let mut unresolved = false;
         let home = plan.home.as_ref().map(|m| m.as_bytes());
@@ -652,14 +651,9 @@ impl Rfprobe {
 
 impl Rfprobe {
     /// Tracepoint module notifier: a module with tracepoints comes or goes.
-    pub(crate) fn tp_module_event(&self, tpm: *mut bindings::tp_module, coming: bool) {
+    pub(crate) fn tp_module_event(&self, key: TpModule, coming: bool) {
         let mut guard = self.inner.lock();
         let inner = &mut *guard;
-        // SAFETY: `tpm` is the live module of this notification; it is
-        // untracked again by its GOING notification.
-        let Some(key) = (unsafe { TpModule::new(tpm) }) else {
-            return;
-        };
         if coming {
             if inner.tp_modules.push(key, GFP_KERNEL).is_err() {
                 pr_warn!("out of memory tracking a module's tracepoints\n");
@@ -686,8 +680,7 @@ impl Rfprobe {
                 let Ok(cname) = kernel::str::CStr::from_bytes_with_nul(&name) else {
                     continue;
                 };
-                let tp = key.find(cname);
-                if !tp.is_null() {
+                if let Some(tp) = key.find(cname) {
                     ev.tracepoint_event(&name[..name.len() - 1], tp, coming, &mut g);
                 }
             }
@@ -698,12 +691,7 @@ impl Rfprobe {
 impl Rfprobe {
     /// Module notifier: module `name` comes or goes. Its functions join or
     /// leave the probes on them; definitions waiting for it are created.
-    pub(crate) fn module_event(
-        &self,
-        name: &[u8],
-        what: ModuleEvent,
-        module: *mut bindings::module,
-    ) {
+    pub(crate) fn module_event(&self, name: &[u8], what: ModuleEvent, module: NotifiedModule<'_>) {
         // Every state changes ftrace's list: COMING adds the module's
         // functions (init text included), LIVE drops its init functions,
         // GOING all of them.
@@ -728,19 +716,12 @@ impl Rfprobe {
                 // The module's init text is freed next (its ftrace records
                 // with it): no probe may keep an address there, and no
                 // definition may take one until then.
-                let (mut start, mut end) = (0, 0);
-                // SAFETY: `module` is the module being notified, live during
-                // the notification.
-                unsafe { bindings::rfprobe_module_init_range(module, &mut start, &mut end) };
-                inner.funcs.module_live(name, start as u64, end as u64);
+                let (start, end) = module.init_range();
+                inner.funcs.module_live(name, start, end);
                 let mut g = self.state().event_mutex.lock();
                 for ev in inner.events.iter() {
                     let r = ev.drop_funcs(&mut g, |p, st| {
-                        // SAFETY: `module` is the module being notified,
-                        // live during the notification.
-                        p.drop_funcs_where(st, |a| unsafe {
-                            bindings::rfprobe_within_module_init(a as kernel::ffi::c_ulong, module)
-                        })
+                        p.drop_funcs_where(st, |a| module.within_init(a))
                     });
                     if let Err(e) = r {
                         inner.errlog.attach_failed(ev, &g, e);
@@ -1007,7 +988,7 @@ impl plan::Kernel for KernelView<'_> {
     }
 
     fn tracepoint_exists(&mut self, name: &[u8]) -> bool {
-        !find_tracepoint(self.tp_modules, name).is_null()
+        find_tracepoint(self.tp_modules, name).is_some()
     }
 
     fn attach_errno(&mut self, sym: &[u8]) -> i32 {
@@ -1077,7 +1058,7 @@ impl plan::Groups for ProbeGroups<'_> {
     }
 
     fn new_group(&mut self, def: &StoredDef<'_>) -> core::result::Result<(), i32> {
-        let (mut p, st) = Probe::new(def, core::ptr::null_mut(), None, None, |n| {
+        let (mut p, st) = Probe::new(def, None, None, None, |n| {
             resolve_symbol(self.rf.vmlinux.get(), n)
         })
         .map_err(|e| e.to_errno())?;

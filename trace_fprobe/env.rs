@@ -9,11 +9,32 @@ use crate::trace_probe::btf_adapter::DefBtf;
 use crate::trace_probe::plan::ModName;
 use crate::trace_probe::{DentryOffsets, ProbeEnv, TracepointLookup};
 use core::ffi::c_void;
+use core::marker::PhantomData;
 use core::ptr::NonNull;
 use kernel::ffi::c_char;
 
+/// A tracepoint of vmlinux or of a loaded module. Module tracepoints are
+/// used only between their module's COMING and GOING tracepoint
+/// notifications (see [`TpModule`]); vmlinux's live for ever.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Tracepoint(NonNull<bindings::tracepoint>);
+
+// SAFETY: Only handed to the tracepoint API, which synchronises itself.
+unsafe impl Send for Tracepoint {}
+
+impl Tracepoint {
+    fn new(tp: *mut bindings::tracepoint) -> Option<Self> {
+        NonNull::new(tp).map(Tracepoint)
+    }
+
+    /// For the tracepoint API.
+    pub(crate) fn as_ptr(self) -> *mut bindings::tracepoint {
+        self.0.as_ptr()
+    }
+}
+
 /// A kernel tracepoint found by name.
-pub(crate) fn find_kernel_tracepoint(name: &[u8]) -> *mut bindings::tracepoint {
+pub(crate) fn find_kernel_tracepoint(name: &[u8]) -> Option<Tracepoint> {
     struct Search<'a> {
         name: &'a [u8],
         found: *mut bindings::tracepoint,
@@ -44,7 +65,7 @@ pub(crate) fn find_kernel_tracepoint(name: &[u8]) -> *mut bindings::tracepoint {
     unsafe {
         bindings::for_each_kernel_tracepoint(Some(visit), (&mut s as *mut Search<'_>).cast())
     };
-    s.found
+    Tracepoint::new(s.found)
 }
 
 /// The parser's environment for one command.
@@ -63,7 +84,7 @@ impl<'a> ProbeEnv for KernelEnv<'a> {
     }
 
     fn tracepoint(&self, name: &[u8]) -> TracepointLookup {
-        if find_tracepoint(self.tp_modules, name).is_null() {
+        if find_tracepoint(self.tp_modules, name).is_none() {
             TracepointLookup::Pending
         } else {
             TracepointLookup::Found
@@ -96,10 +117,12 @@ impl TpModule {
         NonNull::new(tpm).map(TpModule)
     }
 
-    /// The module's tracepoint `name`, or NULL.
-    pub(crate) fn find(&self, name: &kernel::str::CStr) -> *mut bindings::tracepoint {
+    /// The module's tracepoint `name`.
+    pub(crate) fn find(&self, name: &kernel::str::CStr) -> Option<Tracepoint> {
         // SAFETY: Live (type invariant); `name` is NUL-terminated.
-        unsafe { bindings::rfprobe_tp_module_find(self.0.as_ptr(), name.as_char_ptr().cast()) }
+        Tracepoint::new(unsafe {
+            bindings::rfprobe_tp_module_find(self.0.as_ptr(), name.as_char_ptr().cast())
+        })
     }
 
     /// The module's name.
@@ -116,32 +139,122 @@ impl TpModule {
 }
 
 /// A tracepoint of the kernel or of a loaded module.
-pub(crate) fn find_tracepoint(tp_modules: &[TpModule], name: &[u8]) -> *mut bindings::tracepoint {
-    let tp = find_kernel_tracepoint(name);
-    if !tp.is_null() {
-        return tp;
+pub(crate) fn find_tracepoint(tp_modules: &[TpModule], name: &[u8]) -> Option<Tracepoint> {
+    if let Some(tp) = find_kernel_tracepoint(name) {
+        return Some(tp);
     }
-    let Ok(cname) = crate::kvec::cstring(name) else {
-        return core::ptr::null_mut();
-    };
-    let Ok(cname) = kernel::str::CStr::from_bytes_with_nul(&cname) else {
-        return core::ptr::null_mut();
-    };
-    tp_modules
-        .iter()
-        .map(|m| m.find(cname))
-        .find(|tp| !tp.is_null())
-        .unwrap_or(core::ptr::null_mut())
+    let cname = crate::kvec::cstring(name).ok()?;
+    let cname = kernel::str::CStr::from_bytes_with_nul(&cname).ok()?;
+    tp_modules.iter().find_map(|m| m.find(cname))
 }
 
 /// The loaded module that has tracepoint `name` (`None` for vmlinux's):
 /// its probe stub's BTF is in the module's split BTF.
 pub(crate) fn tracepoint_module(tp_modules: &[TpModule], name: &[u8]) -> Option<ModName> {
-    if !find_kernel_tracepoint(name).is_null() {
+    if find_kernel_tracepoint(name).is_some() {
         return None;
     }
     let cname = crate::kvec::cstring(name).ok()?;
     let cname = kernel::str::CStr::from_bytes_with_nul(&cname).ok()?;
-    let m = tp_modules.iter().find(|m| !m.find(cname).is_null())?;
+    let m = tp_modules.iter().find(|m| m.find(cname).is_some())?;
     ModName::new(m.name())
+}
+
+/// The module of a module notification (`MODULE_STATE_*`), live for the
+/// notification's duration `'n`.
+#[derive(Clone, Copy)]
+pub(crate) struct NotifiedModule<'n>(NonNull<bindings::module>, PhantomData<&'n ()>);
+
+impl NotifiedModule<'_> {
+    /// # Safety
+    ///
+    /// `module` is the module being notified; the value is used only during
+    /// the notification.
+    pub(crate) unsafe fn new(module: *mut bindings::module) -> Option<Self> {
+        NonNull::new(module).map(|m| NotifiedModule(m, PhantomData))
+    }
+
+    /// The module's name.
+    pub(crate) fn name(&self) -> &[u8] {
+        // SAFETY: Live (type invariant); module names are NUL-terminated.
+        unsafe { kernel::str::CStr::from_char_ptr(bindings::rfprobe_module_name(self.0.as_ptr())) }
+            .as_bytes()
+    }
+
+    /// The module's init text, `[start, end)`.
+    pub(crate) fn init_range(self) -> (u64, u64) {
+        let (mut start, mut end) = (0, 0);
+        // SAFETY: Live (type invariant); the helper writes both words.
+        unsafe { bindings::rfprobe_module_init_range(self.0.as_ptr(), &mut start, &mut end) };
+        (start as u64, end as u64)
+    }
+
+    /// Is `addr` in the module's init text?
+    pub(crate) fn within_init(self, addr: u64) -> bool {
+        // SAFETY: Live (type invariant).
+        unsafe {
+            bindings::rfprobe_within_module_init(addr as kernel::ffi::c_ulong, self.0.as_ptr())
+        }
+    }
+}
+
+/// `local_clock()`: nanoseconds, the clock of error_log timestamps.
+pub(crate) fn local_clock() -> u64 {
+    // SAFETY: Plain clock read.
+    unsafe { bindings::rfprobe_local_clock() }
+}
+
+/// ftrace's list of traceable functions
+/// (`available_filter_functions_addrs`), open for reading; closed on drop.
+pub(crate) struct FtraceFuncs {
+    file: NonNull<bindings::file>,
+    pos: bindings::loff_t,
+}
+
+impl FtraceFuncs {
+    /// Opens the list; `None` if it cannot be (tracefs not mounted).
+    pub(crate) fn open() -> Option<Self> {
+        // SAFETY: Plain call; returns a file or an ERR_PTR.
+        let file = unsafe { bindings::rfprobe_open_ftrace_funcs() };
+        // SAFETY: Checks the pointer value only.
+        if unsafe { bindings::rfprobe_is_err_or_null(file.cast()) } {
+            return None;
+        }
+        NonNull::new(file).map(|file| FtraceFuncs { file, pos: 0 })
+    }
+
+    /// Reads the next bytes into `buf`; 0 at the end.
+    pub(crate) fn read(&mut self, buf: &mut [u8]) -> kernel::error::Result<usize> {
+        // SAFETY: `file` is open; `buf` is writable for its length.
+        let n = unsafe {
+            bindings::rfprobe_file_read(
+                self.file.as_ptr(),
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                &mut self.pos,
+            )
+        };
+        if n < 0 {
+            return Err(kernel::error::Error::from_errno(n as i32));
+        }
+        Ok(n as usize)
+    }
+}
+
+impl Drop for FtraceFuncs {
+    fn drop(&mut self) {
+        // SAFETY: Opened in `open`, closed once.
+        unsafe { bindings::rfprobe_file_close(self.file.as_ptr()) };
+    }
+}
+
+/// Is module `name` loaded (a loadable module, with
+/// `/sys/module/NAME/initstate`)?
+pub(crate) fn module_loaded(name: &[u8]) -> bool {
+    // SAFETY: A path lookup (`/sys/module/NAME/initstate`) of a
+    // NUL-terminated name without `/` (checked by the caller's parser:
+    // module names are `[A-Za-z0-9_-]`).
+    crate::kvec::cstring(name)
+        .map(|c| unsafe { bindings::rfprobe_module_loaded(c.as_ptr().cast()) })
+        .unwrap_or(false)
 }

@@ -23,45 +23,19 @@
 //! atomics. Handlers read the immutable parts and the atomic file slots; a
 //! cleared slot is followed by an RCU grace period before the file may go.
 
-use crate::bindings;
+use crate::env::Tracepoint;
 use crate::kvec::{cstring, VecSink};
-use crate::percpu::Scratch;
+use crate::outputs::{Outputs, State};
 use crate::probe::{OwnedDef, Probe, ProbeState};
+use crate::ring::FileId;
 use crate::sync::{EventLocked, EventMutex, EventMutexGuard};
-use crate::trace_event::{EventCallbacks, RegOp, TraceEvent, TraceSeq};
+use crate::trace_event::{EventCallbacks, RegOp, TraceSeq};
 use crate::trace_probe::layout;
 use crate::trace_probe::render::{self, Symbolizer};
 use crate::trace_probe::StoredDef;
-use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use kernel::error::{code, Result};
-use kernel::ffi::{c_char, c_ulong};
 use kernel::prelude::*;
 use kernel::str::CStr;
-
-/// Trace instances whose files an event keeps inline (read by the handlers
-/// without indirection); more go to [`MoreFiles`], as many as there are.
-pub(crate) const MAX_FILES: usize = 8;
-
-/// The files of the instances beyond the first [`MAX_FILES`]: replaced
-/// whole (copy on write, under `event_mutex`), published with a release
-/// store, freed after an RCU grace period (the handlers run with
-/// preemption disabled and read it once per hit).
-///
-/// Disabling an instance clears its entry in place (no allocation, so it
-/// cannot fail while the core goes on to free the file); the next enable
-/// that needs the list compacts it.
-pub(crate) struct MoreFiles(pub(crate) KVec<AtomicPtr<bindings::trace_event_file>>);
-
-/// [`Event::users`]: the bit that says perf uses the event; the bits below
-/// it count the trace instances it is enabled in.
-pub(crate) const USERS_PERF: usize = 1 << 16;
-const USERS_FILES: usize = USERS_PERF - 1;
-
-/// Module-wide state the events and handlers need.
-pub(crate) struct State {
-    pub(crate) scratch: Scratch,
-    pub(crate) event_mutex: EventMutex,
-}
 
 /// What changes about an event; under `event_mutex`.
 pub(crate) struct EventInner {
@@ -73,8 +47,9 @@ pub(crate) struct EventInner {
 
 /// One event (`events/GRP/EVENT/`).
 pub(crate) struct Event {
-    /// The tracing core's objects, built in place when the event is added.
-    tev: TraceEvent,
+    /// The tracing core's objects and where records go; the probes point
+    /// here.
+    out: Outputs,
     group: KVec<u8>,
     name: KVec<u8>,
     print_fmt: KVec<u8>,
@@ -88,14 +63,6 @@ pub(crate) struct Event {
     /// records. Every probe of the event has the same fields.
     def: OwnedDef,
     pub(crate) inner: EventLocked<EventInner>,
-    pub(crate) files: [AtomicPtr<bindings::trace_event_file>; MAX_FILES],
-    /// [`MoreFiles`], or NULL.
-    pub(crate) more: AtomicPtr<MoreFiles>,
-    /// Who the probes record for: the number of enabled trace instances
-    /// plus [`USERS_PERF`] while perf uses the event. The probes are
-    /// attached while it is not 0.
-    users: AtomicUsize,
-    state: *const State,
 }
 
 // SAFETY: See the module documentation: the C structs are only touched
@@ -128,7 +95,7 @@ impl Event {
         probes.push(first, GFP_KERNEL)?;
         let ev = KBox::pin(
             Event {
-                tev: TraceEvent::new(),
+                out: Outputs::new(state),
                 group: cstring(def.group())?,
                 name: cstring(def.event())?,
                 print_fmt,
@@ -138,24 +105,19 @@ impl Event {
                     probes,
                     added: false,
                 }),
-                files: Default::default(),
-                more: AtomicPtr::new(core::ptr::null_mut()),
-                users: AtomicUsize::new(0),
-                state,
             },
             GFP_KERNEL,
         )?;
-        let me: *const Event = &*ev;
+        let out: *const Outputs = &ev.out;
         // SAFETY: Not shared yet (not added, no probe attached): the only
         // reference is ours. The pinned address is final.
         let inner = unsafe { &mut *ev.inner.as_ptr() };
-        inner.probes[0].0.set_event(me);
+        inner.probes[0].0.set_outputs(out);
         Ok(ev)
     }
 
     pub(crate) fn state(&self) -> &State {
-        // SAFETY: The module state outlives every event.
-        unsafe { &*self.state }
+        self.out.state()
     }
 
     pub(crate) fn group(&self) -> &[u8] {
@@ -182,36 +144,10 @@ impl Event {
         self.inner.get(g).probes.iter().map(|(p, _)| p.def())
     }
 
-    /// Who the probes record for (see [`Event::users`]); 1 in the common
-    /// case of one trace instance and no perf. A hot-path hint: may be stale
-    /// by one while an instance or perf starts or stops using the event.
-    #[inline(always)]
-    pub(crate) fn users(&self) -> usize {
-        self.users.load(Ordering::Acquire)
-    }
-
-    /// Number of trace instances in a [`Event::users`] value.
-    #[inline(always)]
-    pub(crate) fn nr_files(users: usize) -> usize {
-        (users & USERS_FILES).min(MAX_FILES)
-    }
-
     /// Enabled in a trace instance or used by perf (the probes are
     /// attached)?
     pub(crate) fn is_enabled(&self) -> bool {
-        self.users.load(Ordering::Relaxed) != 0
-    }
-
-    /// The registered `trace_event_call`.
-    #[inline(always)]
-    pub(crate) fn call(&self) -> *mut bindings::trace_event_call {
-        self.tev.call()
-    }
-
-    /// The event's type id (set when it was added).
-    #[inline(always)]
-    pub(crate) fn type_id(&self) -> u16 {
-        self.tev.type_id()
+        self.out.in_use()
     }
 
     /// Can the event be removed now: not enabled, not referenced by
@@ -220,7 +156,7 @@ impl Event {
         if !self.inner.get(g).added {
             return true;
         }
-        !self.is_enabled() && !self.tev.busy()
+        !self.is_enabled() && !self.out.tev().busy()
     }
 
     /// Appends a probe to the event (multi-probe). If the event is enabled
@@ -231,7 +167,7 @@ impl Event {
         g: &mut EventMutexGuard<'_>,
     ) -> Result {
         let (mut probe, mut st) = probe;
-        probe.set_event(self);
+        probe.set_outputs(&self.out);
         let inner = self.inner.get_mut(g);
         inner.probes.reserve(1, GFP_KERNEL)?;
         if self.is_enabled() {
@@ -275,9 +211,7 @@ impl Event {
         // SAFETY: Not added yet; the event is pinned and outlives its
         // registration (removed before it is dropped); the strings are its
         // own.
-        unsafe { self.tev.add(self, group, name, print_fmt, g) }?;
-        // SAFETY: Plain call; dropped in `remove`.
-        unsafe { bindings::rfprobe_module_get() };
+        unsafe { self.out.tev().add(self, group, name, print_fmt, g) }?;
         self.inner.get_mut(g).added = true;
         Ok(())
     }
@@ -292,82 +226,25 @@ impl Event {
             return Err(code::EBUSY);
         }
         // SAFETY: Added in `add`.
-        unsafe { self.tev.remove(g) }?;
+        unsafe { self.out.tev().remove(g) }?;
         let inner = self.inner.get_mut(g);
         inner.added = false;
         for (p, st) in inner.probes.iter_mut() {
             p.detach(st);
         }
         g.consume_clear_trace();
-        // SAFETY: Taken in `add`.
-        unsafe { bindings::rfprobe_module_put() };
         Ok(())
     }
 
-    fn enable(&self, file: *mut bindings::trace_event_file, g: &mut EventMutexGuard<'_>) -> Result {
-        // Slot 0 is taken only by a file that is alone: the handlers' fast
-        // path (`users == 1`, slot 0 set) then records into the one file
-        // there is. Were a second file put in slot 0 while the first sits in
-        // another slot, a hit that read `users == 1` before the new file was
-        // counted would record into the new file only and skip the other.
-        // The slow path reads every slot, not a count (a count read before
-        // a publication is stale after it), so no published file is skipped.
-        let alone = Self::nr_files(self.users.load(Ordering::Relaxed)) == 0;
-        let first = if alone { 0 } else { 1 };
-        let slot = self.files[first..]
-            .iter()
-            .position(|s| s.load(Ordering::Relaxed).is_null())
-            .map(|i| i + first);
-        // Beyond the inline slots: a new list, the live entries of the old
-        // one plus this file, allocated before the probes are attached so
-        // that a failure changes nothing and publishing cannot fail.
-        let more = match slot {
-            Some(_) => None,
-            None => Some(self.more_plus(file)?),
-        };
+    fn enable(&self, file: FileId, g: &mut EventMutexGuard<'_>) -> Result {
+        // Allocated first: a failure changes nothing.
+        let place = self.out.place(file, g)?;
         if !self.is_enabled() {
             // First user: attach every probe.
             self.attach_all(g)?;
         }
-        match (slot, more) {
-            (Some(slot), _) => self.files[slot].store(file, Ordering::Release),
-            (None, Some(m)) => self.publish_more(m),
-            (None, None) => {}
-        }
-        self.users.fetch_add(1, Ordering::Release);
+        self.out.publish(file, place, g);
         Ok(())
-    }
-
-    /// A new [`MoreFiles`] list: the live entries of the published one and
-    /// `file`.
-    fn more_plus(&self, file: *mut bindings::trace_event_file) -> Result<KBox<MoreFiles>> {
-        let old = self.more.load(Ordering::Relaxed);
-        let mut v = KVec::new();
-        if !old.is_null() {
-            // SAFETY: Published lists are only replaced and freed under
-            // `event_mutex`, which the caller holds.
-            for f in unsafe { (*old).0.iter() } {
-                let f = f.load(Ordering::Relaxed);
-                if !f.is_null() {
-                    v.push(AtomicPtr::new(f), GFP_KERNEL)?;
-                }
-            }
-        }
-        v.push(AtomicPtr::new(file), GFP_KERNEL)?;
-        Ok(KBox::new(MoreFiles(v), GFP_KERNEL)?)
-    }
-
-    /// Publishes `files` as the [`MoreFiles`] list and frees the old one
-    /// once no handler can read it.
-    fn publish_more(&self, files: KBox<MoreFiles>) {
-        let old = self.more.swap(KBox::into_raw(files), Ordering::AcqRel);
-        if !old.is_null() {
-            // SAFETY: Sleeps; `reg` runs in process context. After it no
-            // handler still reads `old`.
-            unsafe { bindings::rfprobe_synchronize_rcu() };
-            // SAFETY: Made by `KBox::into_raw` and no longer published.
-            drop(unsafe { KBox::from_raw(old) });
-        }
     }
 
     /// Attaches every probe, or none.
@@ -395,65 +272,31 @@ impl Event {
     /// `TRACE_REG_PERF_REGISTER`: the first perf event on this event was
     /// opened (the core has allocated `call->perf_events`).
     fn perf_register(&self, g: &mut EventMutexGuard<'_>) -> Result {
-        if self.users.load(Ordering::Relaxed) & USERS_PERF != 0 {
+        if self.out.has_perf() {
             return Err(code::EBUSY);
         }
         if !self.is_enabled() {
             self.attach_all(g)?;
         }
-        self.users.fetch_add(USERS_PERF, Ordering::Release);
-        Ok(())
+        self.out.perf_start(g)
     }
 
-    /// `TRACE_REG_PERF_UNREGISTER`: the last perf event went. The core
-    /// waits for an RCU grace period before it frees `call->perf_events`,
-    /// which handlers that still see [`USERS_PERF`] may read.
+    /// `TRACE_REG_PERF_UNREGISTER`: the last perf event went.
     fn perf_unregister(&self, g: &mut EventMutexGuard<'_>) -> Result {
-        if self.users.load(Ordering::Relaxed) & USERS_PERF == 0 {
-            return Err(code::ENOENT);
-        }
-        if self.users.fetch_sub(USERS_PERF, Ordering::Release) == USERS_PERF {
+        if self.out.perf_stop(g)? == 0 {
             self.detach_all(g);
         }
         Ok(())
     }
 
-    fn disable(
-        &self,
-        file: *mut bindings::trace_event_file,
-        g: &mut EventMutexGuard<'_>,
-    ) -> Result {
-        match self
-            .files
-            .iter()
-            .position(|s| s.load(Ordering::Relaxed) == file)
-        {
-            Some(slot) => self.files[slot].store(core::ptr::null_mut(), Ordering::Release),
-            None => {
-                let more = self.more.load(Ordering::Relaxed);
-                if more.is_null() {
-                    return Err(code::ENOENT);
-                }
-                // SAFETY: Published lists are only replaced and freed under
-                // `event_mutex`, which the caller holds.
-                let list = unsafe { &(*more).0 };
-                let entry = list
-                    .iter()
-                    .find(|f| f.load(Ordering::Relaxed) == file)
-                    .ok_or(code::ENOENT)?;
-                // Cleared in place: nothing to allocate, nothing to fail.
-                entry.store(core::ptr::null_mut(), Ordering::Release);
-            }
-        }
-        let left = self.users.fetch_sub(1, Ordering::Release) - 1;
-        if left == 0 {
+    fn disable(&self, file: FileId, g: &mut EventMutexGuard<'_>) -> Result {
+        if self.out.unpublish(file, g)? == 0 {
             // Last user: detach (waits for running handlers).
             self.detach_all(g);
         } else {
             // Other instances or perf still use it: wait until no handler
-            // can still use the cleared file pointer.
-            // SAFETY: Sleeps; `reg` runs in process context.
-            unsafe { bindings::rfprobe_synchronize_rcu() };
+            // can still use the cleared file.
+            Outputs::wait_for_handlers();
         }
         Ok(())
     }
@@ -463,7 +306,7 @@ impl Event {
     pub(crate) fn tracepoint_event(
         &self,
         name: &[u8],
-        tp: *mut bindings::tracepoint,
+        tp: Tracepoint,
         coming: bool,
         g: &mut EventMutexGuard<'_>,
     ) {
@@ -528,12 +371,9 @@ impl Drop for Event {
             pr_err!("event dropped while registered\n");
             return;
         }
-        let more = *self.more.get_mut();
-        if !more.is_null() {
-            // SAFETY: Made by `KBox::into_raw`; the event is not registered
-            // (checked above), so no handler reads it.
-            drop(unsafe { KBox::from_raw(more) });
-        }
+        // SAFETY: The event is not registered (checked above), so none of
+        // its probes is attached.
+        unsafe { self.out.free_more() };
     }
 }
 
@@ -545,28 +385,7 @@ impl Symbolizer for KernelSymbols {
     }
 
     fn symbol_name(&self, addr: u64, out: &mut [u8]) -> usize {
-        let mut buf = [0u8; 600];
-        // SAFETY: The helper copies at most `buf.len()` bytes.
-        let n = unsafe {
-            bindings::rfprobe_sprint_symbol_no_offset(
-                buf.as_mut_ptr().cast::<c_char>(),
-                buf.len(),
-                addr as c_ulong,
-            )
-        };
-        let s = &buf[..n.min(buf.len())];
-        // `kallsyms_lookup` gives the bare name: drop a " [module]" suffix,
-        // and report unknown addresses (printed as 0x...) as unknown.
-        let s = match s.iter().position(|&c| c == b' ') {
-            Some(i) => &s[..i],
-            None => s,
-        };
-        if s.starts_with(b"0x") {
-            return 0;
-        }
-        let n = s.len().min(out.len());
-        out[..n].copy_from_slice(&s[..n]);
-        n
+        crate::kallsyms::symbol_name(addr, out)
     }
 }
 
@@ -585,7 +404,7 @@ impl Event {
             .map(|f| (f.offset as usize).saturating_add(f.size as usize))
             .max()
             .unwrap_or(0)
-            .max(bindings::RFPROBE_CONST_TRACE_ENTRY_SIZE);
+            .max(usize::from(crate::trace_probe::fetch::TRACE_ENTRY_SIZE));
         let mut end = fixed;
         for f in render::def_fields(&def) {
             if !f.ty.is_string() {

@@ -13,7 +13,7 @@
 //! lookup ([`kallsyms::lookup`]), so that what C refuses is refused with
 //! C's error.
 
-use crate::bindings;
+use crate::env::{module_loaded, FtraceFuncs};
 use crate::kallsyms;
 use crate::trace_probe::funcspec::{At, Item, Spec};
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -27,36 +27,25 @@ pub(crate) static MODULE_GEN: AtomicU64 = AtomicU64::new(1);
 /// Reads ftrace's traceable-function list once, calling `f(addr, name,
 /// module)` per line. `f` returns `false` to stop.
 pub(crate) fn for_each_ftrace_func(mut f: impl FnMut(u64, &[u8], Option<&[u8]>) -> bool) -> Result {
-    // SAFETY: Plain call; returns a file or an ERR_PTR.
-    let file = unsafe { bindings::rfprobe_open_ftrace_funcs() };
-    // SAFETY: Checks the pointer value only.
-    if unsafe { bindings::rfprobe_is_err_or_null(file.cast()) } {
+    let Some(mut file) = FtraceFuncs::open() else {
         static WARNED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
         if !WARNED.swap(true, Ordering::Relaxed) {
             pr_warn!("cannot read available_filter_functions_addrs (is tracefs mounted?): same-name functions are not detected, lists and globs do not work\n");
         }
         return Err(code::ENODEV);
-    }
+    };
     const CHUNK: usize = 32 << 10;
     let mut buf = KVVec::from_elem(0u8, CHUNK, GFP_KERNEL)?;
-    let mut pos: bindings::loff_t = 0;
     let mut have = 0usize;
     let mut ret = Ok(());
     'outer: loop {
-        // SAFETY: `file` is open; `buf[have..]` is writable.
-        let n = unsafe {
-            bindings::rfprobe_file_read(
-                file,
-                buf.as_mut_ptr().add(have).cast(),
-                CHUNK - have,
-                &mut pos,
-            )
+        let n = match file.read(&mut buf[have..]) {
+            Ok(n) => n,
+            Err(e) => {
+                ret = Err(e);
+                break;
+            }
         };
-        if n < 0 {
-            ret = Err(Error::from_errno(n as i32));
-            break;
-        }
-        let n = n as usize;
         let end = have + n;
         let mut start = 0;
         while let Some(nl) = buf[start..end].iter().position(|&c| c == b'\n') {
@@ -80,8 +69,6 @@ pub(crate) fn for_each_ftrace_func(mut f: impl FnMut(u64, &[u8], Option<&[u8]>) 
             break;
         }
     }
-    // SAFETY: Opened above, closed once.
-    unsafe { bindings::rfprobe_file_close(file) };
     ret
 }
 
@@ -353,17 +340,6 @@ impl From<kernel::alloc::AllocError> for Unresolved {
     fn from(_: kernel::alloc::AllocError) -> Self {
         Unresolved::Err(code::ENOMEM)
     }
-}
-
-/// Is module `name` loaded (a loadable module, with
-/// `/sys/module/NAME/initstate`)?
-pub(crate) fn module_loaded(name: &[u8]) -> bool {
-    // SAFETY: A path lookup (`/sys/module/NAME/initstate`) of a
-    // NUL-terminated name without `/` (checked by the caller's parser:
-    // module names are `[A-Za-z0-9_-]`).
-    crate::kvec::cstring(name)
-        .map(|c| unsafe { bindings::rfprobe_module_loaded(c.as_ptr().cast()) })
-        .unwrap_or(false)
 }
 
 /// Resolves `spec` to the functions it names (see the module docs).

@@ -199,3 +199,30 @@ pub(crate) fn sprint_symbol(addr: u64, out: &mut [u8]) -> usize {
     };
     n.min(out.len())
 }
+
+/// The bare name of the symbol at `addr` (no offset, no module) into
+/// `out`; 0 if unknown.
+pub(crate) fn symbol_name(addr: u64, out: &mut [u8]) -> usize {
+    let mut buf = [0u8; 600];
+    // SAFETY: The helper copies at most `buf.len()` bytes.
+    let n = unsafe {
+        bindings::rfprobe_sprint_symbol_no_offset(
+            buf.as_mut_ptr().cast::<c_char>(),
+            buf.len(),
+            addr as kernel::ffi::c_ulong,
+        )
+    };
+    let s = &buf[..n.min(buf.len())];
+    // `kallsyms_lookup` gives the bare name: drop a " [module]" suffix,
+    // and report unknown addresses (printed as 0x...) as unknown.
+    let s = match s.iter().position(|&c| c == b' ') {
+        Some(i) => &s[..i],
+        None => s,
+    };
+    if s.starts_with(b"0x") {
+        return 0;
+    }
+    let n = s.len().min(out.len());
+    out[..n].copy_from_slice(&s[..n]);
+    n
+}

@@ -7,6 +7,7 @@
 use crate::bindings;
 use crate::control::ModuleEvent;
 use crate::debugfs;
+use crate::env::{NotifiedModule, TpModule};
 use core::sync::atomic::Ordering;
 use kernel::error::{to_result, Result};
 use kernel::prelude::*;
@@ -90,7 +91,11 @@ pub(crate) unsafe extern "C" fn tp_module_notify(
         let coming = val as u32 == bindings::module_state_MODULE_STATE_COMING;
         let going = val as u32 == bindings::module_state_MODULE_STATE_GOING;
         if coming || going {
-            rf.tp_module_event(data.cast(), coming);
+            // SAFETY: `data` is the live module of this notification; it is
+            // untracked again by its GOING notification.
+            if let Some(m) = unsafe { TpModule::new(data.cast()) } {
+                rf.tp_module_event(m, coming);
+            }
         }
     }
     NOTIFY_OK
@@ -116,11 +121,11 @@ pub(crate) unsafe extern "C" fn module_notify(
     let p = debugfs::STATE.load(Ordering::Acquire);
     // SAFETY: As in `tp_module_notify`.
     if let Some(rf) = unsafe { p.as_ref() } {
-        // SAFETY: `data` is the going module, live during the notification;
-        // its name is NUL-terminated.
-        let name =
-            unsafe { kernel::str::CStr::from_char_ptr(bindings::rfprobe_module_name(data.cast())) };
-        rf.module_event(name.as_bytes(), ev, data.cast());
+        // SAFETY: `data` is the module being notified; `module` does not
+        // outlive this call.
+        if let Some(module) = unsafe { NotifiedModule::new(data.cast()) } {
+            rf.module_event(module.name(), ev, module);
+        }
     }
     NOTIFY_OK
 }

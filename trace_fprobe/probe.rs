@@ -15,9 +15,9 @@
 //! owned by the event under `event_mutex`.
 
 use crate::attach::{EntryOps, ExitFprobe, TpProbe};
-use crate::bindings;
-use crate::event::Event;
+use crate::env::Tracepoint;
 use crate::funcs::FuncSet;
+use crate::outputs::Outputs;
 use crate::percpu::Counter;
 use crate::trace_probe::fetch::{self, EntryProgram, Insn, Program};
 use crate::trace_probe::{DefHead, ProbeArg, StoredDef};
@@ -84,9 +84,9 @@ pub(crate) struct Probe {
     fp: ExitFprobe,
     /// The kernel object this probe attaches with.
     attach: Attach,
-    /// The owning event (set before the probe is first attached; the event
-    /// outlives its probes).
-    event: *const Event,
+    /// Where the owning event's records go (set before the probe is first
+    /// attached; the event outlives its probes).
+    out: *const Outputs,
     /// The parsed definition.
     def: OwnedDef,
     pub(crate) prog: Program,
@@ -114,9 +114,9 @@ unsafe impl Sync for Probe {}
 /// What changes about a probe while it exists; owned by its event and
 /// only touched under `event_mutex`.
 pub(crate) struct ProbeState {
-    /// Tracepoint probes: the tracepoint (NULL while its module is not
+    /// Tracepoint probes: the tracepoint (`None` while its module is not
     /// loaded: the probe is pending, as in C).
-    tracepoint: *mut bindings::tracepoint,
+    tracepoint: Option<Tracepoint>,
     attached: bool,
     /// fprobe misses of earlier registrations.
     old_nmissed: u64,
@@ -126,9 +126,6 @@ pub(crate) struct ProbeState {
     funcs: KVec<(u64, u16)>,
     mods: KVec<KVec<u8>>,
 }
-
-// SAFETY: The tracepoint pointer is only handed to the tracepoint API.
-unsafe impl Send for ProbeState {}
 
 impl ProbeState {
     /// Sets the functions: `set.funcs[i]` for each `i` of `which`.
@@ -165,14 +162,15 @@ impl ProbeState {
 }
 
 impl Probe {
+    /// The probe `fp` is embedded in.
+    ///
     /// # Safety
     ///
-    /// `fp` must be the `fp` field of a live `Probe`.
-    pub(crate) unsafe fn from_fprobe<'a>(fp: *mut bindings::fprobe) -> &'a Probe {
-        // SAFETY: `fp` is the first field of the repr(C) `Probe` (caller);
-        // `ExitFprobe` is a transparent `Opaque<fprobe>`, which has
-        // `fprobe`'s layout.
-        unsafe { &*fp.cast::<Probe>() }
+    /// `fp` must be the `fp` field of a `Probe`.
+    pub(crate) unsafe fn from_fprobe(fp: &ExitFprobe) -> &Probe {
+        // SAFETY: `fp` is the first field of the repr(C) `Probe` (caller),
+        // which lives at least as long as the borrow of its field.
+        unsafe { &*(fp as *const ExitFprobe).cast::<Probe>() }
     }
 
     /// The probe's definition (compact form).
@@ -181,11 +179,12 @@ impl Probe {
         self.def.stored()
     }
 
+    /// Where the probe's records go.
     #[inline(always)]
-    pub(crate) fn event(&self) -> &Event {
-        // SAFETY: Set before the probe is attached; the event owns the probe
-        // and is dropped after it.
-        unsafe { &*self.event }
+    pub(crate) fn outputs(&self) -> &Outputs {
+        // SAFETY: Set before the probe is attached; the event that holds it
+        // owns the probe and is dropped after it.
+        unsafe { &*self.out }
     }
 
     #[inline(always)]
@@ -199,11 +198,11 @@ impl Probe {
     }
 
     /// Builds a probe from a parsed definition. `resolve` maps `@SYM` names
-    /// to addresses; `tracepoint` is the tracepoint of a `t` probe (NULL:
+    /// to addresses; `tracepoint` is the tracepoint of a `t` probe (`None`:
     /// pending module tracepoint).
     pub(crate) fn new(
         def: &StoredDef<'_>,
-        tracepoint: *mut bindings::tracepoint,
+        tracepoint: Option<Tracepoint>,
         funcs: Option<(&FuncSet, &[usize])>,
         home: Option<&[u8]>,
         resolve: impl FnMut(&[u8]) -> Option<u64>,
@@ -228,7 +227,7 @@ impl Probe {
                 fp: ExitFprobe::new(),
                 // Replaced below, once the probe's address is known.
                 attach: Attach::Exit,
-                event: core::ptr::null(),
+                out: core::ptr::null(),
                 home: match home {
                     Some(m) => {
                         let mut v = KVec::new();
@@ -273,9 +272,10 @@ impl Probe {
         self.home.as_deref()
     }
 
-    /// Sets the owning event; before the probe is shared.
-    pub(crate) fn set_event(&mut self, event: *const Event) {
-        self.event = event;
+    /// Sets where the probe's records go (its event's); before the probe
+    /// is shared.
+    pub(crate) fn set_outputs(&mut self, out: *const Outputs) {
+        self.out = out;
     }
 
     /// Attaches the probe (its event is being enabled, or a module with its
@@ -287,15 +287,15 @@ impl Probe {
         }
         match &self.attach {
             Attach::Tracepoint(t) => {
-                if st.tracepoint.is_null() {
+                let Some(tp) = st.tracepoint else {
                     // Pending module tracepoint: enabling succeeds, the probe
                     // attaches when the module comes (C: TRACEPOINT_STUB).
                     return Ok(());
-                }
+                };
                 // SAFETY: Detached (`st.attached`); module tracepoints are
                 // dropped in `tracepoint_going` while their module is still
                 // there.
-                unsafe { t.attach(st.tracepoint) }?;
+                unsafe { t.attach(tp) }?;
             }
             // A module function whose module is not loaded: attaches when
             // it comes.
@@ -452,7 +452,7 @@ impl Probe {
         enabled: bool,
     ) -> Result {
         let mut new = ProbeState {
-            tracepoint: core::ptr::null_mut(),
+            tracepoint: None,
             attached: false,
             old_nmissed: 0,
             funcs: KVec::new(),
@@ -492,16 +492,11 @@ impl Probe {
     }
 
     /// A module providing this probe's tracepoint came: attach if enabled.
-    pub(crate) fn tracepoint_coming(
-        &self,
-        st: &mut ProbeState,
-        tp: *mut bindings::tracepoint,
-        enabled: bool,
-    ) {
-        if !st.tracepoint.is_null() {
+    pub(crate) fn tracepoint_coming(&self, st: &mut ProbeState, tp: Tracepoint, enabled: bool) {
+        if st.tracepoint.is_some() {
             return;
         }
-        st.tracepoint = tp;
+        st.tracepoint = Some(tp);
         if enabled {
             if let Err(e) = self.attach(st) {
                 pr_warn!(
@@ -513,13 +508,13 @@ impl Probe {
     }
 
     /// The module providing this probe's tracepoint goes: detach, pend.
-    pub(crate) fn tracepoint_going(&self, st: &mut ProbeState, tp: *mut bindings::tracepoint) {
-        if st.tracepoint != tp || tp.is_null() {
+    pub(crate) fn tracepoint_going(&self, st: &mut ProbeState, tp: Tracepoint) {
+        if st.tracepoint != Some(tp) {
             return;
         }
         // The module is still live during its tracepoints' GOING notification.
         self.detach(st);
-        st.tracepoint = core::ptr::null_mut();
+        st.tracepoint = None;
     }
 
     /// Hits and misses (ring-buffer reservations that failed and nested

@@ -44,17 +44,21 @@ mod handler;
 mod kallsyms;
 mod kvec;
 mod notifier;
+mod outputs;
 mod percpu;
+mod perf;
 mod probe;
+mod regs;
+mod ring;
 mod sync;
 mod trace_event;
 
 use control::{Inner, Rfprobe};
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, Ordering};
-use event::State;
 use kernel::sync::new_mutex;
 use notifier::{module_notify, tp_module_notify, Notifier};
+use outputs::State;
 use trace_probe::DentryOffsets;
 
 // trace_probe's constants are its own (it builds as a host crate too): tie
@@ -99,7 +103,7 @@ impl kernel::Module for RfProbeModule {
             d_name_name: bindings::RFPROBE_CONST_DENTRY_D_NAME_NAME as u64,
             f_path_dentry: bindings::RFPROBE_CONST_FILE_F_PATH_DENTRY as u64,
         };
-        handler::init_task_size();
+        regs::init_task_size();
         let state = KBox::new(
             State {
                 scratch: percpu::Scratch::new()?,

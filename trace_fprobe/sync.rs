@@ -235,3 +235,12 @@ impl<T> Drop for OnceBox<T> {
         }
     }
 }
+
+/// `synchronize_rcu()`: returns once every RCU read-side and
+/// preemption-disabled section running at the call (every handler) has
+/// finished. Sleeps: process context only.
+pub(crate) fn synchronize_rcu() {
+    // SAFETY: No preconditions (sleeping in atomic context is a bug the
+    // kernel reports, not memory unsafety).
+    unsafe { bindings::rfprobe_synchronize_rcu() };
+}

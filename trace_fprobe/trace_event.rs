@@ -8,6 +8,7 @@
 //! only `bindings::` of event registration.
 
 use crate::bindings;
+use crate::ring::FileId;
 use crate::sync::{EventMutex, EventMutexGuard};
 use crate::trace_probe::bytes::ByteWrite;
 use core::ffi::c_void;
@@ -19,9 +20,9 @@ use kernel::types::Opaque;
 /// `class->reg` requests rfprobe acts on.
 pub(crate) enum RegOp {
     /// A trace instance enables the event (its file).
-    Enable(*mut bindings::trace_event_file),
+    Enable(FileId),
     /// A trace instance disables it.
-    Disable(*mut bindings::trace_event_file),
+    Disable(FileId),
     /// The first perf event on it opened.
     PerfRegister,
     /// The last perf event on it closed.
@@ -160,6 +161,10 @@ impl TraceEvent {
             unsafe { bindings::unregister_trace_event(core::ptr::addr_of_mut!((*call).event)) };
             return Err(e);
         }
+        // A registered event pins the module: nothing the core keeps can
+        // reference an event whose code is gone.
+        // SAFETY: Plain call; dropped in `remove`.
+        unsafe { bindings::rfprobe_module_get() };
         Ok(())
     }
 
@@ -171,7 +176,10 @@ impl TraceEvent {
     /// Added with [`TraceEvent::add`].
     pub(crate) unsafe fn remove(&self, _g: &mut EventMutexGuard<'_>) -> Result {
         // SAFETY: Added (caller); `event_mutex` held (the guard).
-        to_result(unsafe { bindings::trace_remove_event_call(self.call.get()) })
+        to_result(unsafe { bindings::trace_remove_event_call(self.call.get()) })?;
+        // SAFETY: Taken in `add`.
+        unsafe { bindings::rfprobe_module_put() };
+        Ok(())
     }
 }
 
@@ -194,11 +202,12 @@ unsafe extern "C" fn reg<T: EventCallbacks>(
     ty: bindings::trace_reg,
     data: *mut c_void,
 ) -> c_int {
+    let file = || FileId::new(data.cast()).ok_or(code::EINVAL);
     let op = match ty {
-        bindings::trace_reg_TRACE_REG_REGISTER => RegOp::Enable(data.cast()),
-        bindings::trace_reg_TRACE_REG_UNREGISTER => RegOp::Disable(data.cast()),
-        bindings::trace_reg_TRACE_REG_PERF_REGISTER => RegOp::PerfRegister,
-        bindings::trace_reg_TRACE_REG_PERF_UNREGISTER => RegOp::PerfUnregister,
+        bindings::trace_reg_TRACE_REG_REGISTER => file().map(RegOp::Enable),
+        bindings::trace_reg_TRACE_REG_UNREGISTER => file().map(RegOp::Disable),
+        bindings::trace_reg_TRACE_REG_PERF_REGISTER => Ok(RegOp::PerfRegister),
+        bindings::trace_reg_TRACE_REG_PERF_UNREGISTER => Ok(RegOp::PerfUnregister),
         // PERF_OPEN/CLOSE need nothing. PERF_ADD/DEL come from perf's
         // scheduling (IRQs off, no `event_mutex`): 0 lets the core put the
         // perf event on (take it off) this CPU's `call->perf_events`.
@@ -209,7 +218,7 @@ unsafe extern "C" fn reg<T: EventCallbacks>(
     // SAFETY: The core calls `reg` with `event_mutex` held for these four
     // (`trace_event_enable_disable`, `perf_trace_init`/`perf_trace_destroy`).
     let mut g = unsafe { owner.event_mutex().assume_held() };
-    match owner.reg(op, &mut g) {
+    match op.and_then(|op| owner.reg(op, &mut g)) {
         Ok(()) => 0,
         Err(e) => e.to_errno(),
     }

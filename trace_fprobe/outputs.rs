@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Where an event's records go: the tracing core's objects of the event,
+//! the trace instances it is enabled in (their event files) and perf. The
+//! probes point here, not at their event: this is all a handler needs, and
+//! the event (which owns the probes) is built on it.
+//!
+//! The file list is changed only under `event_mutex` (the core's `reg`
+//! callback) and read by handlers without a lock: slots are atomics,
+//! published with a release store; a cleared slot is followed by an RCU
+//! grace period before the core may free the file (handlers run with
+//! preemption disabled).
+
+use crate::percpu::Scratch;
+use crate::perf::PerfEvents;
+use crate::ring::{EventFile, FileId, FileSlot};
+use crate::sync::{EventMutex, EventMutexGuard};
+use crate::trace_event::TraceEvent;
+use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use kernel::error::{code, Result};
+use kernel::prelude::*;
+
+/// Trace instances whose files an event keeps inline (read by the handlers
+/// without indirection); more go to [`MoreFiles`], as many as there are.
+pub(crate) const MAX_FILES: usize = 8;
+
+/// The files of the instances beyond the first [`MAX_FILES`]: replaced
+/// whole (copy on write, under `event_mutex`), published with a release
+/// store, freed after an RCU grace period (the handlers run with
+/// preemption disabled and read it once per hit).
+///
+/// Disabling an instance clears its entry in place (no allocation, so it
+/// cannot fail while the core goes on to free the file); the next enable
+/// that needs the list compacts it.
+pub(crate) struct MoreFiles(KVec<FileSlot>);
+
+/// [`Outputs::users`]: the bit that says perf uses the event; the bits
+/// below it count the trace instances it is enabled in.
+pub(crate) const USERS_PERF: usize = 1 << 16;
+const USERS_FILES: usize = USERS_PERF - 1;
+
+/// Module-wide state the events and handlers need.
+pub(crate) struct State {
+    pub(crate) scratch: Scratch,
+    pub(crate) event_mutex: EventMutex,
+}
+
+/// Where a file goes, decided (and allocated) before anything changes.
+pub(crate) enum Place {
+    /// An inline slot.
+    Inline(usize),
+    /// A new [`MoreFiles`] list with the file in it.
+    More(KBox<MoreFiles>),
+}
+
+/// See the module documentation.
+pub(crate) struct Outputs {
+    /// The tracing core's objects, built in place when the event is added.
+    tev: TraceEvent,
+    files: [FileSlot; MAX_FILES],
+    /// [`MoreFiles`], or NULL.
+    more: AtomicPtr<MoreFiles>,
+    /// Who the probes record for: the number of enabled trace instances
+    /// plus [`USERS_PERF`] while perf uses the event. The probes are
+    /// attached while it is not 0.
+    users: AtomicUsize,
+    state: *const State,
+}
+
+impl Outputs {
+    pub(crate) fn new(state: &State) -> Self {
+        Outputs {
+            tev: TraceEvent::new(),
+            files: Default::default(),
+            more: AtomicPtr::new(core::ptr::null_mut()),
+            users: AtomicUsize::new(0),
+            state,
+        }
+    }
+
+    pub(crate) fn state(&self) -> &State {
+        // SAFETY: The module state outlives every event.
+        unsafe { &*self.state }
+    }
+
+    /// The tracing core's objects of the event.
+    #[inline(always)]
+    pub(crate) fn tev(&self) -> &TraceEvent {
+        &self.tev
+    }
+
+    /// Who the probes record for (see [`Outputs::users`]); 1 in the common
+    /// case of one trace instance and no perf. A hot-path hint: may be stale
+    /// by one while an instance or perf starts or stops using the event.
+    #[inline(always)]
+    pub(crate) fn users(&self) -> usize {
+        self.users.load(Ordering::Acquire)
+    }
+
+    /// Enabled in a trace instance or used by perf (the probes are
+    /// attached)?
+    pub(crate) fn in_use(&self) -> bool {
+        self.users.load(Ordering::Relaxed) != 0
+    }
+
+    /// Used by perf?
+    pub(crate) fn has_perf(&self) -> bool {
+        self.users.load(Ordering::Relaxed) & USERS_PERF != 0
+    }
+
+    /// The file in the first slot, the only one when `users() == 1` (see
+    /// [`Outputs::place`]).
+    ///
+    /// # Safety
+    ///
+    /// Handler context (preemption disabled); the file is used only until
+    /// the handler returns.
+    #[inline(always)]
+    pub(crate) unsafe fn first_file(&self) -> Option<EventFile<'_>> {
+        // SAFETY: Handler context (caller); see the module documentation.
+        unsafe { self.files[0].load() }
+    }
+
+    /// Calls `f` for every enabled file: every slot (a file count read
+    /// before a publication would stop the walk short of a file published
+    /// earlier), then the list beyond them.
+    ///
+    /// # Safety
+    ///
+    /// As [`Outputs::first_file`].
+    #[inline(always)]
+    pub(crate) unsafe fn for_each_file(&self, mut f: impl FnMut(EventFile<'_>)) {
+        for slot in self.files.iter() {
+            // SAFETY: Handler context (caller); see the module documentation.
+            if let Some(file) = unsafe { slot.load() } {
+                f(file);
+            }
+        }
+        let more = self.more.load(Ordering::Acquire);
+        if !more.is_null() {
+            // SAFETY: Published lists are freed only after an RCU grace
+            // period once replaced (`publish_more`); handlers run with
+            // preemption disabled.
+            for entry in unsafe { (*more).0.iter() } {
+                // SAFETY: Handler context (caller); entries are cleared as
+                // the slots are.
+                if let Some(file) = unsafe { entry.load() } {
+                    f(file);
+                }
+            }
+        }
+    }
+
+    /// This CPU's perf events on the event, if perf uses it.
+    ///
+    /// # Safety
+    ///
+    /// Handler context (preemption disabled), `users()` had [`USERS_PERF`].
+    #[inline(always)]
+    pub(crate) unsafe fn perf_events(&self) -> Option<PerfEvents<'_>> {
+        // SAFETY: The event is registered; `call->perf_events` is set before
+        // `USERS_PERF` and freed only after a grace period once it is
+        // cleared (caller: handler context).
+        unsafe { PerfEvents::of(self.tev.call()) }
+    }
+
+    /// Where `file` goes: slot 0 only for a file that is alone (the
+    /// handlers' fast path, `users == 1` and slot 0 set, then records into
+    /// the one file there is; were a second file put in slot 0 while the
+    /// first sits in another slot, a hit that read `users == 1` before the
+    /// new file was counted would record into the new file only and skip
+    /// the other). Beyond the inline slots: a new list, the live entries of
+    /// the old one plus this file, allocated now so that a failure changes
+    /// nothing and [`Outputs::publish`] cannot fail.
+    pub(crate) fn place(&self, file: FileId, _g: &EventMutexGuard<'_>) -> Result<Place> {
+        let alone = (self.users.load(Ordering::Relaxed) & USERS_FILES) == 0;
+        let first = if alone { 0 } else { 1 };
+        if let Some(i) = self.files[first..].iter().position(|s| s.get().is_none()) {
+            return Ok(Place::Inline(i + first));
+        }
+        let old = self.more.load(Ordering::Relaxed);
+        let mut v = KVec::new();
+        if !old.is_null() {
+            // SAFETY: Published lists are only replaced and freed under
+            // `event_mutex` (held: `_g`).
+            for f in unsafe { (*old).0.iter() }.filter_map(FileSlot::get) {
+                v.push(FileSlot::new(f), GFP_KERNEL)?;
+            }
+        }
+        v.push(FileSlot::new(file), GFP_KERNEL)?;
+        Ok(Place::More(KBox::new(MoreFiles(v), GFP_KERNEL)?))
+    }
+
+    /// Publishes `file` at `place` (from [`Outputs::place`]) and counts it.
+    pub(crate) fn publish(&self, file: FileId, place: Place, _g: &mut EventMutexGuard<'_>) {
+        match place {
+            Place::Inline(i) => self.files[i].set(file),
+            Place::More(list) => self.publish_more(list),
+        }
+        self.users.fetch_add(1, Ordering::Release);
+    }
+
+    /// Publishes `files` as the [`MoreFiles`] list and frees the old one
+    /// once no handler can read it.
+    fn publish_more(&self, files: KBox<MoreFiles>) {
+        let old = self.more.swap(KBox::into_raw(files), Ordering::AcqRel);
+        if !old.is_null() {
+            Self::wait_for_handlers();
+            // SAFETY: Made by `KBox::into_raw` and no longer published; no
+            // handler reads it after the grace period.
+            drop(unsafe { KBox::from_raw(old) });
+        }
+    }
+
+    /// Unpublishes `file` (ENOENT if it is not published) and returns the
+    /// users left. The caller waits for the handlers before the file may
+    /// go: detaching the probes does, or [`Outputs::wait_for_handlers`].
+    pub(crate) fn unpublish(&self, file: FileId, _g: &mut EventMutexGuard<'_>) -> Result<usize> {
+        match self.files.iter().find(|s| s.get() == Some(file)) {
+            Some(slot) => slot.clear(),
+            None => {
+                let more = self.more.load(Ordering::Relaxed);
+                if more.is_null() {
+                    return Err(code::ENOENT);
+                }
+                // SAFETY: Published lists are only replaced and freed under
+                // `event_mutex` (held: `_g`).
+                let list = unsafe { &(*more).0 };
+                let entry = list
+                    .iter()
+                    .find(|f| f.get() == Some(file))
+                    .ok_or(code::ENOENT)?;
+                // Cleared in place: nothing to allocate, nothing to fail.
+                entry.clear();
+            }
+        }
+        Ok(self.users.fetch_sub(1, Ordering::Release) - 1)
+    }
+
+    /// perf starts using the event (EBUSY if it does already).
+    pub(crate) fn perf_start(&self, _g: &mut EventMutexGuard<'_>) -> Result {
+        if self.has_perf() {
+            return Err(code::EBUSY);
+        }
+        self.users.fetch_add(USERS_PERF, Ordering::Release);
+        Ok(())
+    }
+
+    /// perf stops using the event (ENOENT if it does not); returns the
+    /// users left. The core waits for an RCU grace period before it frees
+    /// `call->perf_events`, which handlers that still see [`USERS_PERF`]
+    /// may read.
+    pub(crate) fn perf_stop(&self, _g: &mut EventMutexGuard<'_>) -> Result<usize> {
+        if !self.has_perf() {
+            return Err(code::ENOENT);
+        }
+        Ok(self.users.fetch_sub(USERS_PERF, Ordering::Release) - USERS_PERF)
+    }
+
+    /// Waits until no handler can still use a file or list unpublished
+    /// before the call (an RCU grace period: handlers run with preemption
+    /// disabled). Sleeps.
+    pub(crate) fn wait_for_handlers() {
+        crate::sync::synchronize_rcu();
+    }
+
+    /// Frees the list beyond the inline slots.
+    ///
+    /// # Safety
+    ///
+    /// No handler can read it: the event is not registered, so none of its
+    /// probes is attached.
+    pub(crate) unsafe fn free_more(&mut self) {
+        let more = core::mem::replace(self.more.get_mut(), core::ptr::null_mut());
+        if !more.is_null() {
+            // SAFETY: Made by `KBox::into_raw`; no reader (caller).
+            drop(unsafe { KBox::from_raw(more) });
+        }
+    }
+}

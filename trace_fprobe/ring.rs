@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Records into the ftrace ring buffer, on two paths: **direct** (reserve
+//! and commit straight in the instance's ring buffer, see
+//! rfprobe_direct_reserve() in rust/rfprobe_helpers.c, when nothing needs
+//! the tracing core) and **generic** (`trace_event_buffer_reserve()` and
+//! `_commit()`, which run triggers, soft disable, the PID filter, filters,
+//! trace options and exports). The only `bindings::` of recording.
+
+use crate::bindings;
+use core::marker::PhantomData;
+use core::mem::MaybeUninit;
+use core::ptr::NonNull;
+use core::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+use kernel::ffi::c_ulong;
+use kernel::prelude::*;
+
+use crate::regs::Regs;
+
+/// An event file: the tracing core's handle of one event in one trace
+/// instance. Outside the hot path it is only an identity ([`FileId`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(transparent)]
+pub(crate) struct FileId(NonNull<bindings::trace_event_file>);
+
+impl FileId {
+    /// The file the core's `reg` callback was given.
+    pub(crate) fn new(file: *mut bindings::trace_event_file) -> Option<Self> {
+        NonNull::new(file).map(FileId)
+    }
+
+    /// For an atomic slot.
+    #[inline(always)]
+    pub(crate) fn as_ptr(self) -> *mut bindings::trace_event_file {
+        self.0.as_ptr()
+    }
+}
+
+/// One slot of an event's file list: a published [`FileId`] or empty.
+/// Written under `event_mutex` with release stores, read by handlers
+/// without a lock.
+#[derive(Default)]
+pub(crate) struct FileSlot(AtomicPtr<bindings::trace_event_file>);
+
+impl FileSlot {
+    /// A slot holding `file`.
+    pub(crate) fn new(file: FileId) -> Self {
+        FileSlot(AtomicPtr::new(file.as_ptr()))
+    }
+
+    /// The file (for the writers, under `event_mutex`).
+    pub(crate) fn get(&self) -> Option<FileId> {
+        FileId::new(self.0.load(Ordering::Relaxed))
+    }
+
+    /// Publishes `file`.
+    pub(crate) fn set(&self, file: FileId) {
+        self.0.store(file.as_ptr(), Ordering::Release);
+    }
+
+    /// Unpublishes the file; handlers may use it until an RCU grace period
+    /// has passed.
+    pub(crate) fn clear(&self) {
+        self.0.store(core::ptr::null_mut(), Ordering::Release);
+    }
+
+    /// The published file, for a handler.
+    ///
+    /// # Safety
+    ///
+    /// Handler context (preemption disabled); the slot belongs to an event
+    /// whose cleared slots are followed by an RCU grace period before the
+    /// file may go.
+    #[inline(always)]
+    pub(crate) unsafe fn load(&self) -> Option<EventFile<'_>> {
+        FileId::new(self.0.load(Ordering::Acquire)).map(|f| EventFile(f, PhantomData))
+    }
+}
+
+/// An enabled event file as a handler uses it, for the duration `'h` of
+/// the handler.
+///
+/// Invariant: the file is enabled (published in its event's file list)
+/// and stays valid during `'h`: a cleared slot is followed by an RCU grace
+/// period before the core may free the file, and handlers run with
+/// preemption disabled.
+#[derive(Clone, Copy)]
+pub(crate) struct EventFile<'h>(FileId, PhantomData<&'h ()>);
+
+impl EventFile<'_> {
+    /// `file->flags`, as the core may change them at any time.
+    #[inline(always)]
+    pub(crate) fn flags(self) -> u32 {
+        // SAFETY: Valid (type invariant); READ_ONCE of a word.
+        unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*self.0.as_ptr()).flags)) as u32 }
+    }
+
+    /// `trace_trigger_soft_disabled()` for flags `eflags` read from this
+    /// file, with its common case (no trigger, soft disable or PID filter
+    /// flag) inline. Runs unconditional triggers.
+    #[inline(always)]
+    pub(crate) fn soft_disabled(self, eflags: u32) -> bool {
+        let slow = bindings::EVENT_FILE_FL_TRIGGER_MODE
+            | bindings::EVENT_FILE_FL_SOFT_DISABLED
+            | bindings::EVENT_FILE_FL_PID_FILTER;
+        eflags & slow != 0
+            && eflags & bindings::EVENT_FILE_FL_TRIGGER_COND == 0
+            // SAFETY: A live, enabled file (type invariant), in handler
+            // context.
+            && unsafe { bindings::rfprobe_trace_trigger_soft_disabled(self.0.as_ptr()) }
+    }
+
+    /// Reserves a record of `len` bytes straight in the ring buffer if
+    /// nothing needs the tracing core's generic path.
+    #[inline(always)]
+    pub(crate) fn reserve_direct(self, len: usize) -> Direct {
+        if self.flags() & DIRECT_BLOCK.load(Ordering::Acquire) != 0 {
+            return Direct::Generic;
+        }
+        // SAFETY: A live, enabled file in handler context (type invariant).
+        let d = unsafe { bindings::rfprobe_direct_reserve(self.0.as_ptr(), len as c_ulong) };
+        match (NonNull::new(d.rec.cast::<u8>()), NonNull::new(d.buffer)) {
+            (Some(rec), Some(buffer)) => Direct::Rec(rec, RingBuffer(buffer)),
+            (None, Some(_)) => Direct::Miss,
+            _ => Direct::Generic,
+        }
+    }
+}
+
+/// Event-file flags that need the tracing core's generic record path:
+/// triggers (conditional or not), soft disable, PID filtering and filters
+/// (`trace_event_buffer_reserve()` handles them; a filter also needs its
+/// temporary buffer). rfprobe_direct_reserve() checks the rest (trace
+/// options, tracepoint_printk, ftrace exports).
+const GENERIC_FLAGS: u32 = bindings::EVENT_FILE_FL_TRIGGER_MODE
+    | bindings::EVENT_FILE_FL_TRIGGER_COND
+    | bindings::EVENT_FILE_FL_SOFT_DISABLED
+    | bindings::EVENT_FILE_FL_PID_FILTER
+    | bindings::EVENT_FILE_FL_FILTERED;
+
+/// Event-file flags that rule the direct record path out: [`GENERIC_FLAGS`]
+/// once [`direct_init`] has enabled the path at the first definition
+/// (before any probe can be enabled), every flag until then (an enabled
+/// file always has `EVENT_FILE_FL_ENABLED`). One test per hit.
+static DIRECT_BLOCK: AtomicU32 = AtomicU32::new(u32::MAX);
+
+/// Enables the direct record path if the tracing core's private symbols it
+/// needs are found (see rfprobe_direct_reserve() in rfprobe_helpers.c):
+/// `trace_taskinfo_save` from the BTF per-CPU section, the two static keys
+/// from kallsyms. Otherwise every record takes the generic path.
+pub(crate) fn direct_init(vmlinux: &crate::btf::BtfData) {
+    let taskinfo = vmlinux
+        .view()
+        .ok()
+        .and_then(|b| b.percpu_var(b"trace_taskinfo_save"))
+        .map_or(0, |(off, _)| u64::from(off));
+    let key = |name: &[u8]| crate::kallsyms::lookup(name).map_or(0, |s| s.addr);
+    let printk = key(b"tracepoint_printk_key");
+    let exports = key(b"trace_event_exports_enabled");
+    // SAFETY: Stores three addresses (checked for 0) for the handlers; no
+    // probe is enabled yet.
+    let ret = unsafe { bindings::rfprobe_direct_init(taskinfo as _, printk as _, exports as _) };
+    if ret == 0 {
+        DIRECT_BLOCK.store(GENERIC_FLAGS, Ordering::Release);
+    } else {
+        pr_info!(
+            "direct record path not available ({}), records take the generic path\n",
+            ret
+        );
+    }
+}
+
+/// An open direct reservation's ring buffer.
+#[must_use = "an open reservation must be committed"]
+pub(crate) struct RingBuffer(NonNull<bindings::trace_buffer>);
+
+impl RingBuffer {
+    /// Commits the record reserved on this buffer.
+    #[inline(always)]
+    pub(crate) fn commit(self) {
+        // SAFETY: Made only by `reserve_direct` for its open reservation,
+        // which this consumes.
+        unsafe { bindings::rfprobe_direct_commit(self.0.as_ptr()) };
+    }
+}
+
+/// How [`EventFile::reserve_direct`] went.
+pub(crate) enum Direct {
+    /// The record (`trace_entry` header written, the rest for the caller)
+    /// and the ring buffer to commit it to.
+    Rec(NonNull<u8>, RingBuffer),
+    /// The ring buffer refused the reservation (off or full).
+    Miss,
+    /// The event needs the tracing core's generic path.
+    Generic,
+}
+
+/// The tracing core's `trace_event_buffer`: local storage for one record
+/// reserved on the generic path.
+pub(crate) struct CoreBuffer(MaybeUninit<bindings::trace_event_buffer>);
+
+impl CoreBuffer {
+    /// Uninitialised: `trace_event_buffer_reserve()` sets every field on
+    /// success.
+    #[inline(always)]
+    pub(crate) fn new() -> Self {
+        CoreBuffer(MaybeUninit::uninit())
+    }
+
+    /// Reserves a record of `len` bytes for `file` through the tracing
+    /// core, after its triggers, soft disable and PID filter (unless
+    /// `RETRY`: a second reservation for the same hit, whose triggers ran at
+    /// the first). `None`: nothing to write (`*missed` set if the ring
+    /// buffer refused the reservation).
+    #[inline(always)]
+    pub(crate) fn reserve<const RETRY: bool>(
+        &mut self,
+        file: EventFile<'_>,
+        len: usize,
+        missed: &mut bool,
+    ) -> Option<NonNull<u8>> {
+        if !RETRY && file.soft_disabled(file.flags()) {
+            return None;
+        }
+        // SAFETY: `self` is local storage; `file` is live and enabled, in
+        // handler context (its invariant).
+        let rec = unsafe {
+            bindings::trace_event_buffer_reserve(
+                self.0.as_mut_ptr(),
+                file.0.as_ptr(),
+                len as c_ulong,
+            )
+        };
+        let rec = NonNull::new(rec.cast::<u8>());
+        if rec.is_none() {
+            *missed = true;
+        }
+        rec
+    }
+
+    /// Commits the record of a successful [`CoreBuffer::reserve`]; `regs`
+    /// for stack traces ([`Regs::NONE`]: none).
+    ///
+    /// # Safety
+    ///
+    /// The last [`CoreBuffer::reserve`] on `self` succeeded and was not
+    /// committed.
+    #[inline(always)]
+    pub(crate) unsafe fn commit(&mut self, regs: Regs) {
+        let fb = self.0.as_mut_ptr();
+        // SAFETY: Filled by the reservation (caller).
+        unsafe {
+            (*fb).regs = regs.as_ptr();
+            bindings::trace_event_buffer_commit(fb)
+        };
+    }
+}
