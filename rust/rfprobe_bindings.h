@@ -17,6 +17,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/trace_events.h>
+#include <linux/trace_clock.h>
 #include <linux/trace_seq.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>

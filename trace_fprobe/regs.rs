@@ -167,6 +167,13 @@ impl Machine for RegsMachine<'_> {
         out
     }
 
+    /// `trace_clock_local()`: the trace buffer's default (`local`) clock.
+    #[inline(always)]
+    fn clock(&self) -> u64 {
+        // SAFETY: No arguments; notrace, usable in any context (NMI too).
+        unsafe { bindings::trace_clock_local() }
+    }
+
     fn current_task(&self) -> u64 {
         // SAFETY: No arguments; reads `current`, valid in any context.
         unsafe { bindings::rfprobe_current_task() as u64 }

@@ -161,6 +161,7 @@ run_floor() { # shape loop kind func args...
 # 6.12 C parser stores it with basesize 8 into a 4-byte field, which
 # corrupts the ring buffer (GPF in rb_move_tail); kprobe events share that
 # parser. The explicit-type form (bitfield) is measured on all three.
+# duration ($duration, rfprobe's own) is compared with retval.
 # fpos_cast (a 7.3 typecast; 6.12's C has none) is rfprobe only: it must cost
 # what fpos_count costs, the cast being folded into the offsets.
 SHAPES='noargs|read|crk|f vfs_read
@@ -171,6 +172,7 @@ args4|read|crk|f vfs_read file->f_flags file->f_pos buf count
 string|read|crk|f vfs_read name=file->f_path.dentry->d_name.name:string
 retval|read|crk|f vfs_read%return $retval
 ret_entry|read|crk|f vfs_read%return count $retval
+duration|read|r|f vfs_read%return $duration
 bitfield|prctl|crk|f __set_task_comm tsk->in_execve:b1@3/32
 bitfield_btf|prctl|r|f __set_task_comm tsk->in_execve
 tracepoint|prctl|crk|t task_rename task->pid

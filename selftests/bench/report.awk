@@ -53,6 +53,7 @@ END {
 	desc["string"] = "f vfs_read file->f_path.dentry->d_name.name:string"
 	desc["retval"] = "f vfs_read%return $retval"
 	desc["ret_entry"] = "f vfs_read%return count $retval"
+	desc["duration"] = "f vfs_read%return $duration"
 	desc["bitfield"] = "f __set_task_comm tsk->in_execve:b1@3/32"
 	desc["bitfield_btf"] = "f __set_task_comm tsk->in_execve"
 	desc["tracepoint"] = "t task_rename task->pid"
@@ -126,6 +127,12 @@ END {
 		cr = (ns["fpos_cast", "r"] - base["read"]) / (ns["fpos_count", "r"] - base["read"])
 		v = (cr <= 1.01 && cr >= 0.99) ? "PASS" : "MISS"
 		tres[++nt] = sprintf("%-4s %-38s rf/rf %.3f (target 1.00 +- 0.01)", v, "a typecast costs nothing", cr)
+	}
+
+	if (num(ns["duration", "r"]) && num(ns["retval", "r"])) {
+		du = ns["duration", "r"] - base["read"]; dr = ns["retval", "r"] - base["read"]
+		printf "\n$duration (rfprobe only): %s ns per hit, %+.1f over %%return $retval (x%.3f): the entry\n", fmt(du), du - dr, (dr > 0 ? du / dr : 0)
+		printf "handler that saves the clock in the entry data, and a second clock read at exit\n"
 	}
 
 	if (nd > 0) {

@@ -9,8 +9,8 @@
 #   run.sh [--smoke] [-n CALLS] [-m MODULE.ko] [-o LOGDIR] [--shapes S1,S2,...]
 #
 # --shapes: only the per-hit table, for the listed shapes (noargs count
-# fpos_count fpos_cast args4 string retval ret_entry bitfield bitfield_btf
-# tracepoint; "all").
+# fpos_count fpos_cast args4 string retval ret_entry duration bitfield
+# bitfield_btf tracepoint; "all").
 #
 # --defs: only the definition costs (200 definitions, C and rfprobe; one
 # event on vfs_* and on every function). --module: only rmmod + insmod and

@@ -20,6 +20,8 @@
  * Writing 1 to .../export registers an ftrace export (TRACE_EXPORT_EVENT)
  * that counts the events it is given, 0 unregisters it; reading gives the
  * count.
+ *
+ * .../sleep and .../slept: see rftm_sleep.c.
  */
 #include <linux/completion.h>
 #include <linux/debugfs.h>
@@ -203,6 +205,7 @@ static int __init rftm_init(void)
 	debugfs_create_file("run", 0200, rftm_dir, NULL, &rftm_run_fops);
 	debugfs_create_file("irq", 0200, rftm_dir, NULL, &rftm_irq_fops);
 	debugfs_create_file("export", 0600, rftm_dir, NULL, &rftm_export_fops);
+	rftm_sleep_init(rftm_dir);
 	return 0;
 }
 

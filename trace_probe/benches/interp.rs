@@ -27,6 +27,9 @@ impl Machine for Flat {
     fn retval(&self) -> u64 {
         0
     }
+    fn clock(&self) -> u64 {
+        1_000
+    }
     fn stack_pointer(&self) -> u64 {
         0
     }

@@ -40,6 +40,9 @@ pub enum Base {
     EntryData(u16),
     /// Function return value (exit probes).
     Retval,
+    /// `$duration` (exit probes): the clock now minus the clock saved at
+    /// entry in entry-data `slot` ([`ENTRY_CLOCK`]).
+    Duration(u16),
     /// Kernel stack pointer (`$stack`).
     StackPtr,
     /// N-th word on the kernel stack (`$stackN`), 0 if outside the stack.
@@ -268,8 +271,13 @@ impl ArgDesc {
     }
 }
 
+/// The entry-data "argument" that is the clock at entry, not a function
+/// argument (`$duration`; read back at exit by `Base::Duration(slot)`).
+pub const ENTRY_CLOCK: u16 = u16::MAX;
+
 /// Entry-data slots of an exit probe: `args[slot]` is the 0-based function
-/// argument stored at entry, read back at exit by `Base::EntryData(slot)`.
+/// argument stored at entry, read back at exit by `Base::EntryData(slot)`,
+/// or [`ENTRY_CLOCK`].
 /// De-duplicated, in order of first use (as C `__store_entry_arg`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EntryArgs {

@@ -78,6 +78,7 @@ impl Display for InsnText<'_> {
             Insn::Arg(a) => write!(f, "load {}", arg(a)),
             Insn::Entry(n) => write!(f, "load entry data word {n}"),
             Insn::Retval => f.write_str("load return value (%ax)"),
+            Insn::Since(n) => write!(f, "load clock minus entry data word {n} ($duration)"),
             Insn::StackPtr => f.write_str("load stack pointer"),
             Insn::Stack(n) => write!(f, "load stack word {n}"),
             Insn::Imm(v) => write!(f, "load immediate {v:#x}"),
@@ -203,7 +204,11 @@ impl Display for InsnText<'_> {
                 "symbolise the value (%pS) into the dynamic area, __data_loc at record+{dst}"
             ),
             Insn::EntryStore { arg: a, slot } => {
-                write!(f, "save {} in entry data word {slot}", arg(a))
+                if a == super::desc::ENTRY_CLOCK {
+                    write!(f, "save the clock in entry data word {slot}")
+                } else {
+                    write!(f, "save {} in entry data word {slot}", arg(a))
+                }
             }
         }
     }

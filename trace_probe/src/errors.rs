@@ -183,6 +183,8 @@ errors! {
     NoFuncMatch, NO_FUNC_MATCH, "No traceable function matches";
     BadFuncAddr, BAD_FUNC_ADDR, "No traceable function of this name at this address";
     ArgDiffers, ARG_DIFFERS, "Argument does not resolve the same way in {}";
+    // rfprobe's own: `$duration` outside a function exit probe.
+    DurationOnProbe, DURATION_ON_PROBE, "$duration is only available on function exit";
 }
 
 impl ErrCode {
@@ -396,7 +398,7 @@ mod tests {
 
     #[test]
     fn table() {
-        assert_eq!(ALL_ERRORS.len(), 92);
+        assert_eq!(ALL_ERRORS.len(), 93);
         for (i, e) in ALL_ERRORS.iter().enumerate() {
             assert_eq!(e.index() as usize, i);
             assert_eq!(ErrCode::from_index(i as u8), Some(*e));

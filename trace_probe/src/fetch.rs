@@ -104,6 +104,9 @@ pub enum Insn {
     Imm(u64),
     /// `value = current` (`$current`: the running task's `task_struct`).
     Current,
+    /// `value = clock now - entry-data word slot` (`$duration`: the clock
+    /// was saved there at entry); missing slot = fault.
+    Since(u16),
 
     // ---- dereference ----
     /// `value = *(u64 *)(value + off)`; user memory if `user`, else chosen
@@ -251,9 +254,10 @@ pub enum Insn {
     },
 
     // ---- entry programs only ----
-    /// Entry program: store function argument `arg` into entry-data `slot`.
+    /// Entry program: store function argument `arg` (or the clock, for
+    /// [`ENTRY_CLOCK`](super::desc::ENTRY_CLOCK)) into entry-data `slot`.
     EntryStore {
-        /// 0-based function argument.
+        /// 0-based function argument, or `ENTRY_CLOCK`.
         arg: u16,
         /// Entry-data slot (8 bytes each).
         slot: u16,
@@ -561,7 +565,7 @@ impl<'a> Compiler<'a> {
         if c.n == 1 && matches!(fused(desc), Some(Fused::Val(_) | Fused::ArgMem { .. })) {
             self.prog.nr_fused = self.prog.nr_fused.saturating_add(1);
         }
-        if let Base::EntryData(slot) = desc.base {
+        if let Base::EntryData(slot) | Base::Duration(slot) = desc.base {
             self.prog.entry_slots = self.prog.entry_slots.max(slot.saturating_add(1));
         }
         Ok(())
@@ -765,6 +769,7 @@ where
     let load = match desc.base {
         Base::Arg(a) => Insn::Arg(a),
         Base::EntryData(s) => Insn::Entry(s),
+        Base::Duration(s) => Insn::Since(s),
         Base::Retval => Insn::Retval,
         Base::StackPtr => Insn::StackPtr,
         Base::Stack(k) => Insn::Stack(k),

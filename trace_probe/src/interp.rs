@@ -85,6 +85,9 @@ pub trait Machine {
     /// variable at per-CPU address `addr` (x86_64: `addr + this_cpu_off`).
     /// Pure arithmetic, no memory access.
     fn this_cpu_ptr(&self, addr: u64) -> u64;
+    /// The trace clock, in nanoseconds (`$duration` subtracts the value
+    /// saved at entry from the value at exit).
+    fn clock(&self) -> u64;
     /// Entry-data word `slot` saved at function entry (exit probes);
     /// `None` if unavailable (treated as a fault). See [`entry_word`].
     fn entry_word(&self, slot: u16) -> Option<u64>;
@@ -200,7 +203,12 @@ pub fn run_entry<M: Machine + ?Sized>(
         if let Insn::EntryStore { arg, slot } = *insn {
             let start = usize::from(slot) * 8;
             if let Some(d) = edata.get_mut(start..start + 8) {
-                d.copy_from_slice(&m.arg(arg).to_ne_bytes());
+                let v = if arg == super::desc::ENTRY_CLOCK {
+                    m.clock()
+                } else {
+                    m.arg(arg)
+                };
+                d.copy_from_slice(&v.to_ne_bytes());
             }
         }
     }
@@ -510,6 +518,10 @@ impl ArgState {
                 None => self.load(0, false),
             },
             Insn::Retval => self.load(m.retval(), true),
+            Insn::Since(slot) => match m.entry_word(slot) {
+                Some(t) => self.load(m.clock().wrapping_sub(t), true),
+                None => self.load(0, false),
+            },
             Insn::StackPtr => self.load(m.stack_pointer(), true),
             Insn::Stack(k) => self.load(m.stack_word(k), true),
             Insn::Imm(v) => self.load(v, true),
@@ -747,6 +759,7 @@ where
         match *insn {
             Insn::Arg(_)
             | Insn::Entry(_)
+            | Insn::Since(_)
             | Insn::Retval
             | Insn::StackPtr
             | Insn::Stack(_)

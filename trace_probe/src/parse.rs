@@ -26,7 +26,7 @@
 //!   (wrap-around); here it is `BAD_BITFIELD`.
 
 use super::cmdline::tokens;
-use super::desc::{ArgDesc, Base, BtfBitfield, FetchType, Hop, MAX_HOPS};
+use super::desc::{ArgDesc, Base, BtfBitfield, FetchType, Hop, ENTRY_CLOCK, MAX_HOPS};
 use super::errors::{
     ErrCode, Failure, LogEntry, E2BIG, ECANCELED, EINVAL, ENOENT, ENOMEM, EOPNOTSUPP,
 };
@@ -142,6 +142,8 @@ enum Op {
         len: u16,
     },
     EData(u16),
+    /// rfprobe's `$duration`: clock minus the entry clock in this slot.
+    Duration(u16),
     Deref(i64),
     UDeref(i64),
     /// `FETCH_OP_CPU_PTR` (7.3): `this_cpu_ptr(value)`.
@@ -709,6 +711,16 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                 return inval(off, ErrCode::RetvalOnProbe);
             }
             return self.parse_btf_arg(arg, code);
+        }
+        if v == b"duration" {
+            // rfprobe's own: nanoseconds from this call's entry (the clock
+            // is saved in the entry data) to its return.
+            if !self.ctx.is_return || self.ctx.is_tp {
+                return inval(off, ErrCode::DurationOnProbe);
+            }
+            let slot = self.store_entry_arg(u32::from(ENTRY_CLOCK));
+            code.set(Op::Duration(slot));
+            return Ok(());
         }
         if let Some(rest) = v.strip_prefix(b"stack") {
             if rest.is_empty() {
@@ -1324,6 +1336,10 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         self.ctx.nested_level = 0;
         self.ctx.depth = 0;
         self.parse_probe_arg(arg, 0, &mut code)?;
+        // `$duration` counts nanoseconds: decimal unless a type is given.
+        if type_text.is_none() && matches!(code.cur(), Op::Duration(_)) {
+            ty = FetchType::U64;
+        }
 
         // `last_type` is only ever set from BTF (a function's, or the
         // vmlinux BTF of a typecast or `$current`).
@@ -1484,6 +1500,7 @@ fn build_desc(code: &Code, ty: FetchType, count: u32, btf_bf: Option<BtfBitfield
             Op::Arg(n) => desc.base = Base::Arg(n as u16),
             Op::Data { start, len } => desc.base = Base::ImmStr { start, len },
             Op::EData(slot) => desc.base = Base::EntryData(slot),
+            Op::Duration(slot) => desc.base = Base::Duration(slot),
             Op::NopSymbol {
                 start,
                 len,
@@ -2126,6 +2143,10 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                 let cand = arg.get(..end).unwrap_or(&[]);
                 if is_good_name(cand) {
                     (cand, arg, 0)
+                } else if cand == b"$duration" {
+                    // rfprobe's own variable names its field (filters and
+                    // hist keys read `duration`).
+                    (cand.get(1..).unwrap_or(cand), arg, 0)
                 } else {
                     let mut w = SliceW {
                         buf: &mut gen,

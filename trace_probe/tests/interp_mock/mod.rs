@@ -35,6 +35,8 @@ pub struct Mock {
     /// This CPU's per-CPU offset (`this_cpu_ptr(a)` = `a + cpu_off`).
     pub cpu_off: u64,
     pub edata: Option<Vec<u8>>,
+    /// The trace clock (`$duration`).
+    pub clock: Cell<u64>,
     pub regions: Vec<Region>,
     /// Individual unreadable bytes inside mapped regions.
     pub poison: HashSet<u64>,
@@ -175,6 +177,9 @@ impl Machine for Mock {
     }
     fn this_cpu_ptr(&self, addr: u64) -> u64 {
         addr.wrapping_add(self.cpu_off)
+    }
+    fn clock(&self) -> u64 {
+        self.clock.get()
     }
     fn entry_word(&self, slot: u16) -> Option<u64> {
         trace_probe::interp::entry_word(self.edata.as_deref()?, slot)

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rfprobe_testmod: a function that takes a known time, for $duration.
+ *
+ * Writing N to /sys/kernel/debug/rfprobe_testmod/sleep calls
+ *   rftm_sleep(N)   msleep(N), returns the nanoseconds its body took
+ * and reading .../slept gives that return value of the last call. The body
+ * is timed with trace_clock_local(), the clock rfprobe's $duration uses, so
+ * a $duration of rftm_sleep is at least the value read back (the probe's
+ * clock reads enclose the body's) when the caller stays on one CPU.
+ */
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/trace_clock.h>
+#include <linux/uaccess.h>
+#include "rftm.h"
+
+static u64 rftm_slept_ns;
+
+RFTM_PROBED u64 rftm_sleep(unsigned int ms)
+{
+	u64 t0 = trace_clock_local();
+	u64 t1;
+
+	msleep(ms);
+	t1 = trace_clock_local();
+	return t1 - t0;
+}
+
+static ssize_t rftm_sleep_write(struct file *file, const char __user *ubuf, size_t len,
+				loff_t *ppos)
+{
+	unsigned int ms;
+	int ret = kstrtouint_from_user(ubuf, len, 0, &ms);
+
+	if (ret)
+		return ret;
+	if (ms > 10000)
+		return -EINVAL;
+	WRITE_ONCE(rftm_slept_ns, rftm_sleep(ms));
+	return len;
+}
+
+static int rftm_slept_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(rftm_slept_ns);
+	return 0;
+}
+
+static const struct file_operations rftm_sleep_fops = {
+	.write = rftm_sleep_write,
+};
+DEFINE_DEBUGFS_ATTRIBUTE(rftm_slept_fops, rftm_slept_get, NULL, "%llu\n");
+
+void rftm_sleep_init(struct dentry *dir)
+{
+	debugfs_create_file("sleep", 0200, dir, NULL, &rftm_sleep_fops);
+	debugfs_create_file("slept", 0400, dir, NULL, &rftm_slept_fops);
+}
