@@ -101,6 +101,30 @@ bool notrace rfprobe_trace_trigger_soft_disabled(struct trace_event_file *file)
 }
 NOKPROBE_SYMBOL(rfprobe_trace_trigger_soft_disabled);
 
+/*
+ * What trace_event_buffer_commit() is about to do with the record at @entry,
+ * for rfprobe's per-event accounting: the test of 6.12's
+ * __event_trigger_test_discard() (kernel/trace/trace.h) after its triggers,
+ * with public API only. 0: commit, 1: filtered out, 2: soft-disabled,
+ * 3: pid-filtered. The core runs the same test on the same record right
+ * after; only a concurrent write to the event's filter or flags can make the
+ * two differ.
+ */
+int notrace rfprobe_commit_verdict(struct trace_event_file *file, void *entry)
+{
+	unsigned long eflags = READ_ONCE(file->flags);
+
+	if (eflags & EVENT_FILE_FL_SOFT_DISABLED)
+		return 2;
+	if ((eflags & EVENT_FILE_FL_FILTERED) &&
+	    !filter_match_preds(rcu_dereference_raw(file->filter), entry))
+		return 1;
+	if ((eflags & EVENT_FILE_FL_PID_FILTER) && trace_event_ignore_this_pid(file))
+		return 3;
+	return 0;
+}
+NOKPROBE_SYMBOL(rfprobe_commit_verdict);
+
 
 void *rfprobe_per_cpu_ptr(void __percpu *ptr, int cpu)
 {
@@ -754,6 +778,18 @@ int rfprobe_consume_clear_trace(struct list_head *trace_arrays)
 #ifdef RFPROBE_HAVE_TRACE_H
 #include "rfprobe_record.h"
 
+/*
+ * After a refused reservation: was the instance recording (then its ring
+ * buffer was full, or the record too large) or off (its tracing_on is 0:
+ * tracer_tracing_off() sets buffer_disabled; ring_buffer_record_is_on() is
+ * not exported)?
+ */
+bool notrace rfprobe_file_recording_on(struct trace_event_file *file)
+{
+	return !READ_ONCE(file->tr->buffer_disabled);
+}
+NOKPROBE_SYMBOL(rfprobe_file_recording_on);
+
 static bool __percpu *rfprobe_taskinfo_save __read_mostly;
 static struct static_key *rfprobe_printk_key __read_mostly;
 static struct static_key *rfprobe_exports_key __read_mostly;
@@ -814,6 +850,12 @@ void notrace rfprobe_direct_commit(struct trace_buffer *buffer)
 }
 NOKPROBE_SYMBOL(rfprobe_direct_commit);
 #else
+/* Without struct trace_array's layout, a refusal counts as "full". */
+bool rfprobe_file_recording_on(struct trace_event_file *file)
+{
+	return true;
+}
+
 int rfprobe_direct_init(unsigned long taskinfo_save, unsigned long printk_key,
 			unsigned long exports_key)
 {

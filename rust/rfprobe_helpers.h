@@ -31,6 +31,8 @@ unsigned long rfprobe_current_task(void);
 unsigned long rfprobe_this_cpu_ptr(unsigned long addr);
 unsigned long rfprobe_task_size_max(void);
 bool rfprobe_trace_trigger_soft_disabled(struct trace_event_file *file);
+int rfprobe_commit_verdict(struct trace_event_file *file, void *entry);
+bool rfprobe_file_recording_on(struct trace_event_file *file);
 void *rfprobe_per_cpu_ptr(void __percpu *ptr, int cpu);
 void __percpu *rfprobe_alloc_percpu(size_t size, size_t align);
 void rfprobe_free_percpu(void __percpu *ptr);

@@ -21,6 +21,8 @@ use crate::trace_probe::parse::event_exists_failure;
 use crate::trace_probe::plan::{
     self, ModName, NameUse, Plan, Resolved, Target, Verdict, Workspace,
 };
+use crate::trace_probe::profile;
+use crate::trace_probe::symbolic::write_enum_table;
 use crate::trace_probe::{
     classify, parse_definition_for, split_commands, write_error_log_entry_for, Command,
     DentryOffsets, Failure, LogEntry, ProbeDef, RemoveSpec, StoredDef,
@@ -376,6 +378,10 @@ impl Rfprobe {
             }
         };
         let def: &ProbeDef = scratch;
+        let typed_by = plan.typed_by.as_ref().map(|m| m.as_bytes());
+        let enums = self
+            .enum_table(module_btf, typed_by, def)
+            .map_err(|e| e.to_errno())?;
         let probe = self.build_probe(def, line, &plan, &set, tp_modules, &groups.members);
         let probe = probe.map_err(|f| {
             errlog.add(def, line, &f);
@@ -385,7 +391,7 @@ impl Rfprobe {
             st.set_funcs(&set, m).map_err(|e| e.to_errno())?;
         }
         let mut probes = groups.extra.into_iter().map(|(p, st, _)| (p, st));
-        self.install(events, def, plan.append, probe, &mut probes)
+        self.install(events, def, plan.append, probe, &mut probes, enums)
             .map_err(|e| {
                 if e == code::EEXIST {
                     let f = event_exists_failure(def, line);
@@ -408,6 +414,7 @@ impl Rfprobe {
         append: bool,
         probe: (KBox<Probe>, ProbeState),
         more: &mut dyn Iterator<Item = (KBox<Probe>, ProbeState)>,
+        enums: KVec<u8>,
     ) -> Result {
         let state = self.state();
         let d = def.stored();
@@ -423,7 +430,7 @@ impl Rfprobe {
             }
             return Ok(());
         }
-        let ev = Event::new(state, &d, probe)?;
+        let ev = Event::new(state, &d, probe, enums)?;
         events.reserve(1, GFP_KERNEL)?;
         let mut g = state.event_mutex.lock();
         for p in more {
@@ -495,6 +502,34 @@ impl Rfprobe {
             tp_modules,
         };
         parse_definition_for(line, &env, def, func)
+    }
+
+    /// The names of `def`'s `:enum` arguments (`trace_probe::symbolic`),
+    /// from the BTF that typed it: module `typed_by`'s, or vmlinux's.
+    fn enum_table(
+        &self,
+        module_btf: &[(KVec<u8>, BtfData)],
+        typed_by: Option<&[u8]>,
+        def: &ProbeDef,
+    ) -> Result<KVec<u8>> {
+        let mut v = KVec::new();
+        let d = def.stored();
+        if d.args().iter().all(|a| a.enum_tid == 0) {
+            return Ok(v);
+        }
+        let base = self
+            .vmlinux
+            .get()
+            .and_then(|b| b.view().ok())
+            .ok_or(code::EINVAL)?;
+        let split = typed_by
+            .and_then(|m| module_btf.iter().find(|(n, _)| n[..] == *m))
+            .map(|(_, b)| b.split_view(&base))
+            .transpose()
+            .map_err(|_| code::EINVAL)?;
+        let btf = split.unwrap_or(base);
+        write_enum_table(&d, &btf, &mut VecSink(&mut v)).map_err(|_| code::ENOMEM)?;
+        Ok(v)
     }
 
     /// The module defining function `name` when vmlinux BTF does not
@@ -626,25 +661,17 @@ impl Rfprobe {
         }
     }
 
-    /// `profile` contents: `  %-44s %15lu %15lu` (event, hits, misses), as
-    /// `kprobe_profile`.
+    /// `profile` contents (`trace_probe::profile`): a header line, then per
+    /// event `kprobe_profile`'s `  %-44s %15lu %15lu` (event, hits,
+    /// misses) followed by what became of the hits.
     pub(crate) fn show_profile(&self, w: &mut impl ByteWrite) {
         let inner = self.inner.lock();
         let g = self.state().event_mutex.lock();
+        if !inner.events.is_empty() {
+            let _ = profile::write_header(w);
+        }
         for ev in inner.events.iter() {
-            let (hits, misses) = ev.stats(&g);
-            let mut line = [0u8; 128];
-            let mut cur = Cursor {
-                buf: &mut line,
-                len: 0,
-            };
-            let name = core::str::from_utf8(ev.name()).unwrap_or("?");
-            let _ = core::fmt::write(
-                &mut cur,
-                format_args!("  {:<44} {:>15} {:>15}\n", name, hits, misses),
-            );
-            let n = cur.len;
-            let _ = w.put(&line[..n]);
+            let _ = ev.profile(&g).write_line(ev.name(), w);
         }
     }
 }
@@ -1118,19 +1145,4 @@ fn name_taken(g: &crate::sync::EventMutexGuard<'_>, group: &[u8], event: &[u8]) 
         )
     };
     g.event_name_taken(gr, ev)
-}
-
-/// `core::fmt::Write` into a fixed buffer (truncates).
-struct Cursor<'a> {
-    buf: &'a mut [u8],
-    len: usize,
-}
-
-impl core::fmt::Write for Cursor<'_> {
-    fn write_str(&mut self, s: &str) -> core::fmt::Result {
-        let n = s.len().min(self.buf.len() - self.len);
-        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
-        self.len += n;
-        Ok(())
-    }
 }

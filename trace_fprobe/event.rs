@@ -31,7 +31,9 @@ use crate::ring::FileId;
 use crate::sync::{EventLocked, EventMutex, EventMutexGuard};
 use crate::trace_event::{EventCallbacks, RegOp, TraceSeq};
 use crate::trace_probe::layout;
+use crate::trace_probe::profile::Profile;
 use crate::trace_probe::render::{self, Symbolizer};
+use crate::trace_probe::symbolic::EnumTable;
 use crate::trace_probe::StoredDef;
 use kernel::error::{code, Result};
 use kernel::prelude::*;
@@ -62,6 +64,9 @@ pub(crate) struct Event {
     /// event (the first one included) can be removed while a reader prints
     /// records. Every probe of the event has the same fields.
     def: OwnedDef,
+    /// The names of the `:enum` fields (`trace_probe::symbolic`), from the
+    /// BTF that typed the definition, kept for printing after it is gone.
+    enums: KVec<u8>,
     pub(crate) inner: EventLocked<EventInner>,
 }
 
@@ -79,9 +84,11 @@ impl Event {
         state: &State,
         def: &StoredDef<'_>,
         first: (KBox<Probe>, ProbeState),
+        enums: KVec<u8>,
     ) -> Result<Pin<KBox<Event>>> {
         let mut print_fmt = KVec::new();
-        layout::write_print_fmt(def, &mut VecSink(&mut print_fmt)).map_err(|_| code::ENOMEM)?;
+        layout::write_print_fmt_with(def, EnumTable(&enums), &mut VecSink(&mut print_fmt))
+            .map_err(|_| code::ENOMEM)?;
         print_fmt.push(0, GFP_KERNEL)?;
         let mut field_text = KVec::new();
         for f in layout::fields(def) {
@@ -101,6 +108,7 @@ impl Event {
                 print_fmt,
                 field_text,
                 def: OwnedDef::new(def)?,
+                enums,
                 inner: EventLocked::new(EventInner {
                     probes,
                     added: false,
@@ -348,16 +356,13 @@ impl Event {
         res
     }
 
-    /// Hits and misses summed over the probes.
-    pub(crate) fn stats(&self, g: &EventMutexGuard<'_>) -> (u64, u64) {
-        self.inner
-            .get(g)
-            .probes
-            .iter()
-            .fold((0, 0), |(h, m), (p, st)| {
-                let (a, b) = p.stats(st);
-                (h.wrapping_add(a), m.wrapping_add(b))
-            })
+    /// The event's line of `profile`: its probes' counts summed.
+    pub(crate) fn profile(&self, g: &EventMutexGuard<'_>) -> Profile {
+        let mut total = Profile::default();
+        for (p, st) in self.inner.get(g).probes.iter() {
+            total.add(&p.profile(st));
+        }
+        total
     }
 }
 
@@ -481,6 +486,7 @@ impl EventCallbacks for Event {
             rec,
             &KernelSymbols,
             sym_addr,
+            EnumTable(&self.enums),
         );
     }
 }

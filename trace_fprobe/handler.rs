@@ -23,6 +23,7 @@ use crate::regs::{Regs, RegsMachine};
 use crate::ring::{CoreBuffer, Direct, EventFile, RingBuffer};
 use crate::trace_probe::fetch::{Insn, Program};
 use crate::trace_probe::interp;
+use crate::trace_probe::profile::Outcome;
 use core::ffi::c_void;
 use core::ptr::NonNull;
 use kernel::ffi::{c_int, c_ulong};
@@ -106,7 +107,7 @@ fn record_static<const EXIT: bool, const FULL_REGS: bool>(
     hit: &Hit<'_, EXIT, FULL_REGS>,
     file: EventFile<'_>,
     size: usize,
-) {
+) -> Outcome {
     let probe = hit.probe;
     match file.reserve_direct(size) {
         Direct::Rec(p, buffer) => {
@@ -114,10 +115,12 @@ fn record_static<const EXIT: bool, const FULL_REGS: bool>(
             // commit.
             let rec = unsafe { reserved(p, size) };
             hit.write_head(rec);
-            let _ = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
+            let faults = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
             buffer.commit();
+            probe.count_faults(faults);
+            Outcome::Written
         }
-        Direct::Miss => probe.count_miss(),
+        Direct::Miss => file.refused(),
         Direct::Generic => record_static_generic(hit, file, size),
     }
 }
@@ -128,22 +131,23 @@ fn record_static_generic<const EXIT: bool, const FULL_REGS: bool>(
     hit: &Hit<'_, EXIT, FULL_REGS>,
     file: EventFile<'_>,
     size: usize,
-) {
+) -> Outcome {
     let probe = hit.probe;
     let mut fb = CoreBuffer::new();
-    let mut missed = false;
-    let Some(p) = fb.reserve::<false>(file, size, &mut missed) else {
-        if missed {
-            probe.count_miss();
-        }
-        return;
+    let p = match fb.reserve::<false>(file, size) {
+        Ok(p) => p,
+        Err(o) => return o,
     };
     // SAFETY: The reservation holds `size` bytes, open until the commit.
     let rec = unsafe { reserved(p, size) };
     hit.write_head(rec);
-    let _ = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
-    // SAFETY: From the reservation above.
-    unsafe { fb.commit(hit.commit_regs()) };
+    let faults = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
+    // SAFETY: From the reservation above, on `file`.
+    let o = unsafe { fb.commit(file, hit.commit_regs()) };
+    if o == Outcome::Written {
+        probe.count_faults(faults);
+    }
+    o
 }
 
 /// Writes one record of any program into `file`'s ring buffer.
@@ -151,11 +155,11 @@ fn record_static_generic<const EXIT: bool, const FULL_REGS: bool>(
 fn record<const EXIT: bool, const FULL_REGS: bool>(
     hit: &Hit<'_, EXIT, FULL_REGS>,
     file: EventFile<'_>,
-) {
+) -> Outcome {
     if let Some(size) = hit.probe.prog.static_size() {
-        record_static(hit, file, size);
+        record_static(hit, file, size)
     } else {
-        record_dynamic::<EXIT, FULL_REGS>(hit.probe, hit.regs, hit.edata, hit.ip, hit.ret_ip, file);
+        record_dynamic::<EXIT, FULL_REGS>(hit.probe, hit.regs, hit.edata, hit.ip, hit.ret_ip, file)
     }
 }
 
@@ -177,11 +181,11 @@ fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     ip: u64,
     ret_ip: u64,
     file: EventFile<'_>,
-) {
+) -> Outcome {
     // Triggers, soft disable and the PID filter before anything is read,
     // as C does; every reservation below is then a `RETRY` one.
-    if file.soft_disabled(file.flags()) {
-        return;
+    if let Some(o) = file.skip(file.flags()) {
+        return o;
     }
     let hit = Hit::<EXIT, FULL_REGS> {
         probe,
@@ -198,20 +202,22 @@ fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     // SAFETY: Handler context: preemption is off.
     let Some(mut claimed) = (unsafe { probe.outputs().state().scratch.claim() }) else {
         // A run this one interrupted or nested into is building its record.
-        probe.count_miss();
-        return;
+        return Outcome::Nested;
     };
     let scratch = claimed.buf();
     let cap = prog.max_record_size().min(SCRATCH_SIZE);
+    // Neither can fail: the parser bounds the fixed part of a record by
+    // the scratch size, and the program is the probe's own.
     let Some(buf) = scratch.get_mut(..cap) else {
-        return;
+        return Outcome::Full;
     };
     let Ok(mut res) = interp::run(prog, insns, &m, &bodies, buf) else {
-        return;
+        return Outcome::Full;
     };
     let mut fb = CoreBuffer::new();
-    let Some((p, how)) = reserve_dynamic(&m, probe, scratch, &mut fb, file, &mut res) else {
-        return;
+    let (p, how) = match reserve_dynamic(&m, probe, scratch, &mut fb, file, &mut res) {
+        Ok(r) => r,
+        Err(o) => return o,
     };
     // SAFETY: The reservation holds `res.len` bytes, open until the commit.
     let rec = unsafe { reserved(p, res.len) };
@@ -219,17 +225,24 @@ fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
         dst.copy_from_slice(src);
     }
     hit.write_head(rec);
-    match how {
-        Reserved::Direct(buffer) => buffer.commit(),
-        // SAFETY: `fb` was filled by the reservation above.
-        Reserved::Generic => unsafe { fb.commit(hit.commit_regs()) },
+    let o = match how {
+        Reserved::Direct(buffer) => {
+            buffer.commit();
+            Outcome::Written
+        }
+        // SAFETY: `fb` was filled by the reservation above, on `file`.
+        Reserved::Generic => unsafe { fb.commit(file, hit.commit_regs()) },
+    };
+    if o == Outcome::Written {
+        probe.count_faults(res.faults);
     }
+    o
 }
 
 /// Reserves a dynamic record of `res.len` bytes: straight in the ring
 /// buffer, or through the tracing core (`fb`), or, when it does not fit a
-/// sub-buffer, with its strings truncated ([`truncated_retry`]). `None` (a
-/// miss counted) when nothing could be reserved.
+/// sub-buffer, with its strings truncated ([`truncated_retry`]). `Err`:
+/// nothing could be reserved, and why.
 #[inline(always)]
 fn reserve_dynamic(
     m: &RegsMachine<'_>,
@@ -238,29 +251,22 @@ fn reserve_dynamic(
     fb: &mut CoreBuffer,
     file: EventFile<'_>,
     res: &mut interp::RunResult,
-) -> Option<(NonNull<u8>, Reserved)> {
-    let mut missed = false;
-    let first = match file.reserve_direct(res.len) {
-        Direct::Rec(p, buffer) => Some((p, Reserved::Direct(buffer))),
-        Direct::Miss => {
-            missed = true;
-            None
-        }
+) -> Result<(NonNull<u8>, Reserved), Outcome> {
+    let why = match file.reserve_direct(res.len) {
+        Direct::Rec(p, buffer) => return Ok((p, Reserved::Direct(buffer))),
+        Direct::Miss => file.refused(),
         // The triggers ran before the program.
-        Direct::Generic => fb
-            .reserve::<true>(file, res.len, &mut missed)
-            .map(|p| (p, Reserved::Generic)),
+        Direct::Generic => match fb.reserve::<true>(file, res.len) {
+            Ok(p) => return Ok((p, Reserved::Generic)),
+            Err(o) => o,
+        },
     };
-    if first.is_some() {
-        return first;
-    }
-    if missed && res.len > SAFE_RECORD_SIZE {
+    if why == Outcome::Full && res.len > SAFE_RECORD_SIZE {
         if let Some(r) = truncated_retry(m, probe, scratch, fb, file, res) {
-            return Some(r);
+            return Ok(r);
         }
     }
-    probe.count_miss();
-    None
+    Err(why)
 }
 
 /// The record did not fit the ring buffer's sub-buffer: keep the event with
@@ -281,19 +287,20 @@ fn truncated_retry(
     let bodies = probe.def();
     let small = scratch.get_mut(..SAFE_RECORD_SIZE.max(prog.fixed_size()))?;
     *res = interp::run(prog, &probe.insns, m, &bodies, small).ok()?;
-    let mut missed = false;
     match file.reserve_direct(res.len) {
         Direct::Rec(p, buffer) => Some((p, Reserved::Direct(buffer))),
         Direct::Miss => None,
         // Generic at the first reservation, or something changed since.
         // The triggers ran before the first reservation.
         Direct::Generic => fb
-            .reserve::<true>(file, res.len, &mut missed)
+            .reserve::<true>(file, res.len)
+            .ok()
             .map(|p| (p, Reserved::Generic)),
     }
 }
 
-/// Runs the probe for every trace instance its event is enabled in.
+/// Runs the probe for every trace instance its event is enabled in, and
+/// counts the hit and its [`Outcome`].
 ///
 /// # Safety
 ///
@@ -309,15 +316,30 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
     if out.users() == 1 {
         // SAFETY: Handler context (caller).
         if let Some(file) = unsafe { out.first_file() } {
-            record(&hit, file);
+            probe.count(record(&hit, file));
             return;
         }
     }
     // SAFETY: Caller.
-    unsafe { trace_hit_slow::<EXIT, FULL_REGS>(probe, hit.regs, hit.edata, hit.ip, hit.ret_ip) };
+    let o = unsafe {
+        trace_hit_slow::<EXIT, FULL_REGS>(probe, hit.regs, hit.edata, hit.ip, hit.ret_ip)
+    };
+    probe.count(o);
 }
 
-/// [`trace_hit`] for several trace instances and for perf, out of line.
+/// The outcome of a hit so far, after one more output's `o`: the first
+/// output that did not take its record decides (see
+/// `trace_probe::profile`).
+#[inline(always)]
+fn then(so_far: Option<Outcome>, o: Outcome) -> Option<Outcome> {
+    match so_far {
+        None | Some(Outcome::Written) => Some(o),
+        kept => kept,
+    }
+}
+
+/// [`trace_hit`] for several trace instances and for perf, out of line:
+/// the hit's outcome.
 ///
 /// # Safety
 ///
@@ -329,7 +351,7 @@ unsafe fn trace_hit_slow<const EXIT: bool, const FULL_REGS: bool>(
     edata: *const u8,
     ip: u64,
     ret_ip: u64,
-) {
+) -> Outcome {
     // The fields travel in registers: a `Hit` built by the caller would be
     // stored to its stack on the fast path too.
     let hit = &Hit::<EXIT, FULL_REGS> {
@@ -341,12 +363,15 @@ unsafe fn trace_hit_slow<const EXIT: bool, const FULL_REGS: bool>(
     };
     let out = probe.outputs();
     let users = out.users();
+    let mut o = None;
     // SAFETY: Handler context (caller).
-    unsafe { out.for_each_file(|file| record(hit, file)) };
+    unsafe { out.for_each_file(|file| o = then(o, record(hit, file))) };
     if users & USERS_PERF != 0 {
         // SAFETY: Caller; perf uses the event.
-        unsafe { perf_record(hit) };
+        o = then(o, unsafe { perf_record(hit) });
     }
+    // No output left: the event is being disabled.
+    o.unwrap_or(Outcome::Disabling)
 }
 
 /// One sample for the perf events on the probe's event on this CPU, written
@@ -359,42 +384,43 @@ unsafe fn trace_hit_slow<const EXIT: bool, const FULL_REGS: bool>(
 ///
 /// As [`trace_hit`]; the event is used by perf ([`USERS_PERF`]).
 #[inline(never)]
-unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(hit: &Hit<'_, EXIT, FULL_REGS>) {
+unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
+    hit: &Hit<'_, EXIT, FULL_REGS>,
+) -> Outcome {
     let probe = hit.probe;
     let out = probe.outputs();
     // SAFETY: Caller.
     let Some(events) = (unsafe { out.perf_events() }) else {
-        return;
+        // perf is leaving: as for a trace instance being disabled.
+        return Outcome::Disabling;
     };
     let prog: &Program = &probe.prog;
     let cap = prog.max_record_size().min(PERF_RECORD_MAX);
     if prog.fixed_size() > cap {
-        probe.count_miss();
-        return;
+        return Outcome::Full;
     }
     // SAFETY: Handler context (caller).
     let Some(mut sample) = (unsafe { PerfSample::alloc(perf_size(cap)) }) else {
-        probe.count_miss();
-        return;
+        // perf's recursion protection (its buffer for this context level is
+        // in use).
+        return Outcome::Nested;
     };
     let rec = sample.buf();
     let m = hit.machine();
-    let len = match prog.static_size() {
-        Some(size) => {
-            if let Some(r) = rec.get_mut(..size) {
-                let _ = interp::run_static(prog, &probe.insns, &m, r);
-            }
-            size
-        }
+    let (len, faults) = match prog.static_size() {
+        Some(size) => match rec.get_mut(..size) {
+            Some(r) => (size, interp::run_static(prog, &probe.insns, &m, r)),
+            None => return Outcome::Full,
+        },
         None => {
             let bodies = probe.def();
             match rec
                 .get_mut(..cap)
                 .map(|r| interp::run(prog, &probe.insns, &m, &bodies, r))
             {
-                Some(Ok(res)) => res.len,
+                Some(Ok(res)) => (res.len, res.faults),
                 // Dropping the sample gives the buffer back.
-                _ => return,
+                _ => return Outcome::Full,
             }
         }
     };
@@ -405,6 +431,8 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(hit: &Hit<'_, EXI
         pad.fill(0);
     }
     sample.submit(size, out.tev().type_id(), hit.regs, !FULL_REGS, events);
+    probe.count_faults(faults);
+    Outcome::Written
 }
 
 /// fprobe entry handler of exit probes that use entry arguments: stores them.

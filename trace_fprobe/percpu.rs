@@ -55,39 +55,44 @@ impl Drop for PerCpu {
     }
 }
 
-/// Per-CPU, per-context-level event counter (no atomics, no lost updates).
-pub(crate) struct Counter(PerCpu);
+/// `N` per-CPU event counters (no atomics, no lost updates).
+pub(crate) struct Counters<const N: usize>(PerCpu);
 
-impl Counter {
+impl<const N: usize> Counters<N> {
     pub(crate) fn new() -> Result<Self> {
-        Ok(Counter(PerCpu::new(8 * NR_CONTEXTS)?))
+        Ok(Counters(PerCpu::new(8 * N)?))
     }
 
-    /// Increments this CPU's counter: `this_cpu_inc()`, one `incq %gs:`
-    /// instruction, atomic with respect to interrupts and NMIs on the local
-    /// CPU (no lock prefix needed, no lost updates).
+    /// Increments this CPU's counter `i` (`i < N`, checked): `this_cpu_inc()`,
+    /// one `incq %gs:` instruction, atomic with respect to interrupts and
+    /// NMIs on the local CPU (no lock prefix needed, no lost updates).
     #[inline(always)]
-    pub(crate) fn inc(&self) {
-        // SAFETY: `self.0 .0` is a per-CPU pointer (a %gs-relative offset on
-        // x86_64, which the Kconfig requires) to at least 8 bytes.
+    pub(crate) fn inc(&self, i: usize) {
+        if i >= N {
+            return;
+        }
+        // A per-CPU offset, not a pointer: plain address arithmetic.
+        let off = (self.0 .0 as usize).wrapping_add(8 * i);
+        // SAFETY: `off` is a per-CPU pointer (a %gs-relative offset on
+        // x86_64, which the Kconfig requires) to counter `i` of `N`.
         unsafe {
             core::arch::asm!(
                 "incq %gs:({0})",
-                in(reg) self.0 .0,
+                in(reg) off,
                 options(att_syntax, nostack)
             )
         };
     }
 
-    /// Sum over every CPU (a racy but untorn read of each counter).
-    pub(crate) fn sum(&self) -> u64 {
-        let mut total = 0u64;
+    /// Every counter summed over every CPU (a racy but untorn read of each).
+    pub(crate) fn sums(&self) -> [u64; N] {
+        let mut total = [0u64; N];
         self.0.for_each_cpu(|p| {
-            for l in 0..NR_CONTEXTS {
-                // SAFETY: In bounds of the CPU's 8 * NR_CONTEXTS bytes; x86_64
-                // loads of aligned u64 are not torn.
-                let v = unsafe { core::ptr::read_volatile(p.cast::<u64>().add(l)) };
-                total = total.wrapping_add(v);
+            for (i, t) in total.iter_mut().enumerate() {
+                // SAFETY: In bounds of the CPU's 8 * N bytes; x86_64 loads of
+                // aligned u64 are not torn.
+                let v = unsafe { core::ptr::read_volatile(p.cast::<u64>().add(i)) };
+                *t = t.wrapping_add(v);
             }
         });
         total

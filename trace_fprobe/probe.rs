@@ -18,8 +18,9 @@ use crate::attach::{EntryOps, ExitFprobe, TpProbe};
 use crate::env::Tracepoint;
 use crate::funcs::FuncSet;
 use crate::outputs::Outputs;
-use crate::percpu::Counter;
+use crate::percpu::Counters;
 use crate::trace_probe::fetch::{self, EntryProgram, Insn, Program};
+use crate::trace_probe::profile::{Outcome, Profile, OUTCOMES};
 use crate::trace_probe::{DefHead, ProbeArg, StoredDef};
 use kernel::error::{code, Result};
 use kernel::ffi::c_ulong;
@@ -100,9 +101,16 @@ pub(crate) struct Probe {
     /// need different fetch programs has one probe per program; only the
     /// first is listed).
     pub(crate) first: bool,
-    hits: Counter,
-    misses: Counter,
+    /// [`HITS`], then one per [`Outcome`], then [`FAULTED`].
+    counts: Counters<COUNTS>,
 }
+
+/// Index of the hit counter in [`Probe::counts`].
+const HITS: usize = 0;
+/// Index of the faulted-records counter.
+const FAULTED: usize = 1 + OUTCOMES;
+/// Number of counters per probe.
+const COUNTS: usize = 2 + OUTCOMES;
 
 // SAFETY: The C objects are only touched through their APIs (registration
 // under `event_mutex`, the kernel's own synchronisation otherwise); the
@@ -187,14 +195,24 @@ impl Probe {
         unsafe { &*self.out }
     }
 
+    /// Counts a hit; its [`Outcome`] is counted when it is known.
     #[inline(always)]
     pub(crate) fn count_hit(&self) {
-        self.hits.inc();
+        self.counts.inc(HITS);
     }
 
+    /// Counts what became of a hit.
     #[inline(always)]
-    pub(crate) fn count_miss(&self) {
-        self.misses.inc();
+    pub(crate) fn count(&self, o: Outcome) {
+        self.counts.inc(1 + o as usize);
+    }
+
+    /// Counts a written record with `faults` faulted fields.
+    #[inline(always)]
+    pub(crate) fn count_faults(&self, faults: u32) {
+        if faults != 0 {
+            self.counts.inc(FAULTED);
+        }
     }
 
     /// Builds a probe from a parsed definition. `resolve` maps `@SYM` names
@@ -242,8 +260,7 @@ impl Probe {
                 insns,
                 entry_prog,
                 entry_insns,
-                hits: Counter::new()?,
-                misses: Counter::new()?,
+                counts: Counters::new()?,
             },
             GFP_KERNEL,
         )?;
@@ -517,22 +534,31 @@ impl Probe {
         st.tracepoint = None;
     }
 
-    /// Hits and misses (ring-buffer reservations that failed and nested
-    /// runs refused, plus the attach mechanism's own misses: recursion,
-    /// exhausted return-probe pool).
-    pub(crate) fn stats(&self, st: &ProbeState) -> (u64, u64) {
+    /// The probe's line of `profile`: its counters, plus the calls its
+    /// attachment saw but could not hand over (live and of earlier
+    /// registrations): recursion refused by ftrace, the tracepoint or
+    /// fprobe, and fprobe's exhausted return-probe pool. An exit probe's
+    /// are `exit_missed` (fprobe counts both causes as one), the others'
+    /// `nested`.
+    pub(crate) fn profile(&self, st: &ProbeState) -> Profile {
         let live = match &self.attach {
             Attach::Entry(ops) => ops.nmissed(),
             Attach::Tracepoint(t) => t.nmissed(),
             Attach::Exit if st.attached => self.fp.nmissed(),
             Attach::Exit => 0,
         };
-        (
-            self.hits.sum(),
-            self.misses
-                .sum()
-                .wrapping_add(st.old_nmissed)
-                .wrapping_add(live),
-        )
+        let c = self.counts.sums();
+        let mut p = Profile {
+            hits: c[HITS],
+            faulted: c[FAULTED],
+            ..Profile::default()
+        };
+        p.outcomes.copy_from_slice(&c[1..1 + OUTCOMES]);
+        let unseen = match self.attach {
+            Attach::Exit => Outcome::ExitMissed,
+            _ => Outcome::Nested,
+        };
+        p.add_hits(unseen, st.old_nmissed.wrapping_add(live));
+        p
     }
 }

@@ -16,6 +16,7 @@ use kernel::ffi::c_ulong;
 use kernel::prelude::*;
 
 use crate::regs::Regs;
+use crate::trace_probe::profile::Outcome;
 
 /// An event file: the tracing core's handle of one event in one trace
 /// instance. Outside the hot path it is only an identity ([`FileId`]).
@@ -108,6 +109,33 @@ impl EventFile<'_> {
             // SAFETY: A live, enabled file (type invariant), in handler
             // context.
             && unsafe { bindings::rfprobe_trace_trigger_soft_disabled(self.0.as_ptr()) }
+    }
+
+    /// [`EventFile::soft_disabled`], and why: `Some` when the hit is not to
+    /// be recorded.
+    #[inline(always)]
+    pub(crate) fn skip(self, eflags: u32) -> Option<Outcome> {
+        if !self.soft_disabled(eflags) {
+            return None;
+        }
+        Some(if eflags & bindings::EVENT_FILE_FL_SOFT_DISABLED != 0 {
+            Outcome::SoftDisabled
+        } else {
+            Outcome::PidFiltered
+        })
+    }
+
+    /// Why the ring buffer refused a reservation: recording off, or no
+    /// room ([`Outcome::Full`] also when the build cannot tell).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn refused(self) -> Outcome {
+        // SAFETY: A live, enabled file in handler context (type invariant).
+        if unsafe { bindings::rfprobe_file_recording_on(self.0.as_ptr()) } {
+            Outcome::Full
+        } else {
+            Outcome::Off
+        }
     }
 
     /// Reserves a record of `len` bytes straight in the ring buffer if
@@ -210,17 +238,17 @@ impl CoreBuffer {
     /// Reserves a record of `len` bytes for `file` through the tracing
     /// core, after its triggers, soft disable and PID filter (unless
     /// `RETRY`: a second reservation for the same hit, whose triggers ran at
-    /// the first). `None`: nothing to write (`*missed` set if the ring
-    /// buffer refused the reservation).
+    /// the first). `Err`: nothing to write, and why.
     #[inline(always)]
     pub(crate) fn reserve<const RETRY: bool>(
         &mut self,
         file: EventFile<'_>,
         len: usize,
-        missed: &mut bool,
-    ) -> Option<NonNull<u8>> {
-        if !RETRY && file.soft_disabled(file.flags()) {
-            return None;
+    ) -> core::result::Result<NonNull<u8>, Outcome> {
+        if !RETRY {
+            if let Some(o) = file.skip(file.flags()) {
+                return Err(o);
+            }
         }
         // SAFETY: `self` is local storage; `file` is live and enabled, in
         // handler context (its invariant).
@@ -231,27 +259,41 @@ impl CoreBuffer {
                 len as c_ulong,
             )
         };
-        let rec = NonNull::new(rec.cast::<u8>());
-        if rec.is_none() {
-            *missed = true;
-        }
-        rec
+        NonNull::new(rec.cast::<u8>()).ok_or_else(|| file.refused())
     }
 
-    /// Commits the record of a successful [`CoreBuffer::reserve`]; `regs`
-    /// for stack traces ([`Regs::NONE`]: none).
+    /// Commits the record of a successful [`CoreBuffer::reserve`] on
+    /// `file`; `regs` for stack traces ([`Regs::NONE`]: none). Returns
+    /// what the core did with it: [`Outcome::Written`], or discarded it
+    /// (filter, soft disable, pid filter; see rfprobe_commit_verdict()).
     ///
     /// # Safety
     ///
-    /// The last [`CoreBuffer::reserve`] on `self` succeeded and was not
-    /// committed.
+    /// The last [`CoreBuffer::reserve`] on `self` succeeded, for `file`, and
+    /// was not committed.
     #[inline(always)]
-    pub(crate) unsafe fn commit(&mut self, regs: Regs) {
+    pub(crate) unsafe fn commit(&mut self, file: EventFile<'_>, regs: Regs) -> Outcome {
         let fb = self.0.as_mut_ptr();
+        let discard = bindings::EVENT_FILE_FL_SOFT_DISABLED
+            | bindings::EVENT_FILE_FL_FILTERED
+            | bindings::EVENT_FILE_FL_PID_FILTER;
+        let verdict = if file.flags() & discard == 0 {
+            0
+        } else {
+            // SAFETY: `file` is live (its invariant); `entry` is the record
+            // reserved in `fb` (caller), filled.
+            unsafe { bindings::rfprobe_commit_verdict(file.0.as_ptr(), (*fb).entry) }
+        };
         // SAFETY: Filled by the reservation (caller).
         unsafe {
             (*fb).regs = regs.as_ptr();
             bindings::trace_event_buffer_commit(fb)
         };
+        match verdict {
+            0 => Outcome::Written,
+            1 => Outcome::Filtered,
+            2 => Outcome::SoftDisabled,
+            _ => Outcome::PidFiltered,
+        }
     }
 }

@@ -29,5 +29,14 @@ int rftm_softirq(struct rftm_obj *o, int seq);
 int rftm_process(struct rftm_obj *o, int seq);
 struct dentry;
 u64 rftm_sleep(unsigned int ms);
+/* An enum with a duplicate value and a negative one (:enum tests). */
+enum rftm_color {
+	RFTM_RED = 0,
+	RFTM_GREEN = 1,
+	RFTM_LIME = 1,
+	RFTM_BLUE = 2,
+	RFTM_NONE = -3,
+};
+int rftm_paint(enum rftm_color c, int n);
 void rftm_sleep_init(struct dentry *dir);
 #endif

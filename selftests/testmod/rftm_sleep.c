@@ -8,6 +8,9 @@
  * is timed with trace_clock_local(), the clock rfprobe's $duration uses, so
  * a $duration of rftm_sleep is at least the value read back (the probe's
  * clock reads enclose the body's) when the caller stays on one CPU.
+ *
+ * Writing N to .../paint calls rftm_paint(N, 1): an enum argument (for
+ * :enum) with a duplicate and a negative enumerator.
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -18,6 +21,7 @@
 #include "rftm.h"
 
 static u64 rftm_slept_ns;
+static int rftm_painted;
 
 RFTM_PROBED u64 rftm_sleep(unsigned int ms)
 {
@@ -28,6 +32,28 @@ RFTM_PROBED u64 rftm_sleep(unsigned int ms)
 	t1 = trace_clock_local();
 	return t1 - t0;
 }
+
+RFTM_PROBED int rftm_paint(enum rftm_color c, int n)
+{
+	return (int)c + n;
+}
+
+static ssize_t rftm_paint_write(struct file *file, const char __user *ubuf, size_t len,
+				loff_t *ppos)
+{
+	int c;
+	int ret = kstrtoint_from_user(ubuf, len, 0, &c);
+
+	if (ret)
+		return ret;
+	/* Used, so that the pure call is not dropped. */
+	WRITE_ONCE(rftm_painted, rftm_paint((enum rftm_color)c, 1));
+	return len;
+}
+
+static const struct file_operations rftm_paint_fops = {
+	.write = rftm_paint_write,
+};
 
 static ssize_t rftm_sleep_write(struct file *file, const char __user *ubuf, size_t len,
 				loff_t *ppos)
@@ -58,4 +84,5 @@ void rftm_sleep_init(struct dentry *dir)
 {
 	debugfs_create_file("sleep", 0200, dir, NULL, &rftm_sleep_fops);
 	debugfs_create_file("slept", 0400, dir, NULL, &rftm_slept_fops);
+	debugfs_create_file("paint", 0200, dir, NULL, &rftm_paint_fops);
 }

@@ -142,6 +142,13 @@ pub enum Cmd {
         #[arg(short, long)]
         long: bool,
     },
+    /// What became of every hit of each event (the module's `profile`):
+    /// records written, and each reason a hit wrote no record, explained.
+    /// Exit status 1 if any hit is unexplained.
+    Lost {
+        /// Events (`GROUP/EVENT` or `EVENT`; default: every rfprobe event).
+        events: Vec<String>,
+    },
     /// Remove events (`GROUP/EVENT` or `EVENT`), or all of them.
     Rm {
         /// Events to remove.
@@ -340,10 +347,30 @@ pub fn run(cli: Cli) -> Result<bool> {
                     Err(_) => "?",
                 };
                 let name = ev.rsplit('/').next().unwrap_or(&ev);
-                let (hits, misses) = prof.get(name).copied().unwrap_or((0, 0));
+                let (hits, misses) = prof.get(name).map_or((0, 0), |p| (p.hits, p.misses()));
                 writeln!(out, "{ev:<32} {state:<8} {hits:>12} {misses:>8}  {l}")?;
             }
             Ok(true)
+        }
+        Cmd::Lost { events } => {
+            let live = Live::open(&cli.rfprobe_dir, &cli.tracefs)?;
+            let prof = live.profile()?;
+            let mut ok = true;
+            for l in live.listing()?.lines() {
+                let Some(ev) = Live::event_of_line(l) else {
+                    continue;
+                };
+                let name = ev.rsplit('/').next().unwrap_or(&ev);
+                if !events.is_empty() && !events.iter().any(|e| e == &ev || e == name) {
+                    continue;
+                }
+                let Some(p) = prof.get(name) else {
+                    continue;
+                };
+                ok &= p.unexplained() == 0;
+                out.write_all(crate::live::explain_profile(&ev, p).as_bytes())?;
+            }
+            Ok(ok)
         }
         Cmd::Rm { events, all } => {
             let live = Live::open(&cli.rfprobe_dir, &cli.tracefs)?;

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 use crate::rawbuf;
+use trace_probe::profile::{self, Outcome, Profile};
 
 /// `O_NONBLOCK` (the generic Linux value, x86-64 included).
 const O_NONBLOCK: i32 = 0o4000;
@@ -293,15 +294,12 @@ impl Live {
         std::fs::read_to_string(&p).with_context(|| format!("{}", p.display()))
     }
 
-    /// Hits and misses per event name (the module's `profile`).
-    pub fn profile(&self) -> Result<HashMap<String, (u64, u64)>> {
+    /// Each event's line of the module's `profile`, by event name.
+    pub fn profile(&self) -> Result<HashMap<String, Profile>> {
         let mut out = HashMap::new();
         for l in self.read("profile")?.lines() {
-            let mut it = l.split_ascii_whitespace();
-            if let (Some(n), Some(h), Some(m)) = (it.next(), it.next(), it.next()) {
-                if let (Ok(h), Ok(m)) = (h.parse(), m.parse()) {
-                    out.insert(n.to_string(), (h, m));
-                }
+            if let Some((n, p)) = Profile::parse_line(l) {
+                out.insert(n.to_string(), p);
             }
         }
         Ok(out)
@@ -552,6 +550,49 @@ impl Live {
     }
 }
 
+/// `rfprobe lost`: one event's hits, written records and every reason a
+/// hit wrote none, with what it means (`trace_probe::profile`'s table).
+pub fn explain_profile(ev: &str, p: &Profile) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{ev}: {} hits, {} written",
+        p.hits,
+        p.get(Outcome::Written)
+    );
+    for o in profile::ALL.iter().skip(1) {
+        let n = p.get(*o);
+        if n != 0 {
+            let _ = writeln!(
+                s,
+                "  {n:>12} {:<14} {}",
+                o.name(),
+                profile::COLUMNS[*o as usize].1
+            );
+        }
+    }
+    if p.faulted != 0 {
+        let _ = writeln!(
+            s,
+            "  {:>12} {:<14} {} (they are among the written)",
+            p.faulted,
+            profile::FAULTED.0,
+            profile::FAULTED.1
+        );
+    }
+    match p.unexplained() {
+        0 => {}
+        n => {
+            let _ = writeln!(
+                s,
+                "  {n:>12} unexplained (hits in flight while profile was read?)"
+            );
+        }
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -586,5 +627,24 @@ mod tests {
             .unwrap();
         assert!(e.to_string().contains("module is not loaded"), "{e}");
         let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn lost_explains_each_cause_from_the_shared_table() {
+        let line = "  slept                                                      4               3             1             0             0             0             3             0             0             0             0             0";
+        let (name, p) = Profile::parse_line(line).unwrap();
+        assert_eq!(name, "slept");
+        let s = super::explain_profile("lost/slept", &p);
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines[0], "lost/slept: 4 hits, 1 written");
+        assert_eq!(lines.len(), 2, "{s}");
+        assert!(
+            lines[1].starts_with("             3 exit_missed    exit probes:"),
+            "{s}"
+        );
+        // A hit without an outcome is reported.
+        let mut q = p;
+        q.hits += 2;
+        assert!(super::explain_profile("e", &q).contains("2 unexplained"));
     }
 }

@@ -113,6 +113,12 @@ impl BtfInfo for Btf<'_> {
     fn name(&self, name_off: u32) -> Option<&[u8]> {
         Btf::name(self, name_off).ok()
     }
+
+    fn enumerator(&self, tid: u32, i: u32) -> Option<(&[u8], u64)> {
+        let t = self.type_by_id(TypeId(tid)).ok()?;
+        let (name_off, value) = t.enumerator(u16::try_from(i).ok()?)?;
+        Some((Btf::name(self, name_off).ok()?, value))
+    }
 }
 
 /// BTF as rfprobe's definitions see it (the module and `rfprobe check`
@@ -173,5 +179,8 @@ impl BtfInfo for DefBtf<'_> {
     }
     fn percpu_var(&self, name: &[u8]) -> Option<(u32, u32)> {
         BtfInfo::percpu_var(&self.btf, name)
+    }
+    fn enumerator(&self, tid: u32, i: u32) -> Option<(&[u8], u64)> {
+        BtfInfo::enumerator(&self.btf, tid, i)
     }
 }

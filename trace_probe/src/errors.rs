@@ -185,6 +185,8 @@ errors! {
     ArgDiffers, ARG_DIFFERS, "Argument does not resolve the same way in {}";
     // rfprobe's own: `$duration` outside a function exit probe.
     DurationOnProbe, DURATION_ON_PROBE, "$duration is only available on function exit";
+    // rfprobe's own: `:enum` on something BTF does not type as an enum.
+    NotEnum, NOT_ENUM, "This is not an enum type (:enum needs a BTF enum)";
 }
 
 impl ErrCode {
@@ -398,7 +400,7 @@ mod tests {
 
     #[test]
     fn table() {
-        assert_eq!(ALL_ERRORS.len(), 93);
+        assert_eq!(ALL_ERRORS.len(), 94);
         for (i, e) in ALL_ERRORS.iter().enumerate() {
             assert_eq!(e.index() as usize, i);
             assert_eq!(ErrCode::from_index(i as u8), Some(*e));

@@ -8,6 +8,7 @@
 use super::bytes::{put_u64, ByteWrite};
 use super::desc::FetchType;
 use super::probe::{ProbeArg, StoredDef};
+use super::symbolic::EnumTable;
 
 /// C `fetch_type->fmttype`: the type string of the `format` file.
 pub const fn fmttype(ty: FetchType) -> &'static str {
@@ -159,17 +160,36 @@ pub fn write_print_fmt(
     def: &StoredDef<'_>,
     w: &mut (impl ByteWrite + ?Sized),
 ) -> core::fmt::Result {
+    write_print_fmt_with(def, EnumTable::EMPTY, w)
+}
+
+/// [`write_print_fmt`] with rfprobe's `:enum` fields printed by name:
+/// `%s` and `__print_symbolic(REC->NAME, { VALUE, "NAME" }, ...)` from
+/// `enums` (field `i` is argument `i`). Without `:enum` fields it is
+/// exactly [`write_print_fmt`], C's format.
+pub fn write_print_fmt_with(
+    def: &StoredDef<'_>,
+    enums: EnumTable<'_>,
+    w: &mut (impl ByteWrite + ?Sized),
+) -> core::fmt::Result {
+    let symbolic = |i: usize, a: &ProbeArg| {
+        a.desc.array == 0 && a.enum_tid != 0 && enums.of_arg(i).next().is_some()
+    };
     w.put(b"\"")?;
     w.put(if def.is_return() {
         b"(%lx <- %lx)"
     } else {
         b"(%lx)"
     })?;
-    for a in def.args() {
+    for (i, a) in def.args().iter().enumerate() {
         w.put(b" ")?;
         w.put(def.arg_name(a))?;
         w.put(b"=")?;
-        let f = print_fmt(a.desc.ty).as_bytes();
+        let f = if symbolic(i, a) {
+            b"%s".as_slice()
+        } else {
+            print_fmt(a.desc.ty).as_bytes()
+        };
         if a.desc.array != 0 {
             w.put(b"{")?;
             for j in 0..a.desc.array {
@@ -189,9 +209,31 @@ pub fn write_print_fmt(
     } else {
         b", REC->__probe_ip"
     })?;
-    for a in def.args() {
+    for (i, a) in def.args().iter().enumerate() {
         let name = def.arg_name(a);
         let string = a.desc.ty.is_string();
+        if symbolic(i, a) {
+            w.put(b", __print_symbolic(REC->")?;
+            w.put(name)?;
+            // libtraceevent (trace-cmd, perf) reads the field's bytes
+            // zero-extended and compares them with each value as an
+            // unsigned 64-bit number: write the values that way.
+            let bits = 8 * a.desc.ty.size();
+            let mask = if bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            for e in enums.of_arg(i) {
+                w.put(b", { ")?;
+                put_u64(w, e.value & mask)?;
+                w.put(b", \"")?;
+                w.put(e.name)?;
+                w.put(b"\" }")?;
+            }
+            w.put(b")")?;
+            continue;
+        }
         if a.desc.array != 0 {
             for j in 0..a.desc.array {
                 w.put(if string { b", __get_str(" } else { b", REC->" })?;

@@ -351,6 +351,8 @@ fn type_from_btf<B: BtfInfo + ?Sized>(ctx: &mut Ctx<'_, B>, btf: &B, tid: u32) -
 struct ParsedBody {
     desc: ArgDesc,
     symbol_errno: i32,
+    /// `:enum`: the enum type (see [`ProbeArg::enum_tid`]).
+    enum_tid: u32,
 }
 
 /// One level of `+OFFS(` peeled off during the descent.
@@ -1317,6 +1319,10 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             }
         }
         let type_offs = colon.map(|c| c + 1).unwrap_or(0) as i64;
+        // rfprobe's `:enum`: the type BTF gives (C's s32/s64 for enums), the
+        // value printed by name.
+        let want_enum = type_text == Some(b"enum".as_slice());
+        let type_text = if want_enum { None } else { type_text };
         let mut ty = if arg == b"$comm" || arg == b"$COMM" || arg.starts_with(b"\\\"") {
             if count != 0 || type_text.is_some_and(|t| t != b"string") {
                 return Err(perr(
@@ -1335,6 +1341,8 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         self.ctx.last_type = None;
         self.ctx.nested_level = 0;
         self.ctx.depth = 0;
+        // Where the body starts (BTF field walks move `ctx.offset`).
+        let body_off = self.ctx.offset;
         self.parse_probe_arg(arg, 0, &mut code)?;
         // `$duration` counts nanoseconds: decimal unless a type is given.
         if type_text.is_none() && matches!(code.cur(), Op::Duration(_)) {
@@ -1351,6 +1359,22 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                         self.check_prepare_btf_string(t, &mut code)?;
                     }
                 }
+            }
+        }
+        let mut enum_tid = 0;
+        if want_enum {
+            let btf = self.ctx.btf;
+            let found = self.ctx.last_type.zip(btf).and_then(|(lt, b)| {
+                let r = b.skip_modifiers(lt)?;
+                matches!(b.kind(r), Some(BTF_KIND_ENUM | BTF_KIND_ENUM64)).then_some(r)
+            });
+            match found {
+                // Arrays of enums: not a type rfprobe knows.
+                _ if count != 0 => {
+                    return Err(perr(-EINVAL, ErrCode::BadType, body_off + type_offs))
+                }
+                Some(r) => enum_tid = r,
+                None => return Err(perr(-EINVAL, ErrCode::NotEnum, body_off + type_offs)),
             }
         }
         let fsize = ty.size().saturating_mul(count.max(1));
@@ -1441,7 +1465,9 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             }
             code.set(Op::LpArray);
         }
-        Ok(build_desc(&code, ty, count, btf_bf))
+        let mut parsed = build_desc(&code, ty, count, btf_bf);
+        parsed.enum_tid = enum_tid;
+        Ok(parsed)
     }
 }
 
@@ -1568,7 +1594,11 @@ fn build_desc(code: &Code, ty: FetchType, count: u32, btf_bf: Option<BtfBitfield
         }
     }
     desc.nr_hops = nh as u8;
-    ParsedBody { desc, symbol_errno }
+    ParsedBody {
+        desc,
+        symbol_errno,
+        enum_tid: 0,
+    }
 }
 
 /// The text of expanded argument `i`.
@@ -2197,6 +2227,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         slot.comm = comm_s;
         slot.offset = offset;
         slot.symbol_errno = parsed.symbol_errno;
+        slot.enum_tid = parsed.enum_tid;
         self.def.nr_args += 1;
         Ok(())
     }

@@ -108,6 +108,9 @@ pub struct ProbeArg {
     /// Non-zero (a negative errno) when the `@SYM+OFFS` offset text is not a
     /// number: C fails registration with this error (`FAIL_REG_PROBE`).
     pub symbol_errno: i32,
+    /// `:enum` (rfprobe's own): the BTF enum type whose enumerator names
+    /// print the value; 0 for none.
+    pub enum_tid: u32,
 }
 
 const EMPTY_DESC: ArgDesc = ArgDesc {
@@ -129,6 +132,7 @@ const EMPTY_ARG: ProbeArg = ProbeArg {
     comm: Span { off: 0, len: 0 },
     offset: 0,
     symbol_errno: 0,
+    enum_tid: 0,
 };
 
 /// The parser's workspace: a definition being parsed and resolved, read

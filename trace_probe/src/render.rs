@@ -20,6 +20,7 @@ use super::desc::{FetchType, PrintStyle};
 use super::fetch::KSYM_SYMBOL_LEN;
 pub use super::probe::ProbeKind;
 use super::probe::StoredDef;
+use super::symbolic::EnumTable;
 
 /// Symbol lookups for printing (kernel: `sprint_symbol` and a name-only
 /// lookup).
@@ -82,11 +83,43 @@ where
     Y: Symbolizer + ?Sized,
     I: IntoIterator<Item = Field<'f>>,
 {
-    for f in fields {
+    render_args_with(out, fields, rec, syms, EnumTable::EMPTY)
+}
+
+/// [`render_args`] with the names of `:enum` fields (field `i` is argument
+/// `i` of `enums`): the enumerator's name, or `0x` and the value in hex
+/// when it has none (as `__print_symbolic()` prints it in the kernel).
+pub fn render_args_with<'f, S, Y, I>(
+    out: &mut S,
+    fields: I,
+    rec: &[u8],
+    syms: &Y,
+    enums: EnumTable<'_>,
+) -> fmt::Result
+where
+    S: ByteWrite + ?Sized,
+    Y: Symbolizer + ?Sized,
+    I: IntoIterator<Item = Field<'f>>,
+{
+    for (i, f) in fields.into_iter().enumerate() {
         out.put(b" ")?;
         out.put(f.name)?;
         out.put(b"=")?;
         let off = f.offset as usize;
+        if f.array == 0 && !enums.0.is_empty() && enums.of_arg(i).next().is_some() {
+            let size = f.ty.size();
+            let raw = read_uint(rec, off, size as usize);
+            let shift = 64 - 8 * size.clamp(1, 8);
+            let v = ((raw << shift) as i64 >> shift) as u64;
+            match enums.name(i, v, size) {
+                Some(name) => out.put(name)?,
+                None => {
+                    out.put(b"0x")?;
+                    out.put(NumBuf::new().hex(v, 1))?;
+                }
+            }
+            continue;
+        }
         if f.array == 0 {
             render_value(out, f.ty, rec, off, syms)?;
             continue;
@@ -107,6 +140,7 @@ where
 
 /// A whole `trace` line body: `name: (head) args\n` (what follows the
 /// `comm-pid [cpu] flags timestamp: ` prefix).
+#[allow(clippy::too_many_arguments)]
 pub fn render_event<'f, S, Y, I>(
     out: &mut S,
     event_name: &[u8],
@@ -115,6 +149,7 @@ pub fn render_event<'f, S, Y, I>(
     rec: &[u8],
     syms: &Y,
     sym_addr: bool,
+    enums: EnumTable<'_>,
 ) -> fmt::Result
 where
     S: ByteWrite + ?Sized,
@@ -124,7 +159,7 @@ where
     out.put(event_name)?;
     out.put(b": ")?;
     render_head(out, kind, rec, syms, sym_addr)?;
-    render_args(out, fields, rec, syms)?;
+    render_args_with(out, fields, rec, syms, enums)?;
     out.put(b"\n")
 }
 
@@ -153,6 +188,22 @@ where
     S: ByteWrite + ?Sized,
     Y: Symbolizer + ?Sized,
 {
+    render_def_event_with(out, def, rec, syms, sym_addr, EnumTable::EMPTY)
+}
+
+/// [`render_def_event`] with the names of its `:enum` fields.
+pub fn render_def_event_with<S, Y>(
+    out: &mut S,
+    def: &StoredDef<'_>,
+    rec: &[u8],
+    syms: &Y,
+    sym_addr: bool,
+    enums: EnumTable<'_>,
+) -> fmt::Result
+where
+    S: ByteWrite + ?Sized,
+    Y: Symbolizer + ?Sized,
+{
     render_event(
         out,
         def.event(),
@@ -161,6 +212,7 @@ where
         rec,
         syms,
         sym_addr,
+        enums,
     )
 }
 

@@ -148,6 +148,12 @@ pub trait BtfInfo {
     /// `btf_name_by_offset()`: `None` for an invalid offset, empty for 0.
     fn name(&self, name_off: u32) -> Option<&[u8]>;
 
+    /// Enumerator `i` of the ENUM/ENUM64 `tid`: its name and value (32-bit
+    /// values of signed enums sign-extended). rfprobe's `:enum` type.
+    fn enumerator(&self, _tid: u32, _i: u32) -> Option<(&[u8], u64)> {
+        None
+    }
+
     /// A variable of the per-CPU section: (its per-CPU address, its type).
     /// rfprobe's typing of `this_cpu_read(@VAR)`/`this_cpu_ptr(@VAR)->f`.
     fn percpu_var(&self, _name: &[u8]) -> Option<(u32, u32)> {

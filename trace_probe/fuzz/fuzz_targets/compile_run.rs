@@ -199,6 +199,7 @@ fn desc_mode(r: &mut R) {
         &rec,
         &m,
         true,
+        trace_probe::symbolic::EnumTable::EMPTY,
     );
 }
 

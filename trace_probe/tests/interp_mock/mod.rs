@@ -400,6 +400,7 @@ impl<'a> Probe<'a> {
             rec,
             m,
             false,
+            trace_probe::symbolic::EnumTable::EMPTY,
         )
         .unwrap();
         s
