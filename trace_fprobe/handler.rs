@@ -56,7 +56,14 @@ impl<'a, const EXIT: bool, const FULL_REGS: bool> Hit<'a, EXIT, FULL_REGS> {
     #[inline(always)]
     fn machine(&self) -> RegsMachine<'a> {
         // SAFETY: `Hit`s are built by the handlers from their arguments.
-        unsafe { RegsMachine::new(self.regs, &self.probe.entry_prog, self.edata) }
+        unsafe {
+            RegsMachine::new(
+                self.regs,
+                &self.probe.entry_prog,
+                self.edata,
+                self.probe.fault_counter(),
+            )
+        }
     }
 
     /// Registers for `trace_event_buffer_commit()` (stack traces).
@@ -115,9 +122,8 @@ fn record_static<const EXIT: bool, const FULL_REGS: bool>(
             // commit.
             let rec = unsafe { reserved(p, size) };
             hit.write_head(rec);
-            let faults = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
+            let _ = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
             buffer.commit();
-            probe.count_faults(faults);
             Outcome::Written
         }
         Direct::Miss => file.refused(),
@@ -141,13 +147,9 @@ fn record_static_generic<const EXIT: bool, const FULL_REGS: bool>(
     // SAFETY: The reservation holds `size` bytes, open until the commit.
     let rec = unsafe { reserved(p, size) };
     hit.write_head(rec);
-    let faults = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
+    let _ = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
     // SAFETY: From the reservation above, on `file`.
-    let o = unsafe { fb.commit(file, hit.commit_regs()) };
-    if o == Outcome::Written {
-        probe.count_faults(faults);
-    }
-    o
+    unsafe { fb.commit(file, hit.commit_regs()) }
 }
 
 /// Writes one record of any program into `file`'s ring buffer.
@@ -225,18 +227,14 @@ fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
         dst.copy_from_slice(src);
     }
     hit.write_head(rec);
-    let o = match how {
+    match how {
         Reserved::Direct(buffer) => {
             buffer.commit();
             Outcome::Written
         }
         // SAFETY: `fb` was filled by the reservation above, on `file`.
         Reserved::Generic => unsafe { fb.commit(file, hit.commit_regs()) },
-    };
-    if o == Outcome::Written {
-        probe.count_faults(res.faults);
     }
-    o
 }
 
 /// Reserves a dynamic record of `res.len` bytes: straight in the ring
@@ -407,9 +405,12 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
     };
     let rec = sample.buf();
     let m = hit.machine();
-    let (len, faults) = match prog.static_size() {
+    let len = match prog.static_size() {
         Some(size) => match rec.get_mut(..size) {
-            Some(r) => (size, interp::run_static(prog, &probe.insns, &m, r)),
+            Some(r) => {
+                let _ = interp::run_static(prog, &probe.insns, &m, r);
+                size
+            }
             None => return Outcome::Full,
         },
         None => {
@@ -418,7 +419,7 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
                 .get_mut(..cap)
                 .map(|r| interp::run(prog, &probe.insns, &m, &bodies, r))
             {
-                Some(Ok(res)) => (res.len, res.faults),
+                Some(Ok(res)) => res.len,
                 // Dropping the sample gives the buffer back.
                 _ => return Outcome::Full,
             }
@@ -431,7 +432,6 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
         pad.fill(0);
     }
     sample.submit(size, out.tev().type_id(), hit.regs, !FULL_REGS, events);
-    probe.count_faults(faults);
     Outcome::Written
 }
 
@@ -461,7 +461,14 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit_entry(
     let edata = unsafe { core::slice::from_raw_parts_mut(entry_data.cast::<u8>(), size) };
     // SAFETY: `regs` are the handler's; the entry program only reads
     // arguments (no entry data).
-    let m = unsafe { RegsMachine::new(regs, &probe.entry_prog, core::ptr::null()) };
+    let m = unsafe {
+        RegsMachine::new(
+            regs,
+            &probe.entry_prog,
+            core::ptr::null(),
+            probe.fault_counter(),
+        )
+    };
     let _ = interp::run_entry(&probe.entry_prog, &probe.entry_insns, &m, edata);
     0
 }

@@ -20,7 +20,7 @@ use crate::funcs::FuncSet;
 use crate::outputs::Outputs;
 use crate::percpu::Counters;
 use crate::trace_probe::fetch::{self, EntryProgram, Insn, Program};
-use crate::trace_probe::profile::{Outcome, Profile, OUTCOMES};
+use crate::trace_probe::profile::{Outcome, Profile, ALL, OUTCOMES};
 use crate::trace_probe::{DefHead, ProbeArg, StoredDef};
 use kernel::error::{code, Result};
 use kernel::ffi::c_ulong;
@@ -101,16 +101,15 @@ pub(crate) struct Probe {
     /// need different fetch programs has one probe per program; only the
     /// first is listed).
     pub(crate) first: bool,
-    /// [`HITS`], then one per [`Outcome`], then [`FAULTED`].
-    counts: Counters<COUNTS>,
+    /// Slot 0 ([`Outcome::Written`]'s): hits; the others: the hits of
+    /// each other [`Outcome`], counted on the paths that end without a
+    /// record. `written` is hits minus those: the common case costs one
+    /// increment per hit, as a bare hit counter.
+    counts: Counters<OUTCOMES>,
+    /// Memory reads that faulted (counted by `RegsMachine` on its failure
+    /// path).
+    faults: Counters<1>,
 }
-
-/// Index of the hit counter in [`Probe::counts`].
-const HITS: usize = 0;
-/// Index of the faulted-records counter.
-const FAULTED: usize = 1 + OUTCOMES;
-/// Number of counters per probe.
-const COUNTS: usize = 2 + OUTCOMES;
 
 // SAFETY: The C objects are only touched through their APIs (registration
 // under `event_mutex`, the kernel's own synchronisation otherwise); the
@@ -195,24 +194,25 @@ impl Probe {
         unsafe { &*self.out }
     }
 
-    /// Counts a hit; its [`Outcome`] is counted when it is known.
+    /// Counts a hit.
     #[inline(always)]
     pub(crate) fn count_hit(&self) {
-        self.counts.inc(HITS);
+        self.counts.inc(Outcome::Written as usize);
     }
 
-    /// Counts what became of a hit.
+    /// Counts what became of a hit that wrote no record ([`Outcome::Written`]
+    /// is not counted: it is the rest).
     #[inline(always)]
     pub(crate) fn count(&self, o: Outcome) {
-        self.counts.inc(1 + o as usize);
+        if o != Outcome::Written {
+            self.counts.inc(o as usize);
+        }
     }
 
-    /// Counts a written record with `faults` faulted fields.
+    /// The counter of faulted memory reads, for the probe's machine.
     #[inline(always)]
-    pub(crate) fn count_faults(&self, faults: u32) {
-        if faults != 0 {
-            self.counts.inc(FAULTED);
-        }
+    pub(crate) fn fault_counter(&self) -> &Counters<1> {
+        &self.faults
     }
 
     /// Builds a probe from a parsed definition. `resolve` maps `@SYM` names
@@ -261,6 +261,7 @@ impl Probe {
                 entry_prog,
                 entry_insns,
                 counts: Counters::new()?,
+                faults: Counters::new()?,
             },
             GFP_KERNEL,
         )?;
@@ -549,11 +550,18 @@ impl Probe {
         };
         let c = self.counts.sums();
         let mut p = Profile {
-            hits: c[HITS],
-            faulted: c[FAULTED],
+            faulted: self.faults.sums()[0],
             ..Profile::default()
         };
-        p.outcomes.copy_from_slice(&c[1..1 + OUTCOMES]);
+        let hits = c[Outcome::Written as usize];
+        let mut lost = 0u64;
+        for (o, &n) in ALL.iter().zip(c.iter()).skip(1) {
+            p.add_hits(*o, n);
+            lost = lost.wrapping_add(n);
+        }
+        // A hit in flight may have its hit counted and not yet its outcome:
+        // it reads as written until then.
+        p.add_hits(Outcome::Written, hits.wrapping_sub(lost));
         let unseen = match self.attach {
             Attach::Exit => Outcome::ExitMissed,
             _ => Outcome::Nested,

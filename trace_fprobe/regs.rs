@@ -8,6 +8,7 @@
 //! is a [`Fault`], never an oops, in any context (NMI included).
 
 use crate::bindings;
+use crate::percpu::Counters;
 use crate::trace_probe::fetch::{EntryProgram, TASK_COMM_LEN};
 use crate::trace_probe::interp::{self, Fault, Machine};
 use core::ffi::c_void;
@@ -115,6 +116,9 @@ pub(crate) struct RegsMachine<'a> {
     entry: &'a EntryProgram,
     /// fprobe entry data (`entry.data_size()` bytes), or NULL.
     edata: *const u8,
+    /// The probe's count of faulted memory reads (`profile`'s `faulted`),
+    /// incremented on the failure path only: it costs the hot path nothing.
+    faults: &'a Counters<1>,
 }
 
 impl<'a> RegsMachine<'a> {
@@ -122,10 +126,29 @@ impl<'a> RegsMachine<'a> {
     ///
     /// `regs` is the handler's (not [`Regs::NONE`]); `edata` is NULL or
     /// the probe's fprobe entry data (`entry.data_size()` bytes), valid for
-    /// the handler's duration.
+    /// the handler's duration; `faults` counts the reads that fault.
     #[inline(always)]
-    pub(crate) unsafe fn new(regs: Regs, entry: &'a EntryProgram, edata: *const u8) -> Self {
-        RegsMachine { regs, entry, edata }
+    pub(crate) unsafe fn new(
+        regs: Regs,
+        entry: &'a EntryProgram,
+        edata: *const u8,
+        faults: &'a Counters<1>,
+    ) -> Self {
+        RegsMachine {
+            regs,
+            entry,
+            edata,
+            faults,
+        }
+    }
+
+    /// Counts a failed read.
+    #[inline(always)]
+    fn note(&self, r: Result<(), Fault>) -> Result<(), Fault> {
+        if r.is_err() {
+            self.faults.inc(0);
+        }
+        r
     }
 }
 
@@ -199,25 +222,25 @@ impl Machine for RegsMachine<'_> {
     #[inline(always)]
     fn read_kernel(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
         // SAFETY: nofault copy into a valid buffer of `out.len()` bytes.
-        nofault(unsafe {
+        self.note(nofault(unsafe {
             bindings::copy_from_kernel_nofault(
                 out.as_mut_ptr().cast(),
                 addr as *const c_void,
                 out.len(),
             )
-        })
+        }))
     }
 
     #[inline(always)]
     fn read_user(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
         // SAFETY: nofault copy into a valid buffer of `out.len()` bytes.
-        nofault(unsafe {
+        self.note(nofault(unsafe {
             bindings::copy_from_user_nofault(
                 out.as_mut_ptr().cast(),
                 addr as *const c_void,
                 out.len(),
             )
-        })
+        }))
     }
 
     #[inline(always)]

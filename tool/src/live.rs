@@ -575,7 +575,7 @@ pub fn explain_profile(ev: &str, p: &Profile) -> String {
     if p.faulted != 0 {
         let _ = writeln!(
             s,
-            "  {:>12} {:<14} {} (they are among the written)",
+            "  {:>12} {:<14} {}",
             p.faulted,
             profile::FAULTED.0,
             profile::FAULTED.1
@@ -586,7 +586,7 @@ pub fn explain_profile(ev: &str, p: &Profile) -> String {
         n => {
             let _ = writeln!(
                 s,
-                "  {n:>12} unexplained (hits in flight while profile was read?)"
+                "  {n:>12} unexplained (hits is not the sum of the outcomes: not a profile line of this rfprobe?)"
             );
         }
     }

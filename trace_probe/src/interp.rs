@@ -712,13 +712,14 @@ pub fn run_static<M: Machine + ?Sized>(
                 } => st_arg_mem(m, rec, arg, dst, off, size, user),
                 _ => 0,
             };
-            faults = faults.saturating_add(f);
+            // At most one per element: cannot wrap.
+            faults = faults.wrapping_add(f);
         }
         return faults;
     }
     let mut a = ArgState::new();
     for insn in insns {
-        faults = faults.saturating_add(a.step_fixed(insn, m, rec));
+        faults = faults.wrapping_add(a.step_fixed(insn, m, rec));
     }
     faults
 }

@@ -4,7 +4,11 @@
 //! The module writes it, the `rfprobe` tool reads it; both use this table.
 //!
 //! Every hit has exactly one [`Outcome`]: its record was written, or one
-//! named reason why not. So, for every event and with no hit in flight:
+//! named reason why not. The module counts the hits, and each hit that
+//! ends without a record where it ends, by its reason; `written` is the
+//! rest (so the common case costs one per-CPU increment, as a bare hit
+//! counter). The VM tests check both against workloads that count their
+//! own calls and records. So, for every event:
 //!
 //! ```text
 //! hits = written + full + off + nested + exit_missed + filtered
@@ -17,8 +21,8 @@
 //! the calls the attachment saw but could not hand to the probe (fprobe's
 //! and ftrace's recursion protection, an exhausted return-probe pool):
 //! those are `nested` or `exit_missed`. `faulted` is not an outcome: it
-//! counts the written records with at least one field whose memory read
-//! faulted (the field holds C's fault value).
+//! counts the memory reads of fields that faulted (the field holds C's
+//! fault value).
 //!
 //! Line format: `  %-44s %15lu %15lu` (name, hits, misses, exactly
 //! `kprobe_profile`'s), then ` %13lu` per [`COLUMNS`] entry and for
@@ -111,7 +115,7 @@ pub const COLUMNS: [(&str, &str); OUTCOMES] = [
 /// Name of the column after the outcomes.
 pub const FAULTED: (&str, &str) = (
     "faulted",
-    "records written with at least one field whose memory read faulted",
+    "memory reads of fields that faulted (the field holds the fault value)",
 );
 
 impl Outcome {
@@ -139,7 +143,7 @@ pub struct Profile {
     pub hits: u64,
     /// Hits per [`Outcome`].
     pub outcomes: [u64; OUTCOMES],
-    /// Written records with a faulted field.
+    /// Memory reads of fields that faulted.
     pub faulted: u64,
 }
 
@@ -171,8 +175,8 @@ impl Profile {
             .fold(0u64, |t, &o| t.wrapping_add(self.get(o)))
     }
 
-    /// Hits no outcome explains: 0 when no hit is in flight (reads while
-    /// probes run may see a hit before its outcome).
+    /// Hits no outcome explains: the line's `hits` column against its
+    /// outcomes (0 in every line the module writes; a check of the file).
     pub fn unexplained(&self) -> i64 {
         let sum = self.outcomes.iter().fold(0u64, |t, &v| t.wrapping_add(v));
         self.hits.wrapping_sub(sum) as i64
