@@ -144,7 +144,7 @@ pub enum Cmd {
     },
     /// What became of every hit of each event (the module's `profile`):
     /// records written, and each reason a hit wrote no record, explained.
-    /// Exit status 1 if any hit is unexplained.
+    /// Exit status 1 if a line does not add up (hits = written + causes).
     Lost {
         /// Events (`GROUP/EVENT` or `EVENT`; default: every rfprobe event).
         events: Vec<String>,

@@ -194,6 +194,66 @@ fn check_function_lists() {
     assert!(out.contains("No traceable function matches"), "{out}");
 }
 
+/// `--functions FILE` (the target's available_filter_functions_addrs): the
+/// module's verdicts on same-name functions, addresses, lists with a
+/// missing name and pending module functions (issue 25's disagreements).
+#[test]
+fn check_with_a_function_list() {
+    let Some(btf) = test_btf("check_with_a_function_list") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("rfprobe-funcs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let funcs = dir.join("funcs.txt");
+    std::fs::write(
+        &funcs,
+        "ffffffff81200000 vfs_read\nffffffff81200100 vfs_read\nffffffff81300000 vfs_write\n",
+    )
+    .unwrap();
+    let f = funcs.to_str().unwrap();
+    let run = |def: &str| {
+        let o = rfprobe(Some(&btf), &["--functions", f, "check", def], None);
+        let (out, err) = text(&o);
+        (o.status.code(), out + &err)
+    };
+    let (rc, out) = run("f vfs_read");
+    assert_eq!(rc, Some(1), "{out}");
+    assert!(
+        out.contains("rejected: the write fails with EINVAL"),
+        "{out}"
+    );
+    assert!(
+        out.contains("trace_fprobe: error: 2 functions have this name"),
+        "{out}"
+    );
+    let (rc, out) = run("f vfs_read@ffffffff00000000");
+    assert_eq!(rc, Some(1), "{out}");
+    assert!(
+        out.contains("ENOENT")
+            && out.contains("No traceable function of this name at this address"),
+        "{out}"
+    );
+    let (rc, out) = run("f vfs_read@ffffffff81200100 count");
+    assert_eq!(rc, Some(0), "{out}");
+    assert!(
+        out.starts_with("f:fprobes/vfs_read__entry vfs_read@ffffffff81200100 count=count\n"),
+        "{out}"
+    );
+    let (rc, out) = run("f vfs_write,nosuch count");
+    assert_eq!(rc, Some(0), "{out}");
+    assert!(
+        out.contains("`nosuch` matches no traceable function; the event is on the others"),
+        "{out}"
+    );
+    let (rc, out) = run("f rfprobe_testmod:rftm_args8 a7");
+    assert_eq!(rc, Some(0), "{out}");
+    assert!(
+        out.contains("pending: module rfprobe_testmod is not loaded"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn check_files_and_stdin() {
     let Some(btf) = test_btf("check_files") else {
