@@ -10,21 +10,25 @@ mkdir -p build/check
 # Lints (clippy, -Dwarnings) belong to make check and CI, not to a user's build.
 export RFPROBE_LINT=1
 start=$(date +%s)
-total_pass=0 total_fail=0 failures=()
+total_pass=0 total_fail=0 total_skip=0 failures=()
 
 stage() { echo; echo "=== $* ($(($(date +%s) - start)) s)"; }
-# Adds "N passed, N failed" from the last such line of a log to the totals.
+# Adds "N passed, N failed[, N skipped]" from the last such line of a log to
+# the totals (skips: only those on selftests/skip-allowlist; run-vm.sh fails
+# any other).
 count() { # name log rc
-	local line p f
+	local line p f k
 	line=$(grep -aE '[0-9]+ passed, [0-9]+ failed' "$2" | tail -1)
 	p=$(echo "$line" | grep -Eo '[0-9]+ passed' | cut -d' ' -f1)
 	f=$(echo "$line" | grep -Eo '[0-9]+ failed' | cut -d' ' -f1)
+	k=$(echo "$line" | grep -Eo '[0-9]+ skipped' | cut -d' ' -f1)
 	total_pass=$((total_pass + ${p:-0})); total_fail=$((total_fail + ${f:-0}))
+	total_skip=$((total_skip + ${k:-0}))
 	if [ "$3" != 0 ] || [ -z "$line" ]; then
 		failures+=("$1")
 		# What failed, for the summary (CI shows the end of the output).
 		while IFS= read -r l; do failures+=("$1: $l"); done < <(grep -aE \
-			'\[(FAIL|UNRESOLVED|UNTESTED|UNDEFINED)\]|^\[FAIL\]|timed out|did not finish|^  \| ' "$2" |
+			'\[(FAIL|UNRESOLVED|UNTESTED|UNDEFINED)\]|\[FAIL: |^\[FAIL\]|timed out|did not finish|^  \| ' "$2" |
 			head -n 12)
 		[ -n "$line" ] && [ "${f:-0}" != 0 ] || total_fail=$((total_fail + 1))
 	fi
@@ -58,8 +62,11 @@ count "VM suite (fast)" build/check/vm-fast.log "${PIPESTATUS[0]}"
 
 stage "runner self-tests (each run must fail)"
 selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko selftests/runner-tests/deliberate_fail.tc \
-	>build/check/runner-fail.log 2>&1
-expect_fail "failing .tc" build/check/runner-fail.log $? '^0 passed, 1 failed|[0-9]+ passed, 1 failed'
+	selftests/runner-tests/deliberate_skip.tc >build/check/runner-fail.log 2>&1
+rc=$?
+expect_fail "failing .tc" build/check/runner-fail.log $rc '[0-9]+ passed, 2 failed'
+expect_fail "skip not on the allowlist" build/check/runner-fail.log $rc \
+	'must count as FAILED.*\[UNSUPPORTED\] \[FAIL: a skip not on selftests/skip-allowlist\]'
 selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko -p selftest_warn=1 selftests/test.d/harness/module_files.tc \
 	>build/check/runner-warn.log 2>&1
 expect_fail "WARN at module load" build/check/runner-warn.log $? 'WARNING:.*rfprobe'
@@ -104,5 +111,7 @@ count "install paths" build/check/install.log "${PIPESTATUS[0]}"
 stage "summary"
 echo "wall time: $(($(date +%s) - start)) s"
 for f in "${failures[@]}"; do echo "FAILED: $f"; done
-echo "make check: $total_pass passed, $total_fail failed"
+summary="make check: $total_pass passed, $total_fail failed"
+[ $total_skip = 0 ] || summary="$summary, $total_skip skipped (selftests/skip-allowlist)"
+echo "$summary"
 [ ${#failures[@]} = 0 ] && [ $total_fail = 0 ]

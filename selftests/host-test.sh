@@ -11,6 +11,8 @@ kdir=$(variant_dir fast 2>/dev/null || true)
 if [ -n "$kdir" ] && [ -f "$kdir/.rfprobe-built" ]; then
 	export RFPROBE_TEST_BTF_VMLINUX=${RFPROBE_TEST_BTF_VMLINUX:-$kdir/vmlinux.btf}
 	export RFPROBE_TEST_BTF_MODULE=${RFPROBE_TEST_BTF_MODULE:-$kdir/trace-events-sample.btf}
+	# The 6.12 tree the syntax-error tables are checked against.
+	export RFPROBE_LINUX_SRC=${RFPROBE_LINUX_SRC:-$KSRC}
 else
 	info "fast test kernel not built: tests needing its BTF will print SKIP"
 fi

@@ -23,21 +23,22 @@ rfprobe_fails() {
 	return 0
 }
 
-# Skip (UNSUPPORTED) unless the rfprobe module is loaded.
+# Fail unless the rfprobe module is loaded (its control files exist).
 rfprobe_require() {
-	[ -d "$RFPROBE_DIR" ] || exit_unsupported
+	[ -d "$RFPROBE_DIR" ] || { echo "no $RFPROBE_DIR: the rfprobe module is not loaded"; exit_fail; }
 }
 
-# Skip (UNSUPPORTED) unless rfprobe's probe engine accepts definitions: the
-# module refuses every definition (EOPNOTSUPP) until the engine lands.
+# Fail (not skip) unless the module accepts a plain definition: a module
+# that refuses definitions must turn every test red, never into skips.
 rfprobe_require_engine() {
 	rfprobe_require
 	[ "${RFPROBE_TEST_TARGET:-}" != c ] || return 0
-	if printf '%s\n' 'f:rfprobe_probe_check/x vfs_read' >> $RFPROBE_DIR/dynamic_events 2>/dev/null; then
+	if printf '%s\n' 'f:rfprobe_probe_check/x vfs_read' >> $RFPROBE_DIR/dynamic_events; then
 		printf '%s\n' '-:rfprobe_probe_check/x' >> $RFPROBE_DIR/dynamic_events
 	else
-		echo "rfprobe does not accept definitions yet (no probe engine)"
-		exit_unsupported
+		echo "rfprobe refuses a plain definition ('f:rfprobe_probe_check/x vfs_read'):"
+		cat $RFPROBE_DIR/error_log
+		exit_fail
 	fi
 }
 

@@ -13,7 +13,8 @@
 #
 # Defaults: -k fast, the module built for that kernel (build/<variant>/rfprobe.ko),
 # all tests under selftests/test.d. Prints one line per test and a final
-# "N passed, N failed[, N skipped]" line; exits non-zero if a test failed, the
+# "N passed, N failed[, N skipped]" line (skips only from
+# selftests/skip-allowlist; any other skip is a failure); exits non-zero if a test failed, the
 # kernel log shows a splat (Oops, BUG, WARNING, lockdep, KASAN, kmemleak), the
 # module failed to load or unload, or the guest did not finish in time.
 set -euo pipefail
@@ -188,11 +189,34 @@ results() {
 		grep -aE "$re" "$console" || true
 	fi
 }
+# ftracetest logs travel back base64-encoded over the second serial port.
+if [ -s "$payload" ]; then
+	tr -d '\r' <"$payload" | base64 -d 2>/dev/null | tar -C "$logdir" -xf - 2>/dev/null || true
+fi
+
+# A skipped test (UNSUPPORTED) is a failed test unless its file is on
+# selftests/skip-allowlist ("NAME.tc reason" lines): a module that refuses
+# what a test needs, or a kernel without it, must not pass as skips. The
+# file name comes from the test's log ("N-NAME.tc-log.*").
+allowlist=$RFPROBE_TOP/selftests/skip-allowlist
+allowed_skip() { # result line; prints the reason
+	local n log name
+	n=${1#\[}; n=${n%%\]*}
+	log=$(ls "$logdir/logs/$n"-*.tc-log.* 2>/dev/null | head -1)
+	[ -n "$log" ] || return 1
+	name=${log##*/}; name=${name#"$n"-}; name=${name%%-log.*}
+	awk -v n="$name" '$1 == n { $1 = ""; sub(/^ /, ""); print; found = 1 } END { exit !found }' "$allowlist"
+}
 passed=0 failed=0 skipped=0
 while IFS= read -r line; do
 	case "$line" in
 	*"[PASS]" | *"[XFAIL]") passed=$((passed + 1)); echo "$line" ;;
-	*"[UNSUPPORTED]") skipped=$((skipped + 1)); echo "$line" ;;
+	*"[UNSUPPORTED]")
+		if why=$(allowed_skip "$line"); then
+			skipped=$((skipped + 1)); echo "$line (allowed: $why)"
+		else
+			failed=$((failed + 1)); echo "$line [FAIL: a skip not on selftests/skip-allowlist]"
+		fi ;;
 	*) failed=$((failed + 1)); echo "$line" ;;
 	esac
 done < <(results)
@@ -236,11 +260,6 @@ if [ -n "$splats" ]; then
 	check "kernel log clean (no Oops/BUG/WARNING/lockdep/KASAN/kmemleak)" 1
 else
 	check "kernel log clean (no Oops/BUG/WARNING/lockdep/KASAN/kmemleak)" 0
-fi
-
-# ftracetest logs travel back base64-encoded over the second serial port.
-if [ -s "$payload" ]; then
-	tr -d '\r' <"$payload" | base64 -d 2>/dev/null | tar -C "$logdir" -xf - 2>/dev/null || true
 fi
 
 summary="$passed passed, $failed failed"

@@ -751,7 +751,14 @@ mod tests {
             .into_iter()
             .chain(["/sys/kernel/btf/vmlinux".to_string()]);
         let Some(blob) = paths.clone().find_map(|p| std::fs::read(p).ok()) else {
-            eprintln!("SKIP: {test}: no BTF at {:?}", paths.collect::<Vec<_>>());
+            {
+                use std::io::Write as _;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "SKIP: {test}: no BTF at {:?}",
+                    paths.collect::<Vec<_>>()
+                );
+            }
             return;
         };
         let mut storage = vec![0u32; required_index_len(&blob).unwrap()];

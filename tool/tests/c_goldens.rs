@@ -446,7 +446,13 @@ fn c_goldens_6_12() {
 #[test]
 fn comparison_detects_differences() {
     let Some(k) = kernels() else {
-        eprintln!("SKIP: comparison_detects_differences: no RFPROBE_TEST_BTF_VMLINUX");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIP: comparison_detects_differences: no RFPROBE_TEST_BTF_VMLINUX"
+            );
+        }
         return;
     };
     let text = GOLDEN;

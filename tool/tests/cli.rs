@@ -13,7 +13,13 @@ fn test_btf(test: &str) -> Option<PathBuf> {
     match std::env::var_os("RFPROBE_TEST_BTF_VMLINUX") {
         Some(p) => Some(PathBuf::from(p)),
         None => {
-            eprintln!("SKIP: {test}: set RFPROBE_TEST_BTF_VMLINUX");
+            {
+                use std::io::Write as _;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "SKIP: {test}: set RFPROBE_TEST_BTF_VMLINUX"
+                );
+            }
             None
         }
     }
@@ -332,13 +338,23 @@ fn btf_from_elf_and_modules() {
         assert!(o.status.success(), "{err}");
         assert!(out.starts_with("ssize_t vfs_read("), "{out}");
     } else {
-        eprintln!("SKIP: no ELF vmlinux next to {}", btf.display());
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIP: no ELF vmlinux next to {}",
+                btf.display()
+            );
+        }
     }
     let ko = dir.join("samples/trace_events/trace-events-sample.ko");
     let raw = dir.join("trace-events-sample.btf");
     for m in [ko, raw] {
         if !m.exists() {
-            eprintln!("SKIP: no {}", m.display());
+            {
+                use std::io::Write as _;
+                let _ = writeln!(std::io::stderr(), "SKIP: no {}", m.display());
+            }
             continue;
         }
         let o = rfprobe(

@@ -77,7 +77,13 @@ fn top() -> PathBuf {
 /// Runs one `.tc` file; returns the number of `check_error` cases it ran.
 fn run_tc(name: &str) -> Option<usize> {
     let Some(btf) = std::env::var_os("RFPROBE_TEST_BTF_VMLINUX") else {
-        eprintln!("SKIP: {name}: set RFPROBE_TEST_BTF_VMLINUX to the test kernel's vmlinux.btf");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIP: {name}: set RFPROBE_TEST_BTF_VMLINUX to the test kernel's vmlinux.btf"
+            );
+        }
         return None;
     };
     let dir = std::env::temp_dir().join(format!("rfprobe-tc-{name}-{}", std::process::id()));

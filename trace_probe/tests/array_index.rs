@@ -19,19 +19,30 @@ use trace_probe::FetchType;
 /// The test kernel's BTF if given, else the host's; `None` (SKIP) if the
 /// structs used here are not as in 6.12.
 fn env(test: &str) -> Option<Env> {
-    let env = if std::env::var_os("RFPROBE_TEST_BTF_VMLINUX").is_some() {
+    if std::env::var_os("RFPROBE_TEST_BTF_VMLINUX").is_some() {
+        // The 6.12 test kernel: every lookup below must succeed.
         let btf = test_kernel_btf(test)?;
-        Env {
+        let dentry = btf.find_struct_or_union(b"dentry").expect("struct dentry");
+        assert!(
+            btf.find_member(dentry, b"d_iname").unwrap().is_some(),
+            "{test}: the 6.12 test kernel's struct dentry has d_iname"
+        );
+        return Some(Env {
             btf: Some(btf),
-            dentry: trace_probe::DentryOffsets::from_btf(btf)?,
-        }
-    } else {
-        Env::host(test)?
-    };
+            dentry: trace_probe::DentryOffsets::from_btf(btf).expect("dentry offsets"),
+        });
+    }
+    let env = Env::host(test)?;
     let btf = env.btf?;
     let dentry = btf.find_struct_or_union(b"dentry")?;
     if btf.find_member(dentry, b"d_iname").ok()?.is_none() {
-        eprintln!("SKIP: {test}: this BTF's struct dentry has no d_iname");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIP: {test}: this BTF's struct dentry has no d_iname"
+            );
+        }
         return None;
     }
     Some(env)

@@ -55,7 +55,13 @@ fn btf_env(test: &str) -> Option<Env> {
     match host_btf() {
         Some(b) => Some(Env(Some(b))),
         None => {
-            eprintln!("SKIP: {test}: cannot read/parse /sys/kernel/btf/vmlinux");
+            {
+                use std::io::Write as _;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "SKIP: {test}: cannot read/parse /sys/kernel/btf/vmlinux"
+                );
+            }
             None
         }
     }

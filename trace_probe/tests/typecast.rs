@@ -463,12 +463,25 @@ fn fetch_dump_names_each_step() {
 #[test]
 fn percpu_vars_match_system_map() {
     let Some(path) = std::env::var_os("RFPROBE_TEST_BTF_VMLINUX") else {
-        eprintln!("SKIP: percpu_vars_match_system_map: needs RFPROBE_TEST_BTF_VMLINUX");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIP: percpu_vars_match_system_map: needs RFPROBE_TEST_BTF_VMLINUX"
+            );
+        }
         return;
     };
     let map = std::path::Path::new(&path).with_file_name("System.map");
     let Ok(text) = std::fs::read_to_string(&map) else {
-        eprintln!("SKIP: percpu_vars_match_system_map: no {}", map.display());
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIP: percpu_vars_match_system_map: no {}",
+                map.display()
+            );
+        }
         return;
     };
     let btf = test_kernel_btf("percpu_vars_match_system_map").unwrap();

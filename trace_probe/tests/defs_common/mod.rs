@@ -17,19 +17,26 @@ use trace_probe::plan::{self, ModName, NameUse, Resolved, Verdict, Workspace};
 use trace_probe::probe::{ProbeDef, StoredDef};
 use trace_probe::resolve::{DentryOffsets, ProbeEnv, TracepointLookup};
 
-/// The host's vmlinux BTF, loaded once (None + SKIP line if unreadable).
+/// The host's vmlinux BTF, loaded once (None + SKIP line if the host has
+/// none; a blob that does not parse is a failure, not a skip).
 pub fn host_btf(test: &str) -> Option<&'static Btf<'static>> {
     static BTF: OnceLock<Option<&'static Btf<'static>>> = OnceLock::new();
     let b = *BTF.get_or_init(|| {
         let blob = std::fs::read("/sys/kernel/btf/vmlinux").ok()?;
         let blob: &'static [u8] = Box::leak(blob.into_boxed_slice());
-        let need = required_index_len(blob).ok()?;
+        let need = required_index_len(blob).expect("index length of the host's vmlinux BTF");
         let storage: &'static mut [u32] = Box::leak(vec![0u32; need].into_boxed_slice());
-        let btf = Btf::new(blob, storage).ok()?;
+        let btf = Btf::new(blob, storage).expect("parse the host's vmlinux BTF");
         Some(&*Box::leak(Box::new(btf)))
     });
     if b.is_none() {
-        eprintln!("SKIP: {test}: cannot read/parse /sys/kernel/btf/vmlinux");
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIP: {test}: cannot read/parse /sys/kernel/btf/vmlinux"
+            );
+        }
     }
     b
 }
@@ -48,9 +55,12 @@ pub fn test_kernel_btf(test: &str) -> Option<&'static Btf<'static>> {
         Some(&*Box::leak(Box::new(btf)))
     });
     if b.is_none() {
-        eprintln!(
+        {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(),
             "SKIP: {test}: set RFPROBE_TEST_BTF_VMLINUX to the raw .BTF of the 6.12 test kernel"
         );
+        }
     }
     b
 }
@@ -260,10 +270,13 @@ pub fn show(def: &ProbeDef) -> String {
 /// the host's (`None`: SKIP).
 pub fn test_or_host_env(test: &str) -> Option<Env> {
     if std::env::var_os("RFPROBE_TEST_BTF_VMLINUX").is_some() {
+        // The BTF these tests were written for: a failed lookup fails.
         let btf = test_kernel_btf(test)?;
         Some(Env {
             btf: Some(btf),
-            dentry: DentryOffsets::from_btf(btf)?,
+            dentry: DentryOffsets::from_btf(btf).unwrap_or_else(|| {
+                panic!("{test}: struct dentry/qstr not found in the test kernel's BTF")
+            }),
         })
     } else {
         Env::host(test)
