@@ -808,7 +808,7 @@ int rfprobe_direct_init(unsigned long taskinfo_save, unsigned long printk_key,
 struct rfprobe_direct notrace rfprobe_direct_reserve(struct trace_event_file *file,
 						    unsigned long len)
 {
-	struct rfprobe_direct d = { NULL, NULL };
+	struct rfprobe_direct d = { NULL, NULL, NULL };
 	struct trace_array *tr = file->tr;
 	struct ring_buffer_event *event;
 	struct trace_entry *ent;
@@ -839,9 +839,27 @@ struct rfprobe_direct notrace rfprobe_direct_reserve(struct trace_event_file *fi
 	ent = rfprobe_rb_event_data(event);
 	rfprobe_entry_setup(ent, file->event_call->event.type, ctx);
 	d.rec = ent;
+	d.event = event;
 	return d;
 }
 NOKPROBE_SYMBOL(rfprobe_direct_reserve);
+
+/*
+ * The event's filter on a filled direct record: true if it matches (the
+ * caller commits it), false if not: then it is discarded here, which also
+ * ends the reservation (as the core did before its per-CPU temporary
+ * buffer: the record is rolled back when nothing was written after it).
+ * The filter runs once per record, and rfprobe knows its verdict.
+ */
+bool notrace rfprobe_direct_filter(struct trace_event_file *file, struct trace_buffer *buffer,
+				   struct ring_buffer_event *event, void *rec)
+{
+	if (filter_match_preds(rcu_dereference_raw(file->filter), rec))
+		return true;
+	ring_buffer_discard_commit(buffer, event);
+	return false;
+}
+NOKPROBE_SYMBOL(rfprobe_direct_filter);
 
 void notrace rfprobe_direct_commit(struct trace_buffer *buffer)
 {
@@ -864,7 +882,13 @@ int rfprobe_direct_init(unsigned long taskinfo_save, unsigned long printk_key,
 
 struct rfprobe_direct rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len)
 {
-	return (struct rfprobe_direct){ NULL, NULL };
+	return (struct rfprobe_direct){ NULL, NULL, NULL };
+}
+
+bool rfprobe_direct_filter(struct trace_event_file *file, struct trace_buffer *buffer,
+			   struct ring_buffer_event *event, void *rec)
+{
+	return true;
 }
 
 void rfprobe_direct_commit(struct trace_buffer *buffer)

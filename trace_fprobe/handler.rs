@@ -123,8 +123,7 @@ fn record_static<const EXIT: bool, const FULL_REGS: bool>(
             let rec = unsafe { reserved(p, size) };
             hit.write_head(rec);
             let _ = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
-            buffer.commit();
-            Outcome::Written
+            buffer.commit(p)
         }
         Direct::Miss => file.refused(),
         Direct::Generic => record_static_generic(hit, file, size),
@@ -228,10 +227,7 @@ fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     }
     hit.write_head(rec);
     match how {
-        Reserved::Direct(buffer) => {
-            buffer.commit();
-            Outcome::Written
-        }
+        Reserved::Direct(buffer) => buffer.commit(p),
         // SAFETY: `fb` was filled by the reservation above, on `file`.
         Reserved::Generic => unsafe { fb.commit(file, hit.commit_regs()) },
     }

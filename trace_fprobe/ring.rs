@@ -142,13 +142,22 @@ impl EventFile<'_> {
     /// nothing needs the tracing core's generic path.
     #[inline(always)]
     pub(crate) fn reserve_direct(self, len: usize) -> Direct {
-        if self.flags() & DIRECT_BLOCK.load(Ordering::Acquire) != 0 {
+        let eflags = self.flags();
+        if eflags & DIRECT_BLOCK.load(Ordering::Acquire) != 0 {
             return Direct::Generic;
         }
         // SAFETY: A live, enabled file in handler context (type invariant).
         let d = unsafe { bindings::rfprobe_direct_reserve(self.0.as_ptr(), len as c_ulong) };
         match (NonNull::new(d.rec.cast::<u8>()), NonNull::new(d.buffer)) {
-            (Some(rec), Some(buffer)) => Direct::Rec(rec, RingBuffer(buffer)),
+            (Some(rec), Some(buffer)) => Direct::Rec(
+                rec,
+                RingBuffer {
+                    buffer,
+                    event: d.event,
+                    file: self.0,
+                    filtered: eflags & bindings::EVENT_FILE_FL_FILTERED != 0,
+                },
+            ),
             (None, Some(_)) => Direct::Miss,
             _ => Direct::Generic,
         }
@@ -156,15 +165,16 @@ impl EventFile<'_> {
 }
 
 /// Event-file flags that need the tracing core's generic record path:
-/// triggers (conditional or not), soft disable, PID filtering and filters
-/// (`trace_event_buffer_reserve()` handles them; a filter also needs its
-/// temporary buffer). rfprobe_direct_reserve() checks the rest (trace
-/// options, tracepoint_printk, ftrace exports).
+/// triggers (conditional or not), soft disable and PID filtering
+/// (`trace_event_buffer_reserve()` handles them). A filter alone does not:
+/// the direct path runs it once on the filled record and discards what it
+/// rejects ([`RingBuffer::commit`]), so rfprobe knows the verdict without
+/// running the filter twice. rfprobe_direct_reserve() checks the rest
+/// (trace options, tracepoint_printk, ftrace exports).
 const GENERIC_FLAGS: u32 = bindings::EVENT_FILE_FL_TRIGGER_MODE
     | bindings::EVENT_FILE_FL_TRIGGER_COND
     | bindings::EVENT_FILE_FL_SOFT_DISABLED
-    | bindings::EVENT_FILE_FL_PID_FILTER
-    | bindings::EVENT_FILE_FL_FILTERED;
+    | bindings::EVENT_FILE_FL_PID_FILTER;
 
 /// Event-file flags that rule the direct record path out: [`GENERIC_FLAGS`]
 /// once [`direct_init`] has enabled the path at the first definition
@@ -198,17 +208,39 @@ pub(crate) fn direct_init(vmlinux: &crate::btf::BtfData) {
     }
 }
 
-/// An open direct reservation's ring buffer.
+/// An open direct reservation: its ring buffer and event, the file it is
+/// for, and whether that file had a filter when it was made.
 #[must_use = "an open reservation must be committed"]
-pub(crate) struct RingBuffer(NonNull<bindings::trace_buffer>);
+pub(crate) struct RingBuffer {
+    buffer: NonNull<bindings::trace_buffer>,
+    event: *mut bindings::ring_buffer_event,
+    file: FileId,
+    filtered: bool,
+}
 
 impl RingBuffer {
-    /// Commits the record reserved on this buffer.
+    /// Commits the record `rec` (filled) reserved on this buffer, after
+    /// the event's filter if it has one: [`Outcome::Written`], or
+    /// [`Outcome::Filtered`] (the record discarded).
     #[inline(always)]
-    pub(crate) fn commit(self) {
-        // SAFETY: Made only by `reserve_direct` for its open reservation,
-        // which this consumes.
-        unsafe { bindings::rfprobe_direct_commit(self.0.as_ptr()) };
+    pub(crate) fn commit(self, rec: NonNull<u8>) -> Outcome {
+        // SAFETY: Made only by `reserve_direct` for its open reservation of
+        // `rec` (the caller's) on `file`, live in handler context; either
+        // call ends the reservation, which this consumes.
+        unsafe {
+            if self.filtered
+                && !bindings::rfprobe_direct_filter(
+                    self.file.as_ptr(),
+                    self.buffer.as_ptr(),
+                    self.event,
+                    rec.as_ptr().cast(),
+                )
+            {
+                return Outcome::Filtered;
+            }
+            bindings::rfprobe_direct_commit(self.buffer.as_ptr());
+        }
+        Outcome::Written
     }
 }
 
