@@ -180,10 +180,10 @@ rfprobe_sbs_tracecmd() { # n defs
 # The perf half of rfprobe_sidebyside: WORKLOAD under perf record (CPU 0) with every
 # cref/sbscN and rfsbs/sbsrN event; perf script must print the same arguments
 # for both, in the same order (perf decodes its samples with the format
-# files, the records are written by perf_trace_buf_submit). Skipped without
+# files, the records are written by perf_trace_buf_submit). Fails without
 # perf.
 rfprobe_sbs_perf() { # workload n defs
-	command -v perf > /dev/null || { echo "perf: not installed, skipped"; return 0; }
+	command -v perf > /dev/null || { echo "perf: not installed in the guest"; return 1; }
 	_sp_ev=
 	_sp_i=1
 	while [ $_sp_i -le $2 ]; do
@@ -207,9 +207,12 @@ rfprobe_sbs_perf() { # workload n defs
 # 1..N, the text after "CPREFIXi: " and after "RPREFIXi: " in FILE must be
 # the same lines in the same order, and there must be some.
 # rfprobe_sbs_edges_only C R: do the two sample lists differ only by up to
-# 20 samples missing at the start or the end of one of them (and agree on
-# at least 10 samples)? perf enables (and disables) a C event and its rfprobe
-# twin one after the other, so a hit can fall between the two.
+# 20 samples of C's at the start and up to 20 of rfprobe's at the end (and
+# agree on at least 10 samples)? perf enables, and disables, each C event
+# just before its rfprobe twin ("-e cref:... -e rfsbs:..."), so a hit can
+# fall between the two: at the start only C records it, at the end only
+# rfprobe. Any other difference (a sample missing mid-stream, or on the
+# wrong side) fails.
 rfprobe_sbs_edges_only() {
 	diff "$1" "$2" > $TMPDIR/sbs.diff && return 0
 	awk -v nc="$(wc -l < "$1")" -v nr="$(wc -l < "$2")" '
@@ -218,8 +221,8 @@ rfprobe_sbs_edges_only() {
 			op = ($0 ~ /a/) ? "a" : "d"
 			split($0, p, /[ad]/); split(p[1], l, ","); split(p[2], r, ",")
 			l1 = l[1]; l2 = (2 in l) ? l[2] : l[1]; r1 = r[1]; r2 = (2 in r) ? r[2] : r[1]
-			if (op == "d") { n = l2 - l1 + 1; if (l1 != 1 && l2 != nc) { bad = 1; exit } }
-			else { n = r2 - r1 + 1; if (r1 != 1 && r2 != nr) { bad = 1; exit } }
+			if (op == "d") { n = l2 - l1 + 1; if (l1 != 1) { bad = 1; exit } }
+			else { n = r2 - r1 + 1; if (r2 != nr) { bad = 1; exit } }
 			if (n > 20) { bad = 1; exit }
 			tot += n
 		}
@@ -230,14 +233,35 @@ rfprobe_sbs_edges_only() {
 # task, PID, CPU, the latency columns (irqs-off, need-resched, hard/softirq,
 # preemption and migrate-disable depth) and the arguments.
 # rfprobe_sbs_resched_only C R: do the two lists differ only in the
-# need-resched state of at most 2 lines (or one in ten)? The two handlers of one hit run
-# one after the other, and an interrupt between them may set need-resched
+# need-resched state of at most 3 lines, each time in the same direction?
+# The two handlers of one hit run one after the other with preemption off,
+# and an interrupt between them may set need-resched (never clear it): the
+# handler that runs second can have bits the first lacks, not the reverse
 # (seen: a softirq-context exit probe, C 0x10, rfprobe 0x34).
 rfprobe_sbs_resched_only() {
 	awk '
 		# The line without its need-resched state: the column after
 		# "] " in trace lines, bits 0x04 (TRACE_FLAG_NEED_RESCHED) and
 		# 0x20 (TRACE_FLAG_PREEMPT_RESCHED) of trace-cmd -l -R "CPU-0xFLAGS".
+		# The need-resched bits of a line (0x04 | 0x20), or -1.
+		function bits(l,    m, p, c, h, v, i) {
+			if (match(l, /^ *[^ ]+-[0-9]+ +\[[0-9]+\] [^ ]+ /)) {
+				m = substr(l, RSTART, RLENGTH)
+				c = substr(l, RSTART + index(m, "] ") + 2, 1)
+				return c == "N" ? 36 : c == "n" ? 4 : c == "p" ? 32 : 0
+			}
+			if (match(l, /^ *[^ ]+-[0-9]+ +[0-9]+-0x[0-9a-f]+ /)) {
+				h = substr(l, RSTART, RLENGTH); sub(/ $/, "", h); sub(/.*-0x/, "", h)
+				v = 0
+				for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+				return (int(v / 4) % 2) * 4 + (int(v / 32) % 2) * 32
+			}
+			return -1
+		}
+		# Are the bits of a a strict superset of those of b?
+		function gained(a, b) {
+			return a != b && (int(a / 4) % 2 >= int(b / 4) % 2) && (int(a / 32) % 2 >= int(b / 32) % 2)
+		}
 		function norm(l,    m, p, h, v, i) {
 			# Anchored on the line head ("TASK-PID  [CPU] FLAGS " or
 			# "TASK-PID  CPU-0xFLAGS "): arguments can hold "] " too.
@@ -263,10 +287,14 @@ rfprobe_sbs_resched_only() {
 			for (i = 1; i <= nc; i++) {
 				if (c[i] == r[i]) continue
 				if (norm(c[i]) != norm(r[i])) exit 1
+				cb = bits(c[i]); rb = bits(r[i])
+				side = gained(rb, cb) ? "r" : gained(cb, rb) ? "c" : "x"
+				if (side == "x" || (dir != "" && side != dir)) exit 1
+				dir = side
 				d++
 			}
-			# A race, not a rule: at most 2 lines or one in ten.
-			if (d > 2 && d * 10 > nc) exit 1
+			# A race, not a rule: at most 3 lines.
+			if (d > 3) exit 1
 		}' "$1" "$2"
 }
 
