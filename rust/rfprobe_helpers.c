@@ -805,10 +805,11 @@ int rfprobe_direct_init(unsigned long taskinfo_save, unsigned long printk_key,
 	return 0;
 }
 
-struct rfprobe_direct notrace rfprobe_direct_reserve(struct trace_event_file *file,
-						    unsigned long len)
+static __always_inline struct rfprobe_direct
+__rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len,
+			 struct ring_buffer_event **eventp)
 {
-	struct rfprobe_direct d = { NULL, NULL, NULL };
+	struct rfprobe_direct d = { NULL, NULL };
 	struct trace_array *tr = file->tr;
 	struct ring_buffer_event *event;
 	struct trace_entry *ent;
@@ -839,10 +840,27 @@ struct rfprobe_direct notrace rfprobe_direct_reserve(struct trace_event_file *fi
 	ent = rfprobe_rb_event_data(event);
 	rfprobe_entry_setup(ent, file->event_call->event.type, ctx);
 	d.rec = ent;
-	d.event = event;
+	*eventp = event;
 	return d;
 }
+
+struct rfprobe_direct notrace rfprobe_direct_reserve(struct trace_event_file *file,
+						    unsigned long len)
+{
+	struct ring_buffer_event *event;
+
+	return __rfprobe_direct_reserve(file, len, &event);
+}
 NOKPROBE_SYMBOL(rfprobe_direct_reserve);
+
+/* The same, for an event with a filter: also the ring-buffer event. */
+struct rfprobe_direct notrace rfprobe_direct_reserve_ev(struct trace_event_file *file,
+						       unsigned long len,
+						       struct ring_buffer_event **event)
+{
+	return __rfprobe_direct_reserve(file, len, event);
+}
+NOKPROBE_SYMBOL(rfprobe_direct_reserve_ev);
 
 /*
  * The event's filter on a filled direct record: true if it matches (the
@@ -882,7 +900,13 @@ int rfprobe_direct_init(unsigned long taskinfo_save, unsigned long printk_key,
 
 struct rfprobe_direct rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len)
 {
-	return (struct rfprobe_direct){ NULL, NULL, NULL };
+	return (struct rfprobe_direct){ NULL, NULL };
+}
+
+struct rfprobe_direct rfprobe_direct_reserve_ev(struct trace_event_file *file, unsigned long len,
+						struct ring_buffer_event **event)
+{
+	return (struct rfprobe_direct){ NULL, NULL };
 }
 
 bool rfprobe_direct_filter(struct trace_event_file *file, struct trace_buffer *buffer,

@@ -160,11 +160,12 @@ struct trace_buffer;
 struct rfprobe_direct {
 	void *rec;
 	struct trace_buffer *buffer;
-	struct ring_buffer_event *event;
 };
 int rfprobe_direct_init(unsigned long taskinfo_save, unsigned long printk_key,
 			unsigned long exports_key);
 struct rfprobe_direct rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len);
+struct rfprobe_direct rfprobe_direct_reserve_ev(struct trace_event_file *file, unsigned long len,
+						struct ring_buffer_event **event);
 void rfprobe_direct_commit(struct trace_buffer *buffer);
 bool rfprobe_direct_filter(struct trace_event_file *file, struct trace_buffer *buffer,
 			   struct ring_buffer_event *event, void *rec);

@@ -20,7 +20,7 @@ use crate::percpu::SCRATCH_SIZE;
 use crate::perf::{perf_size, PerfSample, PERF_RECORD_MAX};
 use crate::probe::Probe;
 use crate::regs::{Regs, RegsMachine};
-use crate::ring::{CoreBuffer, Direct, EventFile, RingBuffer};
+use crate::ring::{CoreBuffer, Direct, EventFile, Filtered, Reserve, RingBuffer};
 use crate::trace_probe::fetch::{Insn, Program};
 use crate::trace_probe::interp;
 use crate::trace_probe::profile::Outcome;
@@ -123,10 +123,35 @@ fn record_static<const EXIT: bool, const FULL_REGS: bool>(
             let rec = unsafe { reserved(p, size) };
             hit.write_head(rec);
             let _ = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
-            buffer.commit(p)
+            buffer.commit();
+            Outcome::Written
         }
         Direct::Miss => file.refused(),
         Direct::Generic => record_static_generic(hit, file, size),
+    }
+}
+
+/// [`record_static`] for an event whose only reason for the generic path
+/// is a filter: written directly, the filter run once on the record
+/// ([`EventFile::reserve_filtered`]). `None`: take the generic path.
+#[inline(never)]
+fn record_static_filtered<const EXIT: bool, const FULL_REGS: bool>(
+    hit: &Hit<'_, EXIT, FULL_REGS>,
+    file: EventFile<'_>,
+    size: usize,
+) -> Option<Outcome> {
+    let probe = hit.probe;
+    match file.reserve_filtered(size) {
+        Reserve::Rec(p, filtered) => {
+            // SAFETY: The reservation holds `size` bytes, open until the
+            // commit.
+            let rec = unsafe { reserved(p, size) };
+            hit.write_head(rec);
+            let _ = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
+            Some(filtered.commit(file, p))
+        }
+        Reserve::Miss => Some(file.refused()),
+        Reserve::No => None,
     }
 }
 
@@ -137,6 +162,9 @@ fn record_static_generic<const EXIT: bool, const FULL_REGS: bool>(
     file: EventFile<'_>,
     size: usize,
 ) -> Outcome {
+    if let Some(o) = record_static_filtered(hit, file, size) {
+        return o;
+    }
     let probe = hit.probe;
     let mut fb = CoreBuffer::new();
     let p = match fb.reserve::<false>(file, size) {
@@ -167,6 +195,8 @@ fn record<const EXIT: bool, const FULL_REGS: bool>(
 /// Where a dynamic record was reserved, to commit it there.
 enum Reserved {
     Direct(RingBuffer),
+    /// Direct, with the event's filter to run at the commit.
+    Filtered(Filtered),
     Generic,
 }
 
@@ -227,7 +257,11 @@ fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     }
     hit.write_head(rec);
     match how {
-        Reserved::Direct(buffer) => buffer.commit(p),
+        Reserved::Direct(buffer) => {
+            buffer.commit();
+            Outcome::Written
+        }
+        Reserved::Filtered(filtered) => filtered.commit(file, p),
         // SAFETY: `fb` was filled by the reservation above, on `file`.
         Reserved::Generic => unsafe { fb.commit(file, hit.commit_regs()) },
     }
@@ -249,10 +283,14 @@ fn reserve_dynamic(
     let why = match file.reserve_direct(res.len) {
         Direct::Rec(p, buffer) => return Ok((p, Reserved::Direct(buffer))),
         Direct::Miss => file.refused(),
-        // The triggers ran before the program.
-        Direct::Generic => match fb.reserve::<true>(file, res.len) {
-            Ok(p) => return Ok((p, Reserved::Generic)),
-            Err(o) => o,
+        Direct::Generic => match file.reserve_filtered(res.len) {
+            Reserve::Rec(p, filtered) => return Ok((p, Reserved::Filtered(filtered))),
+            Reserve::Miss => file.refused(),
+            // The triggers ran before the program.
+            Reserve::No => match fb.reserve::<true>(file, res.len) {
+                Ok(p) => return Ok((p, Reserved::Generic)),
+                Err(o) => o,
+            },
         },
     };
     if why == Outcome::Full && res.len > SAFE_RECORD_SIZE {

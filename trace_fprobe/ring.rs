@@ -142,39 +142,56 @@ impl EventFile<'_> {
     /// nothing needs the tracing core's generic path.
     #[inline(always)]
     pub(crate) fn reserve_direct(self, len: usize) -> Direct {
-        let eflags = self.flags();
-        if eflags & DIRECT_BLOCK.load(Ordering::Acquire) != 0 {
+        if self.flags() & DIRECT_BLOCK.load(Ordering::Acquire) != 0 {
             return Direct::Generic;
         }
         // SAFETY: A live, enabled file in handler context (type invariant).
         let d = unsafe { bindings::rfprobe_direct_reserve(self.0.as_ptr(), len as c_ulong) };
         match (NonNull::new(d.rec.cast::<u8>()), NonNull::new(d.buffer)) {
-            (Some(rec), Some(buffer)) => Direct::Rec(
-                rec,
-                RingBuffer {
-                    buffer,
-                    event: d.event,
-                    file: self.0,
-                    filtered: eflags & bindings::EVENT_FILE_FL_FILTERED != 0,
-                },
-            ),
+            (Some(rec), Some(buffer)) => Direct::Rec(rec, RingBuffer(buffer)),
             (None, Some(_)) => Direct::Miss,
             _ => Direct::Generic,
+        }
+    }
+
+    /// For a file whose only reason for the generic path is a filter
+    /// (and where the direct path is available): reserves a record of
+    /// `len` bytes straight in the ring buffer, to be committed through
+    /// [`Filtered::commit`], which runs the filter once and discards what
+    /// it rejects. [`Reserve::No`]: take the generic path.
+    #[inline(always)]
+    pub(crate) fn reserve_filtered(self, len: usize) -> Reserve<Filtered> {
+        let block = self.flags() & DIRECT_BLOCK.load(Ordering::Acquire);
+        if block != bindings::EVENT_FILE_FL_FILTERED {
+            return Reserve::No;
+        }
+        let mut event = core::ptr::null_mut();
+        // SAFETY: A live, enabled file in handler context (type invariant);
+        // `event` is a local.
+        let d = unsafe {
+            bindings::rfprobe_direct_reserve_ev(self.0.as_ptr(), len as c_ulong, &mut event)
+        };
+        match (NonNull::new(d.rec.cast::<u8>()), NonNull::new(d.buffer)) {
+            (Some(rec), Some(buffer)) => Reserve::Rec(rec, Filtered { buffer, event }),
+            (None, Some(_)) => Reserve::Miss,
+            _ => Reserve::No,
         }
     }
 }
 
 /// Event-file flags that need the tracing core's generic record path:
-/// triggers (conditional or not), soft disable and PID filtering
-/// (`trace_event_buffer_reserve()` handles them). A filter alone does not:
-/// the direct path runs it once on the filled record and discards what it
-/// rejects ([`RingBuffer::commit`]), so rfprobe knows the verdict without
-/// running the filter twice. rfprobe_direct_reserve() checks the rest
-/// (trace options, tracepoint_printk, ftrace exports).
+/// triggers (conditional or not), soft disable, PID filtering and filters
+/// (`trace_event_buffer_reserve()` handles them). A filter alone is
+/// handled off the common path by [`EventFile::reserve_filtered`]: the
+/// record is written directly, the filter runs once on it and what it
+/// rejects is discarded, so rfprobe knows the verdict without running the
+/// filter twice. rfprobe_direct_reserve() checks the rest (trace options,
+/// tracepoint_printk, ftrace exports).
 const GENERIC_FLAGS: u32 = bindings::EVENT_FILE_FL_TRIGGER_MODE
     | bindings::EVENT_FILE_FL_TRIGGER_COND
     | bindings::EVENT_FILE_FL_SOFT_DISABLED
-    | bindings::EVENT_FILE_FL_PID_FILTER;
+    | bindings::EVENT_FILE_FL_PID_FILTER
+    | bindings::EVENT_FILE_FL_FILTERED;
 
 /// Event-file flags that rule the direct record path out: [`GENERIC_FLAGS`]
 /// once [`direct_init`] has enabled the path at the first definition
@@ -208,34 +225,53 @@ pub(crate) fn direct_init(vmlinux: &crate::btf::BtfData) {
     }
 }
 
-/// An open direct reservation: its ring buffer and event, the file it is
-/// for, and whether that file had a filter when it was made.
+/// An open direct reservation's ring buffer.
 #[must_use = "an open reservation must be committed"]
-pub(crate) struct RingBuffer {
-    buffer: NonNull<bindings::trace_buffer>,
-    event: *mut bindings::ring_buffer_event,
-    file: FileId,
-    filtered: bool,
-}
+pub(crate) struct RingBuffer(NonNull<bindings::trace_buffer>);
 
 impl RingBuffer {
-    /// Commits the record `rec` (filled) reserved on this buffer, after
-    /// the event's filter if it has one: [`Outcome::Written`], or
-    /// [`Outcome::Filtered`] (the record discarded).
+    /// Commits the record reserved on this buffer.
     #[inline(always)]
-    pub(crate) fn commit(self, rec: NonNull<u8>) -> Outcome {
-        // SAFETY: Made only by `reserve_direct` for its open reservation of
-        // `rec` (the caller's) on `file`, live in handler context; either
-        // call ends the reservation, which this consumes.
+    pub(crate) fn commit(self) {
+        // SAFETY: Made only by `reserve_direct` for its open reservation,
+        // which this consumes.
+        unsafe { bindings::rfprobe_direct_commit(self.0.as_ptr()) };
+    }
+}
+
+/// How [`EventFile::reserve_filtered`] went.
+pub(crate) enum Reserve<T> {
+    /// The record (header written) and what commits it.
+    Rec(NonNull<u8>, T),
+    /// The ring buffer refused the reservation.
+    Miss,
+    /// Not for this path: take the generic one.
+    No,
+}
+
+/// An open direct reservation of a filtered event: its ring buffer and
+/// ring-buffer event.
+#[must_use = "an open reservation must be committed"]
+pub(crate) struct Filtered {
+    buffer: NonNull<bindings::trace_buffer>,
+    event: *mut bindings::ring_buffer_event,
+}
+
+impl Filtered {
+    /// Runs `file`'s filter on the filled record `rec` and commits it
+    /// ([`Outcome::Written`]) or discards it ([`Outcome::Filtered`]).
+    #[inline(always)]
+    pub(crate) fn commit(self, file: EventFile<'_>, rec: NonNull<u8>) -> Outcome {
+        // SAFETY: Made only by `reserve_filtered` on `file` (live in handler
+        // context) for its open reservation of `rec`; either call ends the
+        // reservation, which this consumes.
         unsafe {
-            if self.filtered
-                && !bindings::rfprobe_direct_filter(
-                    self.file.as_ptr(),
-                    self.buffer.as_ptr(),
-                    self.event,
-                    rec.as_ptr().cast(),
-                )
-            {
+            if !bindings::rfprobe_direct_filter(
+                file.0.as_ptr(),
+                self.buffer.as_ptr(),
+                self.event,
+                rec.as_ptr().cast(),
+            ) {
                 return Outcome::Filtered;
             }
             bindings::rfprobe_direct_commit(self.buffer.as_ptr());
