@@ -162,8 +162,10 @@ fn record_static_generic<const EXIT: bool, const FULL_REGS: bool>(
     file: EventFile<'_>,
     size: usize,
 ) -> Outcome {
-    if let Some(o) = record_static_filtered(hit, file, size) {
-        return o;
+    if file.filter_only() {
+        if let Some(o) = record_static_filtered(hit, file, size) {
+            return o;
+        }
     }
     let probe = hit.probe;
     let mut fb = CoreBuffer::new();

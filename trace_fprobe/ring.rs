@@ -154,6 +154,13 @@ impl EventFile<'_> {
         }
     }
 
+    /// Is a filter the file's only reason for the generic path (and the
+    /// direct path available)?
+    #[inline(always)]
+    pub(crate) fn filter_only(self) -> bool {
+        self.flags() & DIRECT_BLOCK.load(Ordering::Acquire) == bindings::EVENT_FILE_FL_FILTERED
+    }
+
     /// For a file whose only reason for the generic path is a filter
     /// (and where the direct path is available): reserves a record of
     /// `len` bytes straight in the ring buffer, to be committed through
@@ -161,8 +168,7 @@ impl EventFile<'_> {
     /// it rejects. [`Reserve::No`]: take the generic path.
     #[inline(always)]
     pub(crate) fn reserve_filtered(self, len: usize) -> Reserve<Filtered> {
-        let block = self.flags() & DIRECT_BLOCK.load(Ordering::Acquire);
-        if block != bindings::EVENT_FILE_FL_FILTERED {
+        if !self.filter_only() {
             return Reserve::No;
         }
         let mut event = core::ptr::null_mut();
