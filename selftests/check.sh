@@ -60,6 +60,11 @@ selftests/build-module.sh "$kdir" build/fast >/dev/null || die "module build (fa
 selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko 2>&1 | tee build/check/vm-fast.log
 count "VM suite (fast)" build/check/vm-fast.log "${PIPESTATUS[0]}"
 
+stage "ported upstream tests against the C implementation (their expectations are C's)"
+selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko -e RFPROBE_TEST_TARGET=c selftests/test.d/dynevent \
+	2>&1 | tee build/check/vm-c-target.log
+count "ported tests against C (fast)" build/check/vm-c-target.log "${PIPESTATUS[0]}"
+
 stage "runner self-tests (each run must fail)"
 selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko selftests/runner-tests/deliberate_fail.tc \
 	selftests/runner-tests/deliberate_skip.tc >build/check/runner-fail.log 2>&1

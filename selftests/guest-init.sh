@@ -12,6 +12,16 @@ mount -t tracefs nodev /sys/kernel/tracing
 mount -t debugfs nodev /sys/kernel/debug
 . /run.conf
 echo "RFPROBE-BOOTED $(uname -r)"
+# A kernel report before rfprobe is loaded is not rfprobe's, but it spoils
+# the run (KASAN and lockdep switch themselves off after one report):
+# run-vm.sh boots again, so stop now rather than run the tests for nothing.
+if dmesg | grep -qE "$SPLAT_RE"; then
+	echo "RFPROBE-SPOILED-BOOT"
+	echo "RFPROBE-DMESG-BEGIN"
+	dmesg
+	echo "RFPROBE-DMESG-END"
+	reboot -f
+fi
 
 kmemleak=/sys/kernel/debug/kmemleak
 # Only leaks that appear from here on are ours to report.

@@ -173,57 +173,77 @@ rfprobe_sbs_tracecmd() { # n defs
 		cat $TMPDIR/sbs.terr
 		return 1
 	fi
+	# A faulted string's raw bytes (see rfprobe_sbs_compare) can hold a
+	# newline: a line that does not start a record ("TASK-PID CPU-0xFLAGS")
+	# continues the one before it.
+	awk '/^ *[^ ]+-[0-9]+ +[0-9]+-0x[0-9a-f]+ / { if (r) print l; l = $0; r = 1; next }
+		r { l = l "\\n" $0; next }
+		{ print }
+		END { if (r) print l }' $TMPDIR/sbs.report > $TMPDIR/sbs.joined
 	echo "trace-cmd report -l -R:"
-	rfprobe_sbs_compare $TMPDIR/sbs.report "sbsc" "sbsr" "raw records" $1 $2
+	rfprobe_sbs_compare $TMPDIR/sbs.joined "sbsc" "sbsr" "raw records" $1 $2
 }
 
 # The perf half of rfprobe_sidebyside: WORKLOAD under perf record (CPU 0) with every
 # cref/sbscN and rfsbs/sbsrN event; perf script must print the same arguments
 # for both, in the same order (perf decodes its samples with the format
-# files, the records are written by perf_trace_buf_submit). Fails without
-# perf.
+# files, the records are written by perf_trace_buf_submit). Run twice, with
+# C's events first on perf's command line and then rfprobe's, which moves
+# the edge samples that rfprobe_sbs_edges_only allows to the other side.
+# Fails without perf.
 rfprobe_sbs_perf() { # workload n defs
 	command -v perf > /dev/null || { echo "perf: not installed in the guest"; return 1; }
-	_sp_ev=
-	_sp_i=1
-	while [ $_sp_i -le $2 ]; do
-		_sp_ev="$_sp_ev -e cref:sbsc$_sp_i -e rfsbs:sbsr$_sp_i"
-		_sp_i=$((_sp_i + 1))
+	_sp_fail=0
+	for _sp_first in c r; do
+		_sp_ev=
+		_sp_i=1
+		while [ $_sp_i -le $2 ]; do
+			if [ $_sp_first = c ]; then
+				_sp_ev="$_sp_ev -e cref:sbsc$_sp_i -e rfsbs:sbsr$_sp_i"
+			else
+				_sp_ev="$_sp_ev -e rfsbs:sbsr$_sp_i -e cref:sbsc$_sp_i"
+			fi
+			_sp_i=$((_sp_i + 1))
+		done
+		# CPU 0 only, where the workload runs (pinned above), system-wide:
+		# the hits of a task's exit come after its own perf events are gone.
+		if ! TMPDIR=$TMPDIR perf record -q -C 0 -o $TMPDIR/sbs.data $_sp_ev -- \
+			sh -c ". $FTRACETEST_ROOT/test.d/rfprobe/rfprobe_functions.sh; $1" > $TMPDIR/sbs.perr 2>&1; then
+			cat $TMPDIR/sbs.perr
+			return 1
+		fi
+		perf script -i $TMPDIR/sbs.data > $TMPDIR/sbs.script 2> $TMPDIR/sbs.serr || {
+			cat $TMPDIR/sbs.serr; return 1; }
+		if [ $_sp_first = c ]; then echo "perf (C's events enabled first):"
+		else echo "perf (rfprobe's events enabled first):"; fi
+		rfprobe_sbs_compare $TMPDIR/sbs.script "cref:sbsc" "rfsbs:sbsr" samples $2 $3 || _sp_fail=1
 	done
-	# CPU 0 only, where the workload runs (pinned above), system-wide: the
-	# hits of a task's exit come after its own perf events are gone.
-	if ! TMPDIR=$TMPDIR perf record -q -C 0 -o $TMPDIR/sbs.data $_sp_ev -- \
-		sh -c ". $FTRACETEST_ROOT/test.d/rfprobe/rfprobe_functions.sh; $1" > $TMPDIR/sbs.perr 2>&1; then
-		cat $TMPDIR/sbs.perr
-		return 1
-	fi
-	perf script -i $TMPDIR/sbs.data > $TMPDIR/sbs.script 2> $TMPDIR/sbs.serr || {
-		cat $TMPDIR/sbs.serr; return 1; }
-	echo "perf:"
-	rfprobe_sbs_compare $TMPDIR/sbs.script "cref:sbsc" "rfsbs:sbsr" samples $2 $3
+	return $_sp_fail
 }
 
 # rfprobe_sbs_compare FILE CPREFIX RPREFIX WHAT N DEFS: for each definition
 # 1..N, the text after "CPREFIXi: " and after "RPREFIXi: " in FILE must be
 # the same lines in the same order, and there must be some.
 # rfprobe_sbs_edges_only C R: do the two sample lists differ only by up to
-# 20 samples of C's at the start and up to 20 of rfprobe's at the end (and
-# agree on at least 10 samples)? perf enables, and disables, each C event
-# just before its rfprobe twin ("-e cref:... -e rfsbs:..."), so a hit can
-# fall between the two: at the start only C records it, at the end only
-# rfprobe. Any other difference (a sample missing mid-stream, or on the
-# wrong side) fails.
+# 20 samples of the first-enabled side's at the start and up to 20 of the
+# other side's at the end (and agree on at least 10 samples)? perf enables,
+# and disables, the events in command-line order ($_sp_first: c when each C
+# event comes just before its rfprobe twin, r for the reverse), so a hit can
+# fall between the two: at the start only the first one records it, at the
+# end only the second. Any other difference (a sample missing mid-stream,
+# or on the wrong side) fails.
 rfprobe_sbs_edges_only() {
 	diff "$1" "$2" > $TMPDIR/sbs.diff && return 0
-	awk -v nc="$(wc -l < "$1")" -v nr="$(wc -l < "$2")" '
+	awk -v nc="$(wc -l < "$1")" -v nr="$(wc -l < "$2")" -v first="${_sp_first:-c}" '
 		/^[0-9]/ {
 			if ($0 !~ /^[0-9,]+[ad][0-9,]+$/) { bad = 1; exit }
 			op = ($0 ~ /a/) ? "a" : "d"
 			split($0, p, /[ad]/); split(p[1], l, ","); split(p[2], r, ",")
 			l1 = l[1]; l2 = (2 in l) ? l[2] : l[1]; r1 = r[1]; r2 = (2 in r) ? r[2] : r[1]
-			if (op == "d") { n = l2 - l1 + 1; if (l1 != 1) { bad = 1; exit } }
-			else { n = r2 - r1 + 1; if (r2 != nr) { bad = 1; exit } }
-			if (n > 20) { bad = 1; exit }
+			# "d": samples only C has; "a": samples only rfprobe has.
+			if (op == "d") { n = l2 - l1 + 1; edge = (first == "c") ? l1 == 1 : l2 == nc }
+			else { n = r2 - r1 + 1; edge = (first == "c") ? r2 == nr : r1 == 1 }
+			if (!edge || n > 20) { bad = 1; exit }
 			tot += n
 		}
 		END { if (bad || (nc < nr ? nc : nr) - tot < 10) exit 1 }' $TMPDIR/sbs.diff
@@ -309,12 +329,30 @@ rfprobe_sbs_compare() {
 		"raw records")
 			# A string whose fetch faulted has length 0, and -R prints
 			# the bytes at its offset up to a NUL: what the ring buffer
-			# page held there before. Those records ("(fault)" in trace,
-			# same order) are compared as "(fault)".
+			# page held there before. In those records (same order as
+			# the text ones), the value of each field that reads
+			# "NAME=(fault)" in the text is compared as "(fault)": the
+			# text from "NAME=" to the next field's " NEXT=" (fields in
+			# the format's order), everything else as it is.
+			sed -n 's/^\tfield:.*[ *]\([A-Za-z_][A-Za-z0-9_]*\)\(\[[0-9]*\]\)\{0,1\};.*/\1/p' \
+				events/cref/sbsc$_sc_i/format | grep -v '^common_' > $TMPDIR/sbs.fields
 			for _sc_f in c r; do
-				awk 'NR == FNR { f[FNR] = index($0, "(fault)") > 0; next }
-					{ print (f[FNR] ? "(fault)" : $0) }' \
-					$TMPDIR/sbs.text$_sc_i $TMPDIR/sbs.$_sc_f > $TMPDIR/sbs.m
+				awk -v names="$(tr '\n' ' ' < $TMPDIR/sbs.fields)" '
+					BEGIN { n = split(names, nm, " ") }
+					NR == FNR { t[FNR] = $0; next }
+					{
+						l = $0
+						for (i = 1; i <= n && index(t[FNR], "(fault)"); i++) {
+							if (!index(t[FNR], " " nm[i] "=(fault)")) continue
+							s = index(l, " " nm[i] "=")
+							if (!s) continue
+							rest = substr(l, s + length(nm[i]) + 2)
+							e = i < n ? index(rest, " " nm[i + 1] "=") : length(rest) + 1
+							if (!e) continue
+							l = substr(l, 1, s) nm[i] "=(fault)" substr(rest, e)
+						}
+						print l
+					}' $TMPDIR/sbs.text$_sc_i $TMPDIR/sbs.$_sc_f > $TMPDIR/sbs.m
 				mv $TMPDIR/sbs.m $TMPDIR/sbs.$_sc_f
 			done
 			;;
@@ -324,7 +362,7 @@ rfprobe_sbs_compare() {
 			echo "  no $4"; _sc_fail=1
 		elif [ "$4" = samples ] && ! cmp -s $TMPDIR/sbs.c $TMPDIR/sbs.r &&
 			rfprobe_sbs_edges_only $TMPDIR/sbs.c $TMPDIR/sbs.r; then
-			echo "  identical but for samples at the start or end (perf enables and disables the events one by one):"
+			echo "  identical but for samples at the start or end (perf enables and disables the events one by one, first the $_sp_first side):"
 			diff $TMPDIR/sbs.c $TMPDIR/sbs.r | grep '^[0-9]' | sed 's/^/  /' || :
 		elif [ "$4" != samples ] && ! cmp -s $TMPDIR/sbs.c $TMPDIR/sbs.r &&
 			rfprobe_sbs_resched_only $TMPDIR/sbs.c $TMPDIR/sbs.r; then

@@ -5,11 +5,13 @@
 #
 #   run-vm.sh [-k fast|debug] [-m MODULE.ko] [-p 'param=value ...'] [-t SECONDS]
 #             [-o LOGDIR] [-c 'guest shell command'] [-f SRC:DST]... [-s SMP]
-#             [-q 'extra QEMU args'] [TEST.tc|TESTDIR ...]
+#             [-q 'extra QEMU args'] [-e NAME=VALUE]... [TEST.tc|TESTDIR ...]
 #
 # -f copies a host file into the initramfs at /DST (repeatable); -s sets the
 # guest CPU count (default 2); -q appends QEMU arguments (word-split), e.g.
 # -s 1 -q '-icount shift=0,sleep=off' for instruction-counting guest time.
+# -e exports NAME=VALUE to the tests (repeatable), e.g. -e RFPROBE_TEST_TARGET=c
+# runs them against the kernel's C implementation.
 #
 # Defaults: -k fast, the module built for that kernel (build/<variant>/rfprobe.ko),
 # all tests under selftests/test.d. Prints one line per test and a final
@@ -20,8 +22,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 
-variant=fast module= modparams= timeout= logdir= guestcmd= smp=2 qemu_extra= extra_files=()
-while getopts "k:m:p:t:o:c:f:s:q:h" opt; do
+variant=fast module= modparams= timeout= logdir= guestcmd= smp=2 qemu_extra= extra_files=() guest_env=()
+while getopts "k:m:p:t:o:c:f:s:q:e:h" opt; do
 	case $opt in
 	k) variant=$OPTARG ;;
 	m) module=$OPTARG ;;
@@ -32,7 +34,9 @@ while getopts "k:m:p:t:o:c:f:s:q:h" opt; do
 	f) extra_files+=("$OPTARG") ;;
 	s) smp=$OPTARG ;;
 	q) qemu_extra=$OPTARG ;;
-	*) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	e) [[ $OPTARG =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || die "-e wants NAME=VALUE, not '$OPTARG'"
+	   guest_env+=("$OPTARG") ;;
+	*) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -118,18 +122,6 @@ cp "$RFPROBE_TOP/selftests/rfprobe_functions.sh" "$stage/ftrace/test.d/rfprobe/"
 # rfprobe check).
 cp "$RFPROBE_TOP/selftests/goldens/definitions.txt" "$stage/ftrace/test.d/rfprobe/goldens-definitions.txt"
 
-cat >"$stage/run.conf" <<EOF
-MODPARAMS='$modparams'
-TESTS='$guest_tests'
-GUESTCMD='$(printf '%s' "$guestcmd" | sed "s/'/'\\\\''/g")'
-EOF
-cp "$RFPROBE_TOP/selftests/guest-init.sh" "$stage/init"
-chmod +x "$stage/init"
-(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$logdir/initrd.gz"
-
-# --- boot ----------------------------------------------------------------
-console=$logdir/console.log
-payload=$logdir/payload.b64
 # Kernel messages only (timestamped lines), so test output cannot fake or hide a splat.
 splat_re='Oops|BUG:|WARNING:|Kernel panic|general protection fault|possible circular locking|'
 splat_re+='possible recursive locking|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|'
@@ -137,6 +129,22 @@ splat_re+='lockdep is turned off|UBSAN:|'
 splat_re+='unreferenced object|kmemleak: [0-9]+ new suspected|Unknown symbol|module verification failed|'
 splat_re+='disagrees about version|rcu.*detected stall|soft lockup|hung_task|Call Trace:'
 
+cat >"$stage/run.conf" <<EOF
+SPLAT_RE='$splat_re'
+MODPARAMS='$modparams'
+TESTS='$guest_tests'
+GUESTCMD='$(printf '%s' "$guestcmd" | sed "s/'/'\\\\''/g")'
+EOF
+for e in ${guest_env[@]+"${guest_env[@]}"}; do
+	printf "export %s='%s'\n" "${e%%=*}" "$(printf '%s' "${e#*=}" | sed "s/'/'\\\\''/g")" >>"$stage/run.conf"
+done
+cp "$RFPROBE_TOP/selftests/guest-init.sh" "$stage/init"
+chmod +x "$stage/init"
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$logdir/initrd.gz"
+
+# --- boot ----------------------------------------------------------------
+console=$logdir/console.log
+payload=$logdir/payload.b64
 # tp_printk tp_printk_stop_on_boot: the kernel.tracepoint_printk sysctl only
 # works if tp_printk was given at boot; stopped at the end of the boot, so
 # nothing is printed until a test sets it (record_paths.tc).
@@ -161,22 +169,26 @@ boot() {
 	set -e
 }
 
-# A kernel report before /init ran (RFPROBE-BOOTED) cannot be rfprobe's (the
-# module is not loaded yet), but it spoils the boot: KASAN and lockdep switch
+# A kernel report before the tests start cannot be rfprobe's (the module is
+# not loaded yet), but it spoils the boot: KASAN and lockdep switch
 # themselves off after their first report, so the tests would run without
-# them. Such a boot is retried once; a second one fails the run as usual.
-# (Seen: an early-boot KASAN report in handle_edge_irq on the debug kernel
-# under TCG, before any module.)
-boot
-pre_boot=$(awk '/^RFPROBE-BOOTED/ { exit } /^\[ *[0-9]+\.[0-9]+\]/ { print }' "$console" |
-	grep -aE "$splat_re" | head -5 || true)
-if [ -n "$pre_boot" ] && grep -aq '^RFPROBE-BOOTED' "$console"; then
-	echo "[retry] kernel report during boot, before rfprobe was loaded (not rfprobe's; the boot is spoiled):"
-	echo "$pre_boot" | sed 's/^/  | /'
-	mv "$console" "$logdir/console.spoiled-boot.log"
-	rm -f "$payload"
+# them. The guest's /init stops at once when its dmesg shows one
+# (RFPROBE-SPOILED-BOOT) and the boot is tried again, three times in all; a
+# run whose boots are all spoiled fails as usual. (Seen: early-boot KASAN
+# reports in handle_edge_irq and do_raw_spin_lock on the debug kernel under
+# TCG, before any module, about one boot in ten.)
+attempt=1
+while :; do
 	boot
-fi
+	grep -aq '^RFPROBE-SPOILED-BOOT' "$console" || break
+	echo "[retry] kernel report during boot, before rfprobe was loaded (not rfprobe's; boot $attempt is spoiled):"
+	sed -n '/^RFPROBE-DMESG-BEGIN/,/^RFPROBE-DMESG-END/p' "$console" | grep -aE "$splat_re" | head -5 |
+		sed 's/^/  | /' || true
+	[ $attempt -lt 3 ] || break
+	mv "$console" "$logdir/console.spoiled-boot-$attempt.log"
+	rm -f "$payload"
+	attempt=$((attempt + 1))
+done
 
 # --- verdict ---------------------------------------------------------------
 # Result lines: from ftracetest's log (clean) when the guest got that far,

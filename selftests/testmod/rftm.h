@@ -27,6 +27,7 @@ long rftm_args8(long a1, int a2, u64 a3, struct rftm_obj *a4, short a5, u8 a6, l
 int rftm_hardirq(struct rftm_obj *o, int seq);
 int rftm_softirq(struct rftm_obj *o, int seq);
 int rftm_process(struct rftm_obj *o, int seq);
+int rftm_resched(struct rftm_obj *o, int seq);
 struct dentry;
 u64 rftm_sleep(unsigned int ms);
 /* An enum with a duplicate value and a negative one (:enum tests). */
@@ -39,4 +40,5 @@ enum rftm_color {
 };
 int rftm_paint(enum rftm_color c, int n);
 void rftm_sleep_init(struct dentry *dir);
+void rftm_fault_init(struct dentry *dir);
 #endif

@@ -15,13 +15,17 @@
  *                            local APIC's self-interrupt on x86)
  *   rftm_softirq(&obj8, i)   in softirq context (a tasklet)
  *   rftm_process(&obj4, i)   in the writer's process context
+ *   rftm_resched(&obj8, i)   in the writer's process context, preemption
+ *                            off and both need-resched bits set (the
+ *                            thread flag and the preempt count's), then
+ *                            rescheduled
  * and returns when all have run.
  *
  * Writing 1 to .../export registers an ftrace export (TRACE_EXPORT_EVENT)
  * that counts the events it is given, 0 unregisters it; reading gives the
  * count.
  *
- * .../sleep and .../slept: see rftm_sleep.c.
+ * .../sleep and .../slept: see rftm_sleep.c; .../fault: see rftm_fault.c.
  */
 #include <linux/completion.h>
 #include <linux/debugfs.h>
@@ -29,6 +33,8 @@
 #include <linux/interrupt.h>
 #include <linux/irq_work.h>
 #include <linux/mutex.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
 #include <linux/trace.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -96,6 +102,28 @@ RFTM_PROBED int rftm_process(struct rftm_obj *o, int seq)
 	return (int)READ_ONCE(o->id) + seq;
 }
 
+RFTM_PROBED int rftm_resched(struct rftm_obj *o, int seq)
+{
+	return (int)READ_ONCE(o->id) + seq;
+}
+
+/*
+ * A call whose records must carry need-resched ('N' in the latency
+ * columns: TRACE_FLAG_NEED_RESCHED | TRACE_FLAG_PREEMPT_RESCHED), as an
+ * interrupt would leave it: preemption off so nothing clears it before the
+ * call returns, then the reschedule it asks for.
+ */
+static void rftm_call_resched(int seq)
+{
+	preempt_disable();
+	set_tsk_need_resched(current);
+	set_preempt_need_resched();
+	rftm_resched(&obj8, seq);
+	preempt_enable();
+	if (need_resched())
+		schedule();
+}
+
 static DEFINE_MUTEX(rftm_irq_lock);
 static DECLARE_COMPLETION(rftm_irq_done);
 static int rftm_seq;
@@ -138,6 +166,7 @@ static ssize_t rftm_irq_write(struct file *file, const char __user *ubuf, size_t
 		tasklet_schedule(&rftm_tasklet);
 		wait_for_completion(&rftm_irq_done);
 		rftm_process(&obj4, i);
+		rftm_call_resched(i);
 	}
 	mutex_unlock(&rftm_irq_lock);
 	return ret ? ret : len;
@@ -206,6 +235,7 @@ static int __init rftm_init(void)
 	debugfs_create_file("irq", 0200, rftm_dir, NULL, &rftm_irq_fops);
 	debugfs_create_file("export", 0600, rftm_dir, NULL, &rftm_export_fops);
 	rftm_sleep_init(rftm_dir);
+	rftm_fault_init(rftm_dir);
 	return 0;
 }
 
