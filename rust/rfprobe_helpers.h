@@ -30,6 +30,7 @@ const char *rfprobe_current_comm(void);
 unsigned long rfprobe_current_task(void);
 unsigned long rfprobe_this_cpu_ptr(unsigned long addr);
 unsigned long rfprobe_task_size_max(void);
+unsigned long rfprobe_nofault_kernel_lo(void);
 bool rfprobe_trace_trigger_soft_disabled(struct trace_event_file *file);
 int rfprobe_commit_verdict(struct trace_event_file *file, void *entry);
 bool rfprobe_file_recording_on(struct trace_event_file *file);

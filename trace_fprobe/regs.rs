@@ -4,10 +4,13 @@
 //! ([`Regs`]) and kernel and user memory, as the fetch interpreter's
 //! [`Machine`] ([`RegsMachine`]). The only `bindings::` of fetching.
 //!
-//! Memory is read only through `copy_from_{kernel,user}_nofault`: a fault
+//! Kernel memory is read only by the exception-table loads of
+//! [`crate::nofault`] (`copy_from_kernel_nofault()`'s semantics at the cost
+//! of a load), user memory only through `copy_from_user_nofault()`: a fault
 //! is a [`Fault`], never an oops, in any context (NMI included).
 
 use crate::bindings;
+use crate::nofault;
 use crate::percpu::Counters;
 use crate::trace_probe::fetch::{EntryProgram, TASK_COMM_LEN};
 use crate::trace_probe::interp::{self, Fault, Machine};
@@ -74,7 +77,7 @@ impl Regs {
     }
 }
 
-/// Result of a `copy_from_*_nofault()` call.
+/// Result of a `copy_from_user_nofault()` call.
 #[inline(always)]
 fn nofault(ret: kernel::ffi::c_long) -> Result<(), Fault> {
     if ret == 0 {
@@ -182,11 +185,9 @@ impl Machine for RegsMachine<'_> {
         let mut out = [0u8; TASK_COMM_LEN];
         // SAFETY: `current->comm` is a TASK_COMM_LEN array of the running task.
         let p = unsafe { bindings::rfprobe_current_comm() };
-        // SAFETY: Reading the 16 bytes nofault (comm may change concurrently,
-        // like C's `$comm`, but never goes away).
-        let _ = unsafe {
-            bindings::copy_from_kernel_nofault(out.as_mut_ptr().cast(), p.cast(), TASK_COMM_LEN)
-        };
+        // Read nofault (comm may change concurrently, like C's `$comm`, but
+        // never goes away, so this cannot fail).
+        let _ = nofault::read_kernel(p as u64, &mut out);
         out
     }
 
@@ -221,14 +222,7 @@ impl Machine for RegsMachine<'_> {
 
     #[inline(always)]
     fn read_kernel(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
-        // SAFETY: nofault copy into a valid buffer of `out.len()` bytes.
-        self.note(nofault(unsafe {
-            bindings::copy_from_kernel_nofault(
-                out.as_mut_ptr().cast(),
-                addr as *const c_void,
-                out.len(),
-            )
-        }))
+        self.note(nofault::read_kernel(addr, out))
     }
 
     #[inline(always)]

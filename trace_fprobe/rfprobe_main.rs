@@ -43,6 +43,7 @@ mod funcs;
 mod handler;
 mod kallsyms;
 mod kvec;
+mod nofault;
 mod notifier;
 mod outputs;
 mod percpu;
@@ -104,6 +105,7 @@ impl kernel::Module for RfProbeModule {
             f_path_dentry: bindings::RFPROBE_CONST_FILE_F_PATH_DENTRY as u64,
         };
         regs::init_task_size();
+        nofault::init();
         let state = KBox::new(
             State {
                 scratch: percpu::Scratch::new()?,
