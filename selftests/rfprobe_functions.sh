@@ -217,8 +217,35 @@ rfprobe_sbs_perf() { # workload n defs
 		if [ $_sp_first = c ]; then echo "perf (C's events enabled first):"
 		else echo "perf (rfprobe's events enabled first):"; fi
 		rfprobe_sbs_compare $TMPDIR/sbs.script "cref:sbsc" "rfsbs:sbsr" samples $2 $3 || _sp_fail=1
+		_sp_i=1
+		while [ $_sp_i -le $2 ]; do
+			rfprobe_sbs_pairs $TMPDIR/sbs.script $_sp_i $_sp_first || _sp_fail=1
+			_sp_i=$((_sp_i + 1))
+		done
 	done
 	return $_sp_fail
+}
+
+# rfprobe_sbs_pairs SCRIPT I FIRST: do C's and rfprobe's samples of
+# definition I come in hits, one of each, in time order? Between the edges
+# that perf's one-by-one enabling explains (up to 20 samples of the
+# first-enabled side FIRST at the start, 20 of the other at the end) the
+# two sides must alternate, always in the same order within a hit. A
+# sample missing mid-stream breaks the alternation even where the sample
+# lists cannot show where (identical samples in a row let
+# diff place the gap at an edge).
+rfprobe_sbs_pairs() {
+	awk -v i="$2" -v first="$3" '
+		index($0, " cref:sbsc" i ": ") { s = s "c" }
+		index($0, " rfsbs:sbsr" i ": ") { s = s "r" }
+		END {
+			o = first == "c" ? "r" : "c"
+			if (match(s, "^" first "{0,20}(cr)+" o "{0,20}$") ||
+			    match(s, "^" first "{0,20}(rc)+" o "{0,20}$"))
+				exit 0
+			print "definition " i ": samples not in C/rfprobe pairs (c = C, r = rfprobe, time order): " s
+			exit 1
+		}' "$1"
 }
 
 # rfprobe_sbs_compare FILE CPREFIX RPREFIX WHAT N DEFS: for each definition
