@@ -143,6 +143,10 @@ run_floor() { # shape loop kind func args...
 		if (o + z > m) m = o + z }
 		/__data_loc/ { d = 5 }
 		END { print int((m + d + 3) / 4) * 4 }' $T/events/bfl/$shape/format)
+	fixed=$(awk '/offset:/ { o = $0; sub(/.*offset:/, "", o); sub(/;.*/, "", o)
+		z = $0; sub(/.*size:/, "", z); sub(/;.*/, "", z)
+		if (o + z > m) m = o + z }
+		END { print m }' $T/events/bfl/$shape/format)
 	if ! echo "$fkind $ffunc bfl $shape $size" > $FLOOR; then
 		fail "floor $fkind $ffunc bfl/$shape $size"
 		echo "-:bfl/$shape" >> "$file"
@@ -152,8 +156,80 @@ run_floor() { # shape loop kind func args...
 	loopns "$loop"
 	recs=$(records)
 	echo off > $FLOOR
-	echo "-:bfl/$shape" >> "$file" || fail "remove bfl/$shape"
 	echo "BENCH shape=$shape impl=f ns=$ns records=$recs size=$size epoch=$epoch"
+	# The reads floor: the same, plus the program's loads (shapes that read
+	# memory only; for the others it is the floor).
+	steps=$(floor_steps "bfl/$shape" "$fixed")
+	case $steps in
+	na) echo "BENCH shape=$shape impl=g status=na" ;;
+	*[dms]*)
+		if echo "$fkind $ffunc bfl $shape $size $steps" > $FLOOR; then
+			echo > $T/trace
+			loopns "$loop"
+			recs=$(records)
+			echo off > $FLOOR
+			echo "BENCH shape=$shape impl=g ns=$ns records=$recs steps=$steps epoch=$epoch"
+			# Its records print with the event's format: the values
+			# rfprobe's own run recorded. The floor records every
+			# task's hits and no comm ("<...>"): the loop's record is
+			# the most frequent one (a PID differs from run to run).
+			echo "BENCH-SAMPLE g $shape: $(grep " $shape: " $T/trace | sed 's/^.*: //' |
+				sort | uniq -c | sort -rn | head -n 1 | sed 's/^ *[0-9]* //')"
+		else
+			fail "reads floor $fkind $ffunc bfl/$shape $size $steps"
+		fi
+		;;
+	esac
+	echo "-:bfl/$shape" >> "$file" || fail "remove bfl/$shape"
+}
+
+# floor_steps GROUP/EVENT FIXED: the reads floor's steps (rfprobe_floor.c)
+# for rfprobe's program of the event, translated from dump_fetcharg; "na"
+# if a step has no plain-load equivalent there. FIXED: where the record's
+# dynamic area starts.
+floor_steps() {
+	echo 1 > $R/dump_fetcharg
+	cat $R/dynamic_events > /tmp/dump
+	echo 0 > $R/dump_fetcharg
+	awk -v ev="$1" -v dyn="$2" '
+		# fprobe "argN" and tracepoint "argument N" (0 is the data
+		# pointer of the probe) are both step a(N-1) of the floor.
+		function arg(n) { if (n < 1) na = 1; return "a" (n - 1) }
+		function out(s) { steps = steps (steps == "" ? "" : ",") s }
+		/^[^#]/ { on = ($1 ~ ("^[ft]:" ev "$")); next }
+		!on { next }
+		{ t = $0; sub(/^# *[^ ]+: /, "", t) }
+		t ~ /^load arg[0-9]+ \([^)]*\)$/ { split(t, w, /[^0-9]+/); out(arg(w[2])); next }
+		t ~ /^load tracepoint argument [0-9]+$/ { n = t; sub(/.* /, "", n); out(arg(n)); next }
+		t ~ /^load return value/ { out("r"); next }
+		t ~ /^deref: load 8 bytes of memory at value[-+]0x[0-9a-f]+$/ { o = t; sub(/.*value/, "", o); out("d" o); next }
+		t ~ /^bitfield: / { next }
+		t ~ /^(load (arg[0-9]+ \([^)]*\)|tracepoint argument [0-9]+), )?read [0-9]+ bytes of memory at value[-+]0x[0-9a-f]+, (bits [0-9.]+, store [0-9]+ bytes|store) at record\+[0-9]+$/ {
+			if (t ~ /^load arg/) { split(t, w, /[^0-9]+/); out(arg(w[2])) }
+			if (t ~ /^load tracepoint/) { n = t; sub(/^load tracepoint argument /, "", n); sub(/,.*/, "", n); out(arg(n)) }
+			r = t; sub(/^.*read /, "", r); sub(/ .*/, "", r)
+			o = t; sub(/^.*at value/, "", o); sub(/,.*/, "", o)
+			d = t; sub(/.*record\+/, "", d)
+			z = r
+			if (t ~ /bits/) { z = t; sub(/.*store /, "", z); sub(/ .*/, "", z) }
+			if (r + 0 > z + 0) { na = 1; next }
+			out("m" r ":" o ":" d); next
+		}
+		t ~ /^store [0-9]+ bytes of (arg[0-9]+|tracepoint argument [0-9]+|return value \(%ax\)|the value)( \([^)]*\))? at record\+[0-9]+$/ {
+			z = t; sub(/^store /, "", z); sub(/ .*/, "", z)
+			d = t; sub(/.*record\+/, "", d)
+			if (t ~ /bytes of arg/) { split(t, w, /[^0-9]+/); out(arg(w[3])) }
+			else if (t ~ /tracepoint argument/) { n = t; sub(/.*argument /, "", n); sub(/ .*/, "", n); out(arg(n)) }
+			else if (t ~ /return value/) out("r")
+			out("v" z ":" d); next
+		}
+		t ~ /^copy the string at value[-+]0x[0-9a-f]+ to the dynamic area, __data_loc at record\+[0-9]+$/ {
+			o = t; sub(/.*at value/, "", o); sub(/ .*/, "", o)
+			d = t; sub(/.*record\+/, "", d)
+			out("s" o ":" d ":" dyn); next
+		}
+		{ na = 1 }
+		END { print na ? "na" : steps }' /tmp/dump
 }
 
 # Shapes: name|loop|implementations|kind func args

@@ -16,8 +16,24 @@
  * ftrace's recursion lock (entry), an fprobe exit handler (exit), a
  * tracepoint probe (t).
  *
- *   echo 'entry|exit|tp FUNC-OR-TRACEPOINT GROUP EVENT SIZE' > /sys/kernel/debug/rfprobe_floor/control
+ *   echo 'entry|exit|tp FUNC-OR-TRACEPOINT GROUP EVENT SIZE [READS]' > /sys/kernel/debug/rfprobe_floor/control
  *   echo off > /sys/kernel/debug/rfprobe_floor/control
+ *
+ * READS makes it the "reads floor": the same loads of the same addresses as
+ * the shape's program, plain loads (READ_ONCE) with no fault handling,
+ * their values stored where the record has them. Comma-separated steps on
+ * one value, as rfprobe's dump_fetcharg lists them (selftests/bench/guest.sh
+ * translates that listing):
+ *   aN          value = argument N (0-based; a tracepoint's Nth argument)
+ *   r           value = the return value
+ *   dOFF        value = the 8-byte word at value+OFF
+ *   mS:OFF:DST  read S (1, 2, 4, 8) bytes at value+OFF, store at record+DST
+ *   vS:DST      store S bytes of the value at record+DST
+ *   sOFF:DST:DYN  copy the string at value+OFF to record+DYN, __data_loc
+ *               at record+DST
+ * Interpreted, one switch per step: the floor's own dispatch (a few
+ * instructions per step) is in the reads floor, which makes it slightly
+ * higher than hand-written loads would be.
  */
 #include <linux/debugfs.h>
 #include <linux/fprobe.h>
@@ -35,6 +51,15 @@
 enum floor_kind { FLOOR_OFF, FLOOR_ENTRY, FLOOR_EXIT, FLOOR_TP };
 
 #define FLOOR_MAX 256
+#define FLOOR_STEPS 16
+
+enum floor_op { OP_ARG, OP_RET, OP_DEREF, OP_MEM, OP_VAL, OP_STR };
+
+struct floor_step {
+	u8 op, size;
+	u16 dst, dyn;
+	long off;
+};
 
 static struct floor {
 	enum floor_kind kind;
@@ -44,16 +69,74 @@ static struct floor {
 	struct ftrace_ops ops;
 	struct fprobe fp;
 	struct tracepoint *tp;
+	unsigned int nsteps;
+	struct floor_step steps[FLOOR_STEPS];
 } floor;
 static DEFINE_MUTEX(floor_lock);
 static struct dentry *floor_dir;
 
+static __always_inline void floor_store(u8 *rec, unsigned int dst, unsigned int size,
+					unsigned long v)
+{
+	switch (size) {
+	case 1: WRITE_ONCE(*(u8 *)(rec + dst), v); break;
+	case 2: WRITE_ONCE(*(u16 *)(rec + dst), v); break;
+	case 4: WRITE_ONCE(*(u32 *)(rec + dst), v); break;
+	default: WRITE_ONCE(*(u64 *)(rec + dst), v); break;
+	}
+}
+
+/* The reads floor's steps (see the top of this file). */
+static __always_inline void floor_reads(u8 *rec, struct pt_regs *regs, const unsigned long *tpargs)
+{
+	unsigned long v = 0;
+	unsigned int i, n;
+
+	for (i = 0; i < floor.nsteps; i++) {
+		const struct floor_step *st = &floor.steps[i];
+
+		switch (st->op) {
+		case OP_ARG:
+			v = tpargs ? tpargs[st->size] : regs_get_kernel_argument(regs, st->size);
+			break;
+		case OP_RET:
+			v = regs_return_value(regs);
+			break;
+		case OP_DEREF:
+			v = READ_ONCE(*(unsigned long *)(v + st->off));
+			break;
+		case OP_MEM:
+			switch (st->size) {
+			case 1: floor_store(rec, st->dst, 1, READ_ONCE(*(u8 *)(v + st->off))); break;
+			case 2: floor_store(rec, st->dst, 2, READ_ONCE(*(u16 *)(v + st->off))); break;
+			case 4: floor_store(rec, st->dst, 4, READ_ONCE(*(u32 *)(v + st->off))); break;
+			default: floor_store(rec, st->dst, 8, READ_ONCE(*(u64 *)(v + st->off))); break;
+			}
+			break;
+		case OP_VAL:
+			floor_store(rec, st->dst, st->size, v);
+			break;
+		case OP_STR:
+			for (n = 0; st->dyn + n < floor.size; n++) {
+				u8 c = READ_ONCE(*(u8 *)(v + st->off + n));
+
+				WRITE_ONCE(rec[st->dyn + n], c);
+				if (!c)
+					break;
+			}
+			WRITE_ONCE(*(u32 *)(rec + st->dst), ((n + 1) << 16) | st->dyn);
+			break;
+		}
+	}
+}
+
 /*
  * One record: the header, @a and @b (the probe addresses of an exit
  * record; @a only for entry records), zeros for the rest (records are
- * multiples of 4 bytes).
+ * multiples of 4 bytes), then the reads floor's loads if it has steps.
  */
-static __always_inline void floor_write(unsigned long a, unsigned long b, unsigned int first)
+static __always_inline void floor_write(unsigned long a, unsigned long b, unsigned int first,
+					struct pt_regs *regs, const unsigned long *tpargs)
 {
 	/* Read per hit, like the core: a snapshot swaps the buffers. */
 	struct trace_buffer *buffer = READ_ONCE(floor.file->tr->array_buffer.buffer);
@@ -77,6 +160,8 @@ static __always_inline void floor_write(unsigned long a, unsigned long b, unsign
 		WRITE_ONCE(*(u64 *)(rec + i), 0); /* not a memset() call */
 	if (i < size)
 		WRITE_ONCE(*(u32 *)(rec + i), 0);
+	if (floor.nsteps)
+		floor_reads(rec, regs, tpargs);
 	ring_buffer_unlock_commit(buffer);
 }
 
@@ -87,19 +172,87 @@ static void notrace floor_ops_func(unsigned long ip, unsigned long parent_ip,
 
 	if (bit < 0)
 		return;
-	floor_write(ip, 0, 16);
+	floor_write(ip, 0, 16, &arch_ftrace_regs(fregs)->regs, NULL);
 	ftrace_test_recursion_unlock(bit);
 }
 
 static void notrace floor_exit(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
 			       struct pt_regs *regs, void *data)
 {
-	floor_write(entry_ip, ret_ip, 24);
+	floor_write(entry_ip, ret_ip, 24, regs, NULL);
 }
 
-static void notrace floor_tp_probe(void *data)
+/* Registered on tracepoints of any prototype: only the first two arguments
+ * are read, and only by the steps that name them. */
+static void notrace floor_tp_probe(void *data, unsigned long a0, unsigned long a1)
 {
-	floor_write(0, 0, 8);
+	unsigned long args[2] = { a0, a1 };
+
+	floor_write(0, 0, 8, NULL, args);
+}
+
+/* Parses READS into floor.steps (see the top of this file). */
+static int floor_parse_reads(char *reads)
+{
+	char *tok;
+
+	floor.nsteps = 0;
+	while ((tok = strsep(&reads, ",")) != NULL) {
+		struct floor_step *st;
+		unsigned int size = 0, dst = 0, dyn = 0;
+		long off = 0;
+		char offs[24];
+
+		if (!*tok)
+			continue;
+		if (floor.nsteps == FLOOR_STEPS)
+			return -E2BIG;
+		st = &floor.steps[floor.nsteps++];
+		memset(st, 0, sizeof(*st));
+		switch (tok[0]) {
+		case 'a':
+			st->op = OP_ARG;
+			if (kstrtouint(tok + 1, 0, &size) || size > 5)
+				return -EINVAL;
+			break;
+		case 'r':
+			st->op = OP_RET;
+			break;
+		case 'd':
+			st->op = OP_DEREF;
+			if (kstrtol(tok + 1, 0, &off))
+				return -EINVAL;
+			break;
+		case 'm':
+			st->op = OP_MEM;
+			if (sscanf(tok + 1, "%u:%23[^:]:%u", &size, offs, &dst) != 3 || kstrtol(offs, 0, &off))
+				return -EINVAL;
+			break;
+		case 'v':
+			st->op = OP_VAL;
+			if (sscanf(tok + 1, "%u:%u", &size, &dst) != 2)
+				return -EINVAL;
+			break;
+		case 's':
+			st->op = OP_STR;
+			if (sscanf(tok + 1, "%23[^:]:%u:%u", offs, &dst, &dyn) != 3 || kstrtol(offs, 0, &off))
+				return -EINVAL;
+			break;
+		default:
+			return -EINVAL;
+		}
+		if ((st->op == OP_MEM || st->op == OP_VAL) && size != 1 && size != 2 && size != 4 && size != 8)
+			return -EINVAL;
+		if ((st->op == OP_MEM || st->op == OP_VAL) && dst + size > floor.size)
+			return -EINVAL;
+		if (st->op == OP_STR && (dst + 4 > floor.size || dyn >= floor.size))
+			return -EINVAL;
+		st->size = size;
+		st->off = off;
+		st->dst = dst;
+		st->dyn = dyn;
+	}
+	return 0;
 }
 
 struct tp_find {
@@ -137,7 +290,7 @@ static void floor_off(void)
 }
 
 static int floor_on(const char *kind, const char *func, const char *grp, const char *ev,
-		    unsigned int size)
+		    unsigned int size, char *reads)
 {
 	struct trace_event_file *file;
 	int ret;
@@ -153,6 +306,11 @@ static int floor_on(const char *kind, const char *func, const char *grp, const c
 	floor.file = file;
 	floor.type = file->event_call->event.type;
 	floor.size = size;
+	ret = floor_parse_reads(reads);
+	if (ret) {
+		trace_put_event_file(file);
+		return ret;
+	}
 	if (!strcmp(kind, "entry")) {
 		floor.kind = FLOOR_ENTRY;
 		floor.ops.func = floor_ops_func;
@@ -185,23 +343,30 @@ static int floor_on(const char *kind, const char *func, const char *grp, const c
 	return ret;
 }
 
+/* Under floor_lock: the control line and its READS part. */
+static char floor_line[512], floor_reads_text[320];
+
 static ssize_t floor_control(struct file *f, const char __user *ubuf, size_t cnt, loff_t *pos)
 {
-	char buf[160], kind[8], func[64], grp[32], ev[32];
+	char kind[8], func[64], grp[32], ev[32];
 	unsigned int size;
 	int ret;
 
-	if (cnt >= sizeof(buf))
+	if (cnt >= sizeof(floor_line))
 		return -E2BIG;
-	if (copy_from_user(buf, ubuf, cnt))
-		return -EFAULT;
-	buf[cnt] = 0;
 	mutex_lock(&floor_lock);
+	if (copy_from_user(floor_line, ubuf, cnt)) {
+		mutex_unlock(&floor_lock);
+		return -EFAULT;
+	}
+	floor_line[cnt] = 0;
+	floor_reads_text[0] = 0;
 	floor_off();
-	if (!strncmp(buf, "off", 3))
+	if (!strncmp(floor_line, "off", 3))
 		ret = 0;
-	else if (sscanf(buf, "%7s %63s %31s %31s %u", kind, func, grp, ev, &size) == 5)
-		ret = floor_on(kind, func, grp, ev, size);
+	else if (sscanf(floor_line, "%7s %63s %31s %31s %u %319s", kind, func, grp, ev, &size,
+			floor_reads_text) >= 5)
+		ret = floor_on(kind, func, grp, ev, size, floor_reads_text);
 	else
 		ret = -EINVAL;
 	mutex_unlock(&floor_lock);
