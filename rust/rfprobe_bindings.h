@@ -4,6 +4,7 @@
  * Only what rust/bindgen_parameters allow-lists is generated.
  */
 #include <linux/debugfs.h>
+#include <linux/proc_fs.h>
 #include <linux/errno.h>
 #include <linux/fprobe.h>
 #include <linux/fs.h>

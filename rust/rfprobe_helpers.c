@@ -28,6 +28,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/security.h>
 #include <linux/trace_events.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
@@ -50,6 +51,12 @@ void rfprobe_selftest_warn(void)
 bool rfprobe_file_write_trunc(const struct file *file)
 {
 	return (file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC);
+}
+
+int rfprobe_lockdown_kprobes(void)
+{
+	/* An inline stub returning 0 without CONFIG_SECURITY. */
+	return security_locked_down(LOCKDOWN_KPROBES);
 }
 
 bool rfprobe_is_err_or_null(const void *ptr)

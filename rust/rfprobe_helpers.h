@@ -20,6 +20,13 @@ struct tracepoint;
 void rfprobe_selftest_warn(void);
 /* Opened for writing with O_TRUNC ("echo > file")? */
 bool rfprobe_file_write_trunc(const struct file *file);
+/*
+ * security_locked_down(LOCKDOWN_KPROBES), the check C's fprobe and kprobe
+ * events make before registering: -EPERM (and the lockdown LSM's own
+ * "Lockdown: COMM: use of kprobes is restricted" message) when the kernel
+ * is locked down at confidentiality level, else 0.
+ */
+int rfprobe_lockdown_kprobes(void);
 /* IS_ERR_OR_NULL / PTR_ERR for pointers returned by the kernel. */
 bool rfprobe_is_err_or_null(const void *ptr);
 long rfprobe_ptr_err(const void *ptr);

@@ -9,8 +9,11 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 mount -t tracefs nodev /sys/kernel/tracing
-mount -t debugfs nodev /sys/kernel/debug
 . /run.conf
+# RFPROBE_NO_DEBUGFS=1 (run-vm.sh -e): a system without debugfs mounted, as
+# containers often are; rfprobe's /proc files must do.
+[ -n "${RFPROBE_NO_DEBUGFS:-}" ] || mount -t debugfs nodev /sys/kernel/debug
+[ ! -d /sys/kernel/security ] || mount -t securityfs nodev /sys/kernel/security
 echo "RFPROBE-BOOTED $(uname -r)"
 # A kernel report before rfprobe is loaded is not rfprobe's, but it spoils
 # the run (KASAN and lockdep switch themselves off after one report):
@@ -54,7 +57,7 @@ if grep -q '^rfprobe ' /proc/modules; then
 	T=/sys/kernel/tracing
 	echo 0 > $T/events/enable
 	echo > $T/dynamic_events 2>/dev/null
-	echo > /sys/kernel/debug/rfprobe/dynamic_events
+	echo > /proc/rfprobe/dynamic_events
 	rmmod rfprobe
 	echo "RFPROBE-RMMOD rc=$?"
 fi

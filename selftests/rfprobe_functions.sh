@@ -11,7 +11,9 @@
 if [ "${RFPROBE_TEST_TARGET:-}" = c ]; then
 	RFPROBE_DIR=/sys/kernel/tracing
 else
-	RFPROBE_DIR=/sys/kernel/debug/rfprobe
+	# The module serves the same files in /proc/rfprobe (the lockdown runs
+	# of install-test.sh use those: -e RFPROBE_DIR=/proc/rfprobe).
+	RFPROBE_DIR=${RFPROBE_DIR:-/sys/kernel/debug/rfprobe}
 fi
 
 # rfprobe_fails CMD...: succeeds if CMD fails. Tests run under "set -e",

@@ -5,13 +5,16 @@
 #
 #   run-vm.sh [-k fast|debug] [-m MODULE.ko] [-p 'param=value ...'] [-t SECONDS]
 #             [-o LOGDIR] [-c 'guest shell command'] [-f SRC:DST]... [-s SMP]
-#             [-q 'extra QEMU args'] [-e NAME=VALUE]... [TEST.tc|TESTDIR ...]
+#             [-q 'extra QEMU args'] [-e NAME=VALUE]... [-a 'kernel args']
+#             [TEST.tc|TESTDIR ...]
 #
 # -f copies a host file into the initramfs at /DST (repeatable); -s sets the
 # guest CPU count (default 2); -q appends QEMU arguments (word-split), e.g.
 # -s 1 -q '-icount shift=0,sleep=off' for instruction-counting guest time.
 # -e exports NAME=VALUE to the tests (repeatable), e.g. -e RFPROBE_TEST_TARGET=c
-# runs them against the kernel's C implementation.
+# runs them against the kernel's C implementation; -e RFPROBE_NO_DEBUGFS=1
+# boots without debugfs mounted. -a appends to the kernel command line
+# (e.g. lockdown=integrity).
 #
 # Defaults: -k fast, the module built for that kernel (build/<variant>/rfprobe.ko),
 # all tests under selftests/test.d. Prints one line per test and a final
@@ -23,7 +26,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 
 variant=fast module= modparams= timeout= logdir= guestcmd= smp=2 qemu_extra= extra_files=() guest_env=()
-while getopts "k:m:p:t:o:c:f:s:q:e:h" opt; do
+kargs=
+while getopts "k:m:p:t:o:c:f:s:q:e:a:h" opt; do
 	case $opt in
 	k) variant=$OPTARG ;;
 	m) module=$OPTARG ;;
@@ -34,9 +38,10 @@ while getopts "k:m:p:t:o:c:f:s:q:e:h" opt; do
 	f) extra_files+=("$OPTARG") ;;
 	s) smp=$OPTARG ;;
 	q) qemu_extra=$OPTARG ;;
+	a) kargs=$OPTARG ;;
 	e) [[ $OPTARG =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || die "-e wants NAME=VALUE, not '$OPTARG'"
 	   guest_env+=("$OPTARG") ;;
-	*) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	*) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -155,7 +160,7 @@ boot() {
 	timeout -k 10 "$timeout" qemu-system-x86_64 -machine accel=tcg -cpu max -smp "$smp" -m "$mem" \
 		-display none -monitor none -no-reboot \
 		-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$logdir/initrd.gz" \
-		-append "console=ttyS0 loglevel=5 panic=-1 rdinit=/init tp_printk tp_printk_stop_on_boot" \
+		-append "console=ttyS0 loglevel=5 panic=-1 rdinit=/init tp_printk tp_printk_stop_on_boot${kargs:+ $kargs}" \
 		-serial stdio -serial "file:$payload" $qemu_extra </dev/null 2>"$logdir/qemu.stderr" |
 		tr -d '\r' | tee "$console" | awk '
 			/^RFPROBE-GUESTCMD-BEGIN/ { show = 1; next }

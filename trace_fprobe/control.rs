@@ -1029,6 +1029,15 @@ impl plan::Kernel for KernelView<'_> {
         ftrace_can_attach_set(&self.set).map_err(|e| e.to_errno())
     }
 
+    fn may_probe(&mut self) -> core::result::Result<(), i32> {
+        // SAFETY: Plain call (the LSM hook; prints lockdown's own
+        // "use of kprobes is restricted" message when it refuses).
+        match unsafe { crate::bindings::rfprobe_lockdown_kprobes() } {
+            0 => Ok(()),
+            e => Err(e),
+        }
+    }
+
     fn symbol_exists(&mut self, name: &[u8]) -> bool {
         resolve_symbol(self.rf.vmlinux.get(), name).is_some()
     }

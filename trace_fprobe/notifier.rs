@@ -6,8 +6,8 @@
 
 use crate::bindings;
 use crate::control::ModuleEvent;
-use crate::debugfs;
 use crate::env::{NotifiedModule, TpModule};
+use crate::files;
 use core::sync::atomic::Ordering;
 use kernel::error::{to_result, Result};
 use kernel::prelude::*;
@@ -84,7 +84,7 @@ pub(crate) unsafe extern "C" fn tp_module_notify(
     val: kernel::ffi::c_ulong,
     data: *mut core::ffi::c_void,
 ) -> kernel::ffi::c_int {
-    let p = debugfs::STATE.load(Ordering::Acquire);
+    let p = files::STATE.load(Ordering::Acquire);
     // SAFETY: Published before the notifier is registered, cleared after it
     // is unregistered.
     if let Some(rf) = unsafe { p.as_ref() } {
@@ -118,7 +118,7 @@ pub(crate) unsafe extern "C" fn module_notify(
         bindings::module_state_MODULE_STATE_GOING => ModuleEvent::Going,
         _ => return NOTIFY_OK,
     };
-    let p = debugfs::STATE.load(Ordering::Acquire);
+    let p = files::STATE.load(Ordering::Acquire);
     // SAFETY: As in `tp_module_notify`.
     if let Some(rf) = unsafe { p.as_ref() } {
         // SAFETY: `data` is the module being notified; `module` does not

@@ -11,7 +11,6 @@
 //! and this directory (`trace_fprobe/`) is the only place, with `rust/`, that
 //! touches kernel APIs.
 
-use kernel::c_str;
 use kernel::error::code;
 use kernel::prelude::*;
 
@@ -36,9 +35,9 @@ pub mod trace_probe;
 mod attach;
 mod btf;
 mod control;
-mod debugfs;
 mod env;
 mod event;
+mod files;
 mod funcs;
 mod handler;
 mod kallsyms;
@@ -83,7 +82,8 @@ module! {
 
 struct RfProbeModule {
     rf: Pin<KBox<Rfprobe>>,
-    dir: Option<debugfs::Dir>,
+    /// The control files (`/proc/rfprobe/`, `/sys/kernel/debug/rfprobe/`).
+    files: Option<files::Files>,
     /// Tracepoint module notifier (module `t` probes), when registered.
     tp_nb: Option<Notifier>,
     /// Module notifier (module functions, split-BTF cache), when registered.
@@ -131,10 +131,10 @@ impl kernel::Module for RfProbeModule {
             }),
             GFP_KERNEL,
         )?;
-        debugfs::STATE.store((&*rf as *const Rfprobe).cast_mut(), Ordering::Release);
+        files::STATE.store((&*rf as *const Rfprobe).cast_mut(), Ordering::Release);
         let mut me = RfProbeModule {
             rf,
-            dir: None,
+            files: None,
             tp_nb: None,
             mod_nb: None,
         };
@@ -142,18 +142,8 @@ impl kernel::Module for RfProbeModule {
         // cleared.
         me.mod_nb = Some(Notifier::register(module_notify, false)?);
         me.tp_nb = Some(Notifier::register(tp_module_notify, true)?);
-        let dir = debugfs::Dir::create(c_str!("rfprobe"))?;
-        dir.create_file(
-            c_str!("dynamic_events"),
-            0o600,
-            &debugfs::DYNAMIC_EVENTS_FOPS,
-        )?;
-        dir.create_file(c_str!("error_log"), 0o600, &debugfs::ERROR_LOG_FOPS)?;
-        dir.create_file(c_str!("profile"), 0o400, &debugfs::PROFILE_FOPS)?;
-        dir.create_file(c_str!("README"), 0o400, &debugfs::README_FOPS)?;
-        dir.create_file(c_str!("dump_fetcharg"), 0o600, &debugfs::DUMP_FETCHARG_FOPS)?;
-        me.dir = Some(dir);
-        pr_info!("loaded; control files in /sys/kernel/debug/rfprobe/\n");
+        // Prints "loaded; control files in ...".
+        me.files = Some(files::Files::create()?);
         Ok(me)
     }
 }
@@ -161,10 +151,10 @@ impl kernel::Module for RfProbeModule {
 impl Drop for RfProbeModule {
     fn drop(&mut self) {
         // No new commands once the files are gone.
-        self.dir = None;
+        self.files = None;
         self.tp_nb = None;
         self.mod_nb = None;
-        debugfs::STATE.store(core::ptr::null_mut(), Ordering::Release);
+        files::STATE.store(core::ptr::null_mut(), Ordering::Release);
         // Every event pins the module from its creation to its removal, so
         // none is left here; nothing in the core can reference one.
         // (Unreachable; if it happened, leaking them is the only safe answer.)

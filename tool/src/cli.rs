@@ -17,7 +17,8 @@ use crate::offline::{self, errno_name, event_name, Facts, Kallsyms, Session, Tar
 ///
 /// Definitions use the syntax of the kernel's fprobe events
 /// (Documentation/trace/fprobetrace.rst), which rfprobe's dynamic_events
-/// file (/sys/kernel/debug/rfprobe/dynamic_events) accepts. Offline commands
+/// file (/proc/rfprobe/dynamic_events, also in /sys/kernel/debug/rfprobe)
+/// accepts. Offline commands
 /// (funcs, type, check) read the running kernel's BTF from /sys/kernel/btf
 /// unless --btf names a file; live commands (add, list, rm, enable,
 /// disable, errors, stream) need root and the rfprobe module loaded.
@@ -41,15 +42,10 @@ pub struct Cli {
     /// Default with the running kernel: read from tracefs.
     #[arg(long, global = true, value_name = "FILE")]
     pub functions: Option<PathBuf>,
-    /// rfprobe's debugfs directory.
-    #[arg(
-        long,
-        global = true,
-        hide = true,
-        env = "RFPROBE_DIR",
-        default_value = "/sys/kernel/debug/rfprobe"
-    )]
-    pub rfprobe_dir: PathBuf,
+    /// rfprobe's control-file directory (default: /proc/rfprobe, else
+    /// /sys/kernel/debug/rfprobe).
+    #[arg(long, global = true, hide = true, env = "RFPROBE_DIR")]
+    pub rfprobe_dir: Option<PathBuf>,
     /// The tracefs mount.
     #[arg(
         long,
@@ -296,7 +292,7 @@ pub fn run(cli: Cli) -> Result<bool> {
             files,
             verdicts,
         } => {
-            let live = Live::open(&cli.rfprobe_dir, &cli.tracefs)?;
+            let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
             let mut inputs: Vec<(String, String)> = Vec::new();
             for f in files {
                 read_defs(f, &mut inputs)?;
@@ -326,7 +322,7 @@ pub fn run(cli: Cli) -> Result<bool> {
             Ok(ok)
         }
         Cmd::List { long } => {
-            let live = Live::open(&cli.rfprobe_dir, &cli.tracefs)?;
+            let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
             if !long {
                 out.write_all(live.listing()?.as_bytes())?;
                 return Ok(true);
@@ -353,7 +349,7 @@ pub fn run(cli: Cli) -> Result<bool> {
             Ok(true)
         }
         Cmd::Lost { events } => {
-            let live = Live::open(&cli.rfprobe_dir, &cli.tracefs)?;
+            let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
             let prof = live.profile()?;
             let mut ok = true;
             for l in live.listing()?.lines() {
@@ -373,7 +369,7 @@ pub fn run(cli: Cli) -> Result<bool> {
             Ok(ok)
         }
         Cmd::Rm { events, all } => {
-            let live = Live::open(&cli.rfprobe_dir, &cli.tracefs)?;
+            let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
             if *all {
                 live.clear()?;
                 return Ok(true);
@@ -393,7 +389,7 @@ pub fn run(cli: Cli) -> Result<bool> {
         }
         Cmd::Enable { events } | Cmd::Disable { events } => {
             let on = matches!(cli.command, Cmd::Enable { .. });
-            let live = Live::open(&cli.rfprobe_dir, &cli.tracefs)?;
+            let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
             for e in events {
                 let ev = live.resolve_event(e)?;
                 live.set_enabled(&ev, on)?;
@@ -401,7 +397,7 @@ pub fn run(cli: Cli) -> Result<bool> {
             Ok(true)
         }
         Cmd::Errors { clear } => {
-            let live = Live::open(&cli.rfprobe_dir, &cli.tracefs)?;
+            let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
             if *clear {
                 live.clear_errors()?;
             } else {
@@ -417,7 +413,7 @@ pub fn run(cli: Cli) -> Result<bool> {
             filter,
             include_self,
         } => {
-            let live = Live::open(&cli.rfprobe_dir, &cli.tracefs)?;
+            let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
             let events = if events.is_empty() {
                 live.events()?
             } else {
@@ -490,6 +486,7 @@ fn facts(cli: &Cli, existing: &[String]) -> Result<Facts> {
         f.filter_functions = Some(Facts::parse_filter_functions(&t));
     }
     if running {
+        f.lockdown = offline::Lockdown::running();
         // With addresses (same-name functions, `@ADDR`) where readable.
         let list = std::fs::read_to_string(cli.tracefs.join("available_filter_functions_addrs"))
             .or_else(|_| std::fs::read_to_string(cli.tracefs.join("available_filter_functions")));

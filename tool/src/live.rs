@@ -14,11 +14,17 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
+use crate::offline::Lockdown;
 use crate::rawbuf;
 use trace_probe::profile::{self, Outcome, Profile};
 
 /// `O_NONBLOCK` (the generic Linux value, x86-64 included).
 const O_NONBLOCK: i32 = 0o4000;
+
+/// The module's control files where lockdown allows them.
+pub const PROC_DIR: &str = "/proc/rfprobe";
+/// The module's control files in debugfs (refused under lockdown).
+pub const DEBUGFS_DIR: &str = "/sys/kernel/debug/rfprobe";
 
 /// The loaded module and tracefs.
 pub struct Live {
@@ -106,38 +112,65 @@ fn errno_text(e: &std::io::Error) -> String {
 }
 
 impl Live {
-    /// Opens the module's debugfs directory, explaining what is missing.
-    pub fn open(dir: &Path, tracefs: &Path) -> Result<Live> {
-        let l = Live {
-            dir: dir.to_owned(),
-            tracefs: tracefs.to_owned(),
+    /// Opens the module's control-file directory: `dir`, or by default
+    /// `/proc/rfprobe` (usable under lockdown), else the debugfs one (a
+    /// module older than the procfs files). Explains what is missing or
+    /// refused.
+    pub fn open(dir: Option<&Path>, tracefs: &Path) -> Result<Live> {
+        let dir = match dir {
+            Some(d) => d.to_owned(),
+            None if Path::new(PROC_DIR).join("dynamic_events").exists() => PathBuf::from(PROC_DIR),
+            None => PathBuf::from(DEBUGFS_DIR),
         };
-        match std::fs::metadata(dir.join("dynamic_events")) {
-            Ok(_) => return Ok(l),
-            Err(e) if e.kind() == ErrorKind::PermissionDenied => {
-                bail!(
-                    "{}: permission denied: live commands need root",
-                    dir.display()
-                )
+        let de = dir.join("dynamic_events");
+        let err = match std::fs::File::open(&de) {
+            Ok(_) => {
+                return Ok(Live {
+                    dir,
+                    tracefs: tracefs.to_owned(),
+                })
             }
-            Err(_) => {}
-        }
-        let debugfs = dir.parent().unwrap_or(Path::new("/"));
-        if euid() != Some(0) && std::fs::read_dir(debugfs).is_err() {
+            Err(e) => e,
+        };
+        if err.kind() == ErrorKind::PermissionDenied && err.raw_os_error() != Some(1) {
             bail!(
-                "cannot read {}: live commands need root (debugfs is root-only)",
-                debugfs.display()
-            );
+                "{}: permission denied: live commands need root",
+                dir.display()
+            )
         }
-        if std::fs::read_dir(debugfs)
-            .map(|mut d| d.next().is_none())
-            .unwrap_or(true)
-        {
+        if err.raw_os_error() == Some(1) {
+            // EPERM on open: debugfs under lockdown (fs/debugfs/file.c
+            // refuses every file that is not read-only for all).
+            let level = Lockdown::running().map_or("on", Lockdown::name);
+            let alt = if Path::new(PROC_DIR).join("dynamic_events").exists() {
+                format!("use {PROC_DIR} (unset RFPROBE_DIR or --rfprobe-dir)")
+            } else {
+                format!("this rfprobe module has no {PROC_DIR}: install a newer one")
+            };
             bail!(
-                "debugfs is not mounted at {} (mount -t debugfs none {})",
-                debugfs.display(),
-                debugfs.display()
-            );
+                "{}: operation not permitted: kernel lockdown ({level}) refuses writable \
+                 debugfs files; {alt}",
+                de.display()
+            )
+        }
+        if dir.starts_with("/sys/kernel/debug") {
+            let debugfs = Path::new("/sys/kernel/debug");
+            if euid() != Some(0) && std::fs::read_dir(debugfs).is_err() {
+                bail!(
+                    "cannot read {}: live commands need root (debugfs is root-only)",
+                    debugfs.display()
+                );
+            }
+            if std::fs::read_dir(debugfs).map_or(true, |mut d| d.next().is_none()) {
+                bail!(
+                    "debugfs is not mounted at {0} (mount -t debugfs none {0}), and \
+                     {PROC_DIR} does not exist",
+                    debugfs.display()
+                );
+            }
+        }
+        if err.kind() != ErrorKind::NotFound {
+            bail!("{}: {}", de.display(), errno_text(&err))
         }
         bail!(
             "the rfprobe module is not loaded ({} does not exist): modprobe rfprobe",
@@ -167,6 +200,12 @@ impl Live {
         let after = self.read("error_log").unwrap_or_default();
         for entry in new_entries(&before, &after) {
             report.push_str(&entry);
+        }
+        if e.raw_os_error() == Some(1) && Lockdown::running() == Some(Lockdown::Confidentiality) {
+            report.push_str(
+                "rfprobe: the kernel is locked down (confidentiality): it refuses probes \
+                 (\"use of kprobes\"), as for its own kprobe and fprobe events\n",
+            );
         }
         Ok(Some(report))
     }
@@ -622,11 +661,28 @@ mod tests {
     fn missing_module_is_explained() {
         let d = std::env::temp_dir().join(format!("rfprobe-live-{}", std::process::id()));
         std::fs::create_dir_all(d.join("other")).unwrap();
-        let e = Live::open(&d.join("rfprobe"), Path::new("/nonexistent"))
+        let e = Live::open(Some(&d.join("rfprobe")), Path::new("/nonexistent"))
             .err()
             .unwrap();
         assert!(e.to_string().contains("module is not loaded"), "{e}");
         let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn lockdown_levels_as_securityfs_writes_them() {
+        assert_eq!(
+            Lockdown::parse("[none] integrity confidentiality\n"),
+            Some(Lockdown::None)
+        );
+        assert_eq!(
+            Lockdown::parse("none [integrity] confidentiality\n"),
+            Some(Lockdown::Integrity)
+        );
+        assert_eq!(
+            Lockdown::parse("none integrity [confidentiality]\n"),
+            Some(Lockdown::Confidentiality)
+        );
+        assert_eq!(Lockdown::parse("none integrity confidentiality\n"), None);
     }
 
     #[test]

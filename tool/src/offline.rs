@@ -103,6 +103,49 @@ pub struct Facts {
     pub filter_functions: Option<Vec<FuncRec>>,
     /// Existing trace events `(group, event)` a new name may collide with.
     pub existing: HashSet<(String, String)>,
+    /// The kernel's lockdown level (`/sys/kernel/security/lockdown`), when
+    /// known.
+    pub lockdown: Option<Lockdown>,
+}
+
+/// Kernel lockdown levels (`man 7 kernel_lockdown`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lockdown {
+    /// Not locked down.
+    None,
+    /// Integrity: debugfs's writable files are refused; probes are allowed.
+    Integrity,
+    /// Confidentiality: probes ("use of kprobes") and tracefs are refused too.
+    Confidentiality,
+}
+
+impl Lockdown {
+    /// The level `/sys/kernel/security/lockdown` marks with brackets
+    /// (`none [integrity] confidentiality`).
+    pub fn parse(text: &str) -> Option<Lockdown> {
+        let cur = text.split_ascii_whitespace().find(|w| w.starts_with('['))?;
+        match cur.trim_matches(|c| c == '[' || c == ']') {
+            "none" => Some(Lockdown::None),
+            "integrity" => Some(Lockdown::Integrity),
+            "confidentiality" => Some(Lockdown::Confidentiality),
+            _ => None,
+        }
+    }
+
+    /// The running kernel's level; `None` without the lockdown LSM
+    /// (or securityfs not mounted).
+    pub fn running() -> Option<Lockdown> {
+        Lockdown::parse(&std::fs::read_to_string("/sys/kernel/security/lockdown").ok()?)
+    }
+
+    /// Its name, as the kernel writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lockdown::None => "none",
+            Lockdown::Integrity => "integrity",
+            Lockdown::Confidentiality => "confidentiality",
+        }
+    }
 }
 
 impl Facts {
@@ -464,6 +507,13 @@ impl plan::Kernel for TargetView<'_, '_, '_> {
     fn can_attach_set(&mut self) -> Result<(), i32> {
         // The set came from the list of what ftrace can attach to.
         Ok(())
+    }
+
+    fn may_probe(&mut self) -> Result<(), i32> {
+        match self.session.target.facts.lockdown {
+            Some(Lockdown::Confidentiality) => Err(-trace_probe::errors::EPERM),
+            _ => Ok(()),
+        }
     }
 
     fn symbol_exists(&mut self, name: &[u8]) -> bool {

@@ -129,6 +129,10 @@ pub trait Kernel {
     fn attach_errno(&mut self, sym: &[u8]) -> i32;
     /// Can ftrace attach to every function of the current set?
     fn can_attach_set(&mut self) -> Result<(), i32>;
+    /// May probes be registered at all? C's fprobe events ask the kernel's
+    /// lockdown policy first (`security_locked_down(LOCKDOWN_KPROBES)`:
+    /// `-EPERM` at lockdown confidentiality).
+    fn may_probe(&mut self) -> Result<(), i32>;
     /// `@SYM`: does the symbol resolve (`kallsyms_lookup_name()`)?
     fn symbol_exists(&mut self, name: &[u8]) -> bool;
     /// Calls `f` with the definitions of our event `group/event`, oldest
@@ -322,6 +326,11 @@ fn decide_inner<K: Kernel, G: Groups>(
                 {
                     return Err(Rejection::main(Failure::silent(-EEXIST)));
                 }
+                // Kept to be registered later: refused now if it could
+                // not be registered now.
+                if let Err(errno) = k.may_probe() {
+                    return Err(Rejection::main(registration(def, line, errno)));
+                }
                 return Ok(Verdict::Wait { module });
             }
         }
@@ -353,7 +362,12 @@ fn decide_inner<K: Kernel, G: Groups>(
         Some(Resolved::BadAddr) => return Err(fail_at(def, ErrCode::BadFuncAddr, Detail::None)),
         Some(Resolved::NoMatch) => return Err(fail_at(def, ErrCode::NoFuncMatch, Detail::None)),
         Some(Resolved::NotFound) => {
-            let errno = k.attach_errno(func_part(line).unwrap_or(&[]));
+            // C finds out when ftrace refuses the filter, after the
+            // lockdown check.
+            let errno = match k.may_probe() {
+                Err(errno) => errno,
+                Ok(()) => k.attach_errno(func_part(line).unwrap_or(&[])),
+            };
             return Err(Rejection::main(registration(def, line, errno)));
         }
         Some(Resolved::Err(e)) => return Err(Rejection::main(Failure::silent(e))),
@@ -391,7 +405,11 @@ fn decide_inner<K: Kernel, G: Groups>(
         None => {}
     }
 
-    // Registration-time checks (C fails here after creating the event).
+    // Registration-time checks (C fails here after creating the event),
+    // lockdown first, as in C's `__register_trace_fprobe()`.
+    if let Err(errno) = k.may_probe() {
+        return Err(Rejection::main(registration(def, line, errno)));
+    }
     let d = def.stored();
     let target = if d.is_tracepoint() {
         Target::Tracepoint {

@@ -8,7 +8,7 @@
 mod defs_common;
 
 use defs_common::{Env, DATA_SYMBOLS};
-use trace_probe::errors::{Detail, ErrCode, Failure, EEXIST, EINVAL, ENOENT};
+use trace_probe::errors::{Detail, ErrCode, Failure, EEXIST, EINVAL, ENOENT, EPERM};
 use trace_probe::funcspec::{At, Spec};
 use trace_probe::parse::parse_definition_for;
 use trace_probe::plan::{
@@ -35,6 +35,8 @@ struct Mock {
     taken: Vec<(&'static str, &'static str)>,
     waiting: Vec<(String, String)>,
     tracepoints: &'static [&'static str],
+    /// Lockdown at confidentiality: `may_probe` is EPERM.
+    locked_down: bool,
 }
 
 impl Mock {
@@ -46,6 +48,7 @@ impl Mock {
             taken: vec![("sched", "sched_switch")],
             waiting: Vec::new(),
             tracepoints: &["sched_switch", "kfree"],
+            locked_down: false,
         }
     }
 }
@@ -139,6 +142,14 @@ impl Kernel for Mock {
 
     fn can_attach_set(&mut self) -> Result<(), i32> {
         Ok(())
+    }
+
+    fn may_probe(&mut self) -> Result<(), i32> {
+        if self.locked_down {
+            Err(-EPERM)
+        } else {
+            Ok(())
+        }
     }
 
     fn symbol_exists(&mut self, name: &[u8]) -> bool {
@@ -373,6 +384,42 @@ fn unknown_function_and_symbol_are_registration_errors() {
     let (errno, code, ..) = rejected(decide(&mut k, "f vfs_read @no_such_symbol").0);
     assert_eq!((errno, code), (-ENOENT, ErrCode::BadProbeAddr));
     defined(decide(&mut k, "f vfs_read @jiffies").0);
+}
+
+/// Lockdown at confidentiality (C: `security_locked_down(LOCKDOWN_KPROBES)`
+/// in `__register_trace_fprobe()`): every definition that would register a
+/// probe is EPERM with C's registration entry, after the parse and the name
+/// checks, before ftrace's verdict on the function; nothing waits for a
+/// module either.
+#[test]
+fn lockdown_refuses_registration() {
+    let mut k = Mock::new();
+    k.locked_down = true;
+    for (line, pos) in [
+        ("f vfs_read", 2),
+        ("f:g/e vfs_read%return $retval", 6),
+        ("t sched_switch", 2),
+        ("f vfs_read,vfs_write", 2),
+        ("f no_such_function", 2),
+        ("f notloaded:nl_func", 2),
+        ("f notloaded:nl_func a7 a8->name:string", 2),
+    ] {
+        let got = rejected(decide(&mut k, line).0);
+        assert_eq!(
+            (got.0, got.1, got.2),
+            (-EPERM, ErrCode::FailRegProbe, pos),
+            "{line}"
+        );
+    }
+    // What C finds before registering is still reported as such.
+    let (errno, code, ..) = rejected(decide(&mut k, "f vfs_read $nonexistent").0);
+    assert_eq!((errno, code), (-EINVAL, ErrCode::BadVar));
+    let (errno, code, ..) = rejected(decide(&mut k, "f:sched/sched_switch vfs_read").0);
+    assert_eq!((errno, code), (-EEXIST, ErrCode::EventExist));
+    let (errno, code, ..) = rejected(decide(&mut k, "f align_show").0);
+    assert_eq!((errno, code), (-EINVAL, ErrCode::NonUniqFunc));
+    k.locked_down = false;
+    defined(decide(&mut k, "f vfs_read").0);
 }
 
 #[test]

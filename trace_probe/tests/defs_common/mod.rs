@@ -372,6 +372,10 @@ impl plan::Kernel for MockView<'_> {
         Ok(())
     }
 
+    fn may_probe(&mut self) -> Result<(), i32> {
+        Ok(())
+    }
+
     fn symbol_exists(&mut self, name: &[u8]) -> bool {
         DATA_SYMBOLS.iter().any(|(s, _)| s.as_bytes() == name)
     }
