@@ -12,7 +12,9 @@
 #                     BENCH="--smoke" or "--shapes count,string" (selftests/bench/run.sh)
 #   make install      build against KDIR (default: the running kernel's
 #                     /lib/modules/$(uname -r)/build) and install it there
-#                     (modules_install + depmod; INSTALL_MOD_PATH= for a staging root)
+#                     (modules_install + depmod; INSTALL_MOD_PATH= for a staging root;
+#                     signed with the tree's key if the kernel has one, or with
+#                     a Machine Owner Key: MOK_KEY=... MOK_CERT=...)
 #   make tool         the rfprobe command-line tool (target/release/rfprobe) with
 #                     its man pages and shell completions under build/tool/
 #   make tool-install install them under PREFIX (default /usr/local)
@@ -74,8 +76,11 @@ install:
 	@[ -f "$(KDIR)/Makefile" ] || { echo "rfprobe: $(KDIR): no kernel build tree (install your kernel's headers or set KDIR=)"; exit 1; }
 	@$(SELFTESTS)/build-module.sh "$(KDIR)" $(MODDIR) >/dev/null
 	@$(MAKE) --no-print-directory -C "$(KDIR)" $$($(TOP)/scripts/kbuild-flags.sh "$(KDIR)") \
-		M=$(MODDIR) INSTALL_MOD_DIR=extra modules_install
-	@echo "rfprobe: installed $(VERSION) for $$($(MAKE) -s -C "$(KDIR)" kernelrelease); load it with: modprobe rfprobe"
+		M=$(MODDIR) INSTALL_MOD_DIR=extra $(if $(MOK_KEY)$(MOK_CERT),CONFIG_MODULE_SIG_ALL=) modules_install
+	@rel=$$($(MAKE) -s -C "$(KDIR)" kernelrelease) && \
+	ko=$$(ls "$(INSTALL_MOD_PATH)/lib/modules/$$rel/extra/"rfprobe.ko* | head -1) && \
+	$(TOP)/scripts/sign-module.sh "$(KDIR)" "$$ko" "$(MOK_KEY)" "$(MOK_CERT)" && \
+	echo "rfprobe: installed $(VERSION) for $$rel; load it with: modprobe rfprobe"
 
 # DKMS: the module's sources (what dkms.conf builds) go to
 # $(DKMS_SOURCE)/rfprobe-VERSION, /usr/src by default.
