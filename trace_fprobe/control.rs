@@ -1030,12 +1030,7 @@ impl plan::Kernel for KernelView<'_> {
     }
 
     fn may_probe(&mut self) -> core::result::Result<(), i32> {
-        // SAFETY: Plain call (the LSM hook; prints lockdown's own
-        // "use of kprobes is restricted" message when it refuses).
-        match unsafe { crate::bindings::rfprobe_lockdown_kprobes() } {
-            0 => Ok(()),
-            e => Err(e),
-        }
+        crate::env::lockdown_kprobes()
     }
 
     fn symbol_exists(&mut self, name: &[u8]) -> bool {

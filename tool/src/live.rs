@@ -119,8 +119,13 @@ impl Live {
     pub fn open(dir: Option<&Path>, tracefs: &Path) -> Result<Live> {
         let dir = match dir {
             Some(d) => d.to_owned(),
-            None if Path::new(PROC_DIR).join("dynamic_events").exists() => PathBuf::from(PROC_DIR),
-            None => PathBuf::from(DEBUGFS_DIR),
+            // A module older than the procfs files has only debugfs ones.
+            None if !Path::new(PROC_DIR).exists()
+                && Path::new(DEBUGFS_DIR).join("dynamic_events").exists() =>
+            {
+                PathBuf::from(DEBUGFS_DIR)
+            }
+            None => PathBuf::from(PROC_DIR),
         };
         let de = dir.join("dynamic_events");
         let err = match std::fs::File::open(&de) {
@@ -153,8 +158,9 @@ impl Live {
                 de.display()
             )
         }
-        if dir.starts_with("/sys/kernel/debug") {
-            let debugfs = Path::new("/sys/kernel/debug");
+        if !dir.starts_with("/proc") {
+            // A debugfs directory: its parent is the mount point.
+            let debugfs = dir.parent().unwrap_or(Path::new("/"));
             if euid() != Some(0) && std::fs::read_dir(debugfs).is_err() {
                 bail!(
                     "cannot read {}: live commands need root (debugfs is root-only)",
@@ -163,8 +169,7 @@ impl Live {
             }
             if std::fs::read_dir(debugfs).map_or(true, |mut d| d.next().is_none()) {
                 bail!(
-                    "debugfs is not mounted at {0} (mount -t debugfs none {0}), and \
-                     {PROC_DIR} does not exist",
+                    "debugfs is not mounted at {0} (mount -t debugfs none {0})",
                     debugfs.display()
                 );
             }
