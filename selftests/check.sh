@@ -65,6 +65,10 @@ selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko -e RFPROBE_TEST_TARGET=c se
 	2>&1 | tee build/check/vm-c-target.log
 count "ported tests against C (fast)" build/check/vm-c-target.log "${PIPESTATUS[0]}"
 
+stage "upstream's own ftrace selftests, unmodified, against C and rfprobe (selftests/upstream/expected.txt)"
+selftests/upstream/run.sh -k fast -m build/fast/rfprobe.ko 2>&1 | tee build/check/vm-upstream.log
+count "upstream ftracetest (fast)" build/check/vm-upstream.log "${PIPESTATUS[0]}"
+
 stage "runner self-tests (each run must fail)"
 selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko selftests/runner-tests/deliberate_fail.tc \
 	selftests/runner-tests/deliberate_skip.tc >build/check/runner-fail.log 2>&1
