@@ -759,43 +759,85 @@ NOKPROBE_SYMBOL(rfprobe_perf_regs);
  * so an instance removed and another created at its address meanwhile is
  * never touched, and a failed enable marks nothing.
  *
- * struct trace_array is private to kernel/trace/trace.h (a full kernel
- * tree). Without it the marks are left to the core, which consumes them at
- * the next reset (documented in Documentation/design.rst).
+ * struct trace_array is private to kernel/trace/trace.h, which a
+ * distribution's headers do not have: the members read here and on the
+ * direct path are at offsets taken from the running kernel's BTF
+ * (trace_probe/src/core_layout.rs), set once by rfprobe_tr_layout_init()
+ * before any probe is enabled; built with trace.h, they are checked
+ * against offsetof() there. Without a layout the marks are left to the
+ * core, which consumes them at its next reset.
  */
 #ifdef RFPROBE_HAVE_TRACE_H
 #include RFPROBE_HAVE_TRACE_H
+#endif
 
-static void rfprobe_array_buffer_reset(struct array_buffer *ab)
+static struct {
+	long list, buffer, max_buffer, buffer_disabled, clear_trace, trace_flags;
+	unsigned int stack_flags;
+} rfprobe_tr __read_mostly;
+static bool rfprobe_tr_ok __read_mostly;
+
+/* Member @m (at rfprobe_tr.m) of the struct trace_array at @tr, as @type. */
+#define RFPROBE_TR(tr, type, m) (*(type *)((char *)(tr) + rfprobe_tr.m))
+
+int rfprobe_tr_layout_init(long list, long buffer, long max_buffer, long buffer_disabled,
+			   long clear_trace, long trace_flags, unsigned int stack_flags)
+{
+#ifdef RFPROBE_HAVE_TRACE_H
+#ifdef CONFIG_TRACER_MAX_TRACE
+	const long max = offsetof(struct trace_array, max_buffer.buffer);
+#else
+	const long max = -1;
+#endif
+	if (list != offsetof(struct trace_array, list) ||
+	    buffer != offsetof(struct trace_array, array_buffer.buffer) || max_buffer != max ||
+	    buffer_disabled != offsetof(struct trace_array, buffer_disabled) ||
+	    clear_trace != offsetof(struct trace_array, clear_trace) ||
+	    trace_flags != offsetof(struct trace_array, trace_flags) ||
+	    stack_flags != (TRACE_ITER_STACKTRACE | TRACE_ITER_USERSTACKTRACE)) {
+		pr_err("rfprobe: struct trace_array in BTF differs from kernel/trace/trace.h\n");
+		return -EINVAL;
+	}
+#endif
+	rfprobe_tr.list = list;
+	rfprobe_tr.buffer = buffer;
+	rfprobe_tr.max_buffer = max_buffer;
+	rfprobe_tr.buffer_disabled = buffer_disabled;
+	rfprobe_tr.clear_trace = clear_trace;
+	rfprobe_tr.trace_flags = trace_flags;
+	rfprobe_tr.stack_flags = stack_flags;
+	/* Read under event_mutex, which the caller holds or has released since. */
+	smp_store_release(&rfprobe_tr_ok, true);
+	return 0;
+}
+
+static void rfprobe_buffer_reset(struct trace_buffer *buffer)
 {
 	/* Disables recording, waits for running commits, resets every CPU. */
-	if (ab->buffer)
-		ring_buffer_reset(ab->buffer);
+	if (buffer)
+		ring_buffer_reset(buffer);
 }
 
 int rfprobe_consume_clear_trace(struct list_head *trace_arrays)
 {
-	struct trace_array *tr;
+	struct list_head *pos;
 	int n = 0;
 
-	list_for_each_entry(tr, trace_arrays, list) {
-		if (!READ_ONCE(tr->clear_trace))
+	if (!smp_load_acquire(&rfprobe_tr_ok))
+		return -EOPNOTSUPP;
+	for (pos = trace_arrays->next; pos != trace_arrays; pos = pos->next) {
+		void *tr = (char *)pos - rfprobe_tr.list;
+
+		if (!READ_ONCE(RFPROBE_TR(tr, bool, clear_trace)))
 			continue;
-		rfprobe_array_buffer_reset(&tr->array_buffer);
-#ifdef CONFIG_TRACER_MAX_TRACE
-		rfprobe_array_buffer_reset(&tr->max_buffer);
-#endif
-		WRITE_ONCE(tr->clear_trace, false);
+		rfprobe_buffer_reset(RFPROBE_TR(tr, struct trace_buffer *, buffer));
+		if (rfprobe_tr.max_buffer >= 0)
+			rfprobe_buffer_reset(RFPROBE_TR(tr, struct trace_buffer *, max_buffer));
+		WRITE_ONCE(RFPROBE_TR(tr, bool, clear_trace), false);
 		n++;
 	}
 	return n;
 }
-#else
-int rfprobe_consume_clear_trace(struct list_head *trace_arrays)
-{
-	return -EOPNOTSUPP;
-}
-#endif
 
 /*
  * The direct record path (see Documentation/design.rst, "Record path"):
@@ -806,13 +848,12 @@ int rfprobe_consume_clear_trace(struct list_head *trace_arrays)
  * lets the sched_switch hook save the task's comm set as the core sets it.
  * Anything else takes trace_event_buffer_reserve()/_commit().
  *
- * Needs struct trace_array (the private kernel/trace/trace.h: a full kernel
- * tree) and three private symbols, found at the first definition:
+ * Needs struct trace_array's layout (rfprobe_tr_layout_init(), from BTF)
+ * and three private symbols, found at the first definition:
  * trace_taskinfo_save (a per-CPU variable, from BTF), tracepoint_printk_key
  * and trace_event_exports_enabled (kallsyms). Without them every record
  * takes the generic path.
  */
-#ifdef RFPROBE_HAVE_TRACE_H
 #include "rfprobe_record.h"
 
 /*
@@ -823,7 +864,10 @@ int rfprobe_consume_clear_trace(struct list_head *trace_arrays)
  */
 bool notrace rfprobe_file_recording_on(struct trace_event_file *file)
 {
-	return !READ_ONCE(file->tr->buffer_disabled);
+	/* Without the layout, a refusal counts as "full". */
+	if (!smp_load_acquire(&rfprobe_tr_ok))
+		return true;
+	return !READ_ONCE(RFPROBE_TR(file->tr, int, buffer_disabled));
 }
 NOKPROBE_SYMBOL(rfprobe_file_recording_on);
 
@@ -834,6 +878,8 @@ static struct static_key *rfprobe_exports_key __read_mostly;
 int rfprobe_direct_init(unsigned long taskinfo_save, unsigned long printk_key,
 			unsigned long exports_key)
 {
+	if (!smp_load_acquire(&rfprobe_tr_ok))
+		return -EOPNOTSUPP;
 	if (!taskinfo_save || !printk_key || !exports_key)
 		return -ENOENT;
 	rfprobe_taskinfo_save = (bool __percpu *)taskinfo_save;
@@ -847,13 +893,12 @@ __rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len,
 			 struct ring_buffer_event **eventp)
 {
 	struct rfprobe_direct d = { NULL, NULL };
-	struct trace_array *tr = file->tr;
+	void *tr = file->tr;
 	struct ring_buffer_event *event;
 	struct trace_entry *ent;
 	unsigned int ctx;
 
-	if (unlikely(READ_ONCE(tr->trace_flags) &
-		     (TRACE_ITER_STACKTRACE | TRACE_ITER_USERSTACKTRACE)))
+	if (unlikely(READ_ONCE(RFPROBE_TR(tr, unsigned int, trace_flags)) & rfprobe_tr.stack_flags))
 		return d;
 	/* != 0: the count is -1 while static_key_enable() patches. */
 	if (unlikely(static_key_count(rfprobe_printk_key) != 0 ||
@@ -864,7 +909,7 @@ __rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len,
 	 * snapshot swaps the instance's buffers meanwhile (update_max_tr()),
 	 * as trace_event_buffer_reserve() keeps it in fbuffer->buffer.
 	 */
-	d.buffer = READ_ONCE(tr->array_buffer.buffer);
+	d.buffer = READ_ONCE(RFPROBE_TR(tr, struct trace_buffer *, buffer));
 	event = ring_buffer_lock_reserve(d.buffer, len);
 	if (unlikely(!event))
 		return d;
@@ -922,37 +967,3 @@ void notrace rfprobe_direct_commit(struct trace_buffer *buffer)
 	ring_buffer_unlock_commit(buffer);
 }
 NOKPROBE_SYMBOL(rfprobe_direct_commit);
-#else
-/* Without struct trace_array's layout, a refusal counts as "full". */
-bool rfprobe_file_recording_on(struct trace_event_file *file)
-{
-	return true;
-}
-
-int rfprobe_direct_init(unsigned long taskinfo_save, unsigned long printk_key,
-			unsigned long exports_key)
-{
-	return -EOPNOTSUPP;
-}
-
-struct rfprobe_direct rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len)
-{
-	return (struct rfprobe_direct){ NULL, NULL };
-}
-
-struct rfprobe_direct rfprobe_direct_reserve_ev(struct trace_event_file *file, unsigned long len,
-						struct ring_buffer_event **event)
-{
-	return (struct rfprobe_direct){ NULL, NULL };
-}
-
-bool rfprobe_direct_filter(struct trace_event_file *file, struct trace_buffer *buffer,
-			   struct ring_buffer_event *event, void *rec)
-{
-	return true;
-}
-
-void rfprobe_direct_commit(struct trace_buffer *buffer)
-{
-}
-#endif

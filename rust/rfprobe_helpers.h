@@ -151,9 +151,20 @@ void rfprobe_perf_regs(struct pt_regs *dst, const struct pt_regs *src);
  * (ftrace_trace_arrays) the core marked clear_trace and clears the marks,
  * as C's dyn_event_release() does; caller holds event_mutex (the list is
  * stable under it). Returns how
- * many were reset, or -EOPNOTSUPP without kernel/trace/trace.h.
+ * many were reset, or -EOPNOTSUPP before rfprobe_tr_layout_init().
  */
 int rfprobe_consume_clear_trace(struct list_head *trace_arrays);
+
+/*
+ * The offsets of the struct trace_array members rfprobe reads (list,
+ * array_buffer.buffer, max_buffer.buffer or -1, buffer_disabled,
+ * clear_trace, trace_flags) and TRACE_ITER_STACKTRACE |
+ * TRACE_ITER_USERSTACKTRACE, from BTF; checked against kernel/trace/trace.h
+ * when built with it (-EINVAL if they differ). Once, before any probe is
+ * enabled.
+ */
+int rfprobe_tr_layout_init(long list, long buffer, long max_buffer, long buffer_disabled,
+			   long clear_trace, long trace_flags, unsigned int stack_flags);
 
 /*
  * The direct record path (rfprobe_helpers.c). rfprobe_direct_init() takes

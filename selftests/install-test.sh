@@ -8,6 +8,8 @@
 #     the module and depmod's modules.dep in the staging root;
 #   - DKMS (Debian's dkms): dkms add + dkms build against the fast kernel in a
 #     private DKMS tree; the module it builds loads and works in the VM;
+#   - a headers-style tree of the fast kernel (selftests/headers-tree.sh: no
+#     kernel/ sources, so no private trace.h): builds, loads, direct path on;
 #   - make KDIR=<user kernel>: a kernel configured unlike the test kernels
 #     (tinyconfig's -Os, BUG=n, lockdown LSM, module signatures;
 #     selftests/config/user.config): the module builds the user's way;
@@ -71,6 +73,27 @@ if command -v dkms >/dev/null &&
 else
 	cat "$out/dkms.log" 2>/dev/null; find "$dk/tree" -name make.log -exec cat {} + 2>/dev/null | tail -30
 	ko "dkms build"
+fi
+
+# A distribution's headers (issue 29): the fast kernel's tree as its headers
+# package and Ubuntu's linux-lib-rust ship it, without kernel/ (so without
+# the private kernel/trace/trace.h): the module builds the user's way, takes
+# struct trace_array's layout from BTF, keeps the direct record path, and
+# passes the tests of the record paths and of buffer clearing.
+if hdr=$(selftests/headers-tree.sh fast 2>"$out/headers.err") &&
+	selftests/build-module.sh "$hdr" build/fast-headers >"$out/build-headers.log" 2>&1 &&
+	! grep -q 'HAVE_TRACE_H' build/fast-headers/rust/.rfprobe_helpers.o.cmd; then
+	ok "build against a headers-style tree (no kernel/, no trace.h; no lints)"
+	if selftests/run-vm.sh -k fast -m build/fast-headers/rfprobe.ko selftests/test.d/rfprobe/record_paths.tc \
+		selftests/test.d/rfprobe/remove_clears.tc selftests/test.d/rfprobe/remove_keeps_later.tc \
+		selftests/test.d/rfprobe/lost.tc selftests/test.d/dynevent/add_remove_btfarg.tc \
+		>"$out/vm-headers.log" 2>&1; then
+		ok "the headers-built module: direct path on, records and clearing as the full build ($(tail -1 "$out/vm-headers.log"))"
+	else
+		cat "$out/vm-headers.log"; ko "the headers-built module in the VM"
+	fi
+else
+	cat "$out/headers.err" "$out/build-headers.log" 2>/dev/null | tail -30; ko "build against a headers-style tree"
 fi
 
 # A user's build against another configuration, which is also Secure Boot's

@@ -8,6 +8,7 @@
 //! trace options and exports). The only `bindings::` of recording.
 
 use crate::bindings;
+use crate::trace_probe::core_layout::TraceArrayLayout;
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 use core::ptr::NonNull;
@@ -210,10 +211,47 @@ static DIRECT_BLOCK: AtomicU32 = AtomicU32::new(u32::MAX);
 /// `trace_taskinfo_save` from the BTF per-CPU section, the two static keys
 /// from kallsyms. Otherwise every record takes the generic path.
 pub(crate) fn direct_init(vmlinux: &crate::btf::BtfData) {
-    let taskinfo = vmlinux
-        .view()
-        .ok()
-        .and_then(|b| b.percpu_var(b"trace_taskinfo_save"))
+    let Ok(btf) = vmlinux.view() else {
+        pr_info!(
+            "direct record path not available (no vmlinux BTF), records take the generic path\n"
+        );
+        return;
+    };
+    // struct trace_array's layout first: the direct path and the clearing
+    // of a removed event's buffers read it.
+    let layout = match TraceArrayLayout::from_btf(&btf) {
+        Ok(l) => l,
+        Err(e) => {
+            pr_info!(
+                "{}: direct record path not available, records take the generic path\n",
+                e
+            );
+            return;
+        }
+    };
+    let off = |o: u32| o as kernel::ffi::c_long;
+    // SAFETY: Stores offsets the C helper reads only after this returns
+    // (release/acquire); no probe is enabled yet.
+    let ret = unsafe {
+        bindings::rfprobe_tr_layout_init(
+            off(layout.list),
+            off(layout.buffer),
+            layout.max_buffer.map_or(-1, off),
+            off(layout.buffer_disabled),
+            off(layout.clear_trace),
+            off(layout.trace_flags),
+            layout.stack_flags,
+        )
+    };
+    if ret != 0 {
+        pr_info!(
+            "direct record path not available ({}), records take the generic path\n",
+            ret
+        );
+        return;
+    }
+    let taskinfo = btf
+        .percpu_var(b"trace_taskinfo_save")
         .map_or(0, |(off, _)| u64::from(off));
     let key = |name: &[u8]| crate::kallsyms::lookup(name).map_or(0, |s| s.addr);
     let printk = key(b"tracepoint_printk_key");

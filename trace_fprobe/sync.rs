@@ -114,7 +114,7 @@ impl EventMutexGuard<'_> {
             static WARNED: core::sync::atomic::AtomicBool =
                 core::sync::atomic::AtomicBool::new(false);
             if !WARNED.swap(true, core::sync::atomic::Ordering::Relaxed) {
-                pr_info!("built without kernel/trace/trace.h: a removed event's records are cleared at the core's next reset\n");
+                pr_info!("no struct trace_array layout: a removed event's records are cleared at the core's next reset\n");
             }
         }
     }

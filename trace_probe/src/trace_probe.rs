@@ -17,6 +17,7 @@ pub mod render;
 pub mod btf_adapter;
 pub mod bytes;
 pub mod cmdline;
+pub mod core_layout;
 pub mod errors;
 pub mod kstr;
 pub mod layout;
