@@ -777,8 +777,30 @@ static struct {
 } rfprobe_tr __read_mostly;
 static bool rfprobe_tr_ok __read_mostly;
 
-/* Member @m (at rfprobe_tr.m) of the struct trace_array at @tr, as @type. */
-#define RFPROBE_TR(tr, type, m) (*(type *)((char *)(tr) + rfprobe_tr.m))
+/*
+ * Member @m of the struct trace_array at @tr, as @type. With trace.h the
+ * offsets are constants (rfprobe_tr_layout_init() has checked that BTF
+ * agrees: the hot path pays nothing for the layout); without it, the ones
+ * BTF gave.
+ */
+#ifdef RFPROBE_HAVE_TRACE_H
+#define RFPROBE_TR_OFF_list offsetof(struct trace_array, list)
+#define RFPROBE_TR_OFF_buffer offsetof(struct trace_array, array_buffer.buffer)
+#define RFPROBE_TR_OFF_buffer_disabled offsetof(struct trace_array, buffer_disabled)
+#define RFPROBE_TR_OFF_clear_trace offsetof(struct trace_array, clear_trace)
+#define RFPROBE_TR_OFF_trace_flags offsetof(struct trace_array, trace_flags)
+#define RFPROBE_TR_STACK_FLAGS (TRACE_ITER_STACKTRACE | TRACE_ITER_USERSTACKTRACE)
+#else
+#define RFPROBE_TR_OFF_list rfprobe_tr.list
+#define RFPROBE_TR_OFF_buffer rfprobe_tr.buffer
+#define RFPROBE_TR_OFF_buffer_disabled rfprobe_tr.buffer_disabled
+#define RFPROBE_TR_OFF_clear_trace rfprobe_tr.clear_trace
+#define RFPROBE_TR_OFF_trace_flags rfprobe_tr.trace_flags
+#define RFPROBE_TR_STACK_FLAGS rfprobe_tr.stack_flags
+#endif
+/* Cold (buffer clearing only), and absent without CONFIG_TRACER_MAX_TRACE. */
+#define RFPROBE_TR_OFF_max_buffer rfprobe_tr.max_buffer
+#define RFPROBE_TR(tr, type, m) (*(type *)((char *)(tr) + RFPROBE_TR_OFF_##m))
 
 int rfprobe_tr_layout_init(long list, long buffer, long max_buffer, long buffer_disabled,
 			   long clear_trace, long trace_flags, unsigned int stack_flags)
@@ -826,7 +848,7 @@ int rfprobe_consume_clear_trace(struct list_head *trace_arrays)
 	if (!smp_load_acquire(&rfprobe_tr_ok))
 		return -EOPNOTSUPP;
 	for (pos = trace_arrays->next; pos != trace_arrays; pos = pos->next) {
-		void *tr = (char *)pos - rfprobe_tr.list;
+		void *tr = (char *)pos - RFPROBE_TR_OFF_list;
 
 		if (!READ_ONCE(RFPROBE_TR(tr, bool, clear_trace)))
 			continue;
@@ -898,7 +920,7 @@ __rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len,
 	struct trace_entry *ent;
 	unsigned int ctx;
 
-	if (unlikely(READ_ONCE(RFPROBE_TR(tr, unsigned int, trace_flags)) & rfprobe_tr.stack_flags))
+	if (unlikely(READ_ONCE(RFPROBE_TR(tr, unsigned int, trace_flags)) & RFPROBE_TR_STACK_FLAGS))
 		return d;
 	/* != 0: the count is -1 while static_key_enable() patches. */
 	if (unlikely(static_key_count(rfprobe_printk_key) != 0 ||

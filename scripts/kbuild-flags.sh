@@ -35,6 +35,24 @@ if [ "$(conf CONFIG_CC_IS_CLANG)" = y ] && [ -z "${LLVM:-}" ]; then
 	fi
 	out="$out LLVM=$llvm"
 fi
+# GCC-built kernels (NixOS, Ubuntu): the same GCC, plain or versioned.
+if [ "$(conf CONFIG_CC_IS_GCC)" = y ] && [ -z "${CC:-}" ]; then
+	want=$(dotted "$(conf CONFIG_GCC_VERSION)")
+	major=${want%%.*}
+	cc=
+	for c in gcc "gcc-$major"; do
+		if [ "$($c -dumpfullversion 2>/dev/null)" = "$want" ]; then
+			cc=$c
+			break
+		fi
+	done
+	if [ -z "$cc" ]; then
+		echo "kbuild-flags.sh: the kernel was built with gcc $want, which is not installed" \
+			"(gcc or gcc-$major)" >&2
+		exit 1
+	fi
+	[ "$cc" = gcc ] || out="$out CC=$cc"
+fi
 # pick WANT CANDIDATE...: the first candidate whose --version prints WANT.
 pick() {
 	want=$1

@@ -20,7 +20,8 @@ fi
 mkdir -p "$out"
 log=$out/build.log
 info "building $variant kernel in $out (log: $log)"
-K=(make -C "$KSRC" "${KMAKE_FLAGS[@]}" O="$out")
+read -r -a kflags <<< "$(variant_kmake_flags "$variant")"
+K=(make -C "$KSRC" "${kflags[@]}" O="$out")
 start=$(date +%s)
 {
 	"${K[@]}" tinyconfig

@@ -10,6 +10,17 @@ LLVM_SUFFIX=-19
 KRUSTC=/usr/bin/rustc
 BINDGEN=${BINDGEN:-$HOME/.cargo/bin/bindgen}
 KMAKE_FLAGS=(LLVM=$LLVM_SUFFIX RUSTC=$KRUSTC BINDGEN=$BINDGEN)
+# The user kernel is built as NixOS and Ubuntu build theirs: GCC for C,
+# rustc and bindgen (libclang) for Rust.
+KMAKE_FLAGS_GCC=(CC=gcc HOSTCC=gcc RUSTC=$KRUSTC BINDGEN=$BINDGEN)
+
+# make flags of a variant's kernel build (its compiler).
+variant_kmake_flags() {
+	case "$1" in
+	user) echo "${KMAKE_FLAGS_GCC[*]}" ;;
+	*) echo "${KMAKE_FLAGS[*]}" ;;
+	esac
+}
 JOBS=${JOBS:-$(($(nproc) + 1))}
 
 die() { echo "rfprobe: error: $*" >&2; exit 1; }
@@ -38,6 +49,7 @@ variant_key() {
 		for f in $(variant_fragments "$v"); do echo "== $(basename "$f")"; cat "$f"; done
 		$KRUSTC --version
 		clang$LLVM_SUFFIX --version | head -1
+		[ "$v" != user ] || gcc --version | head -1
 		"$BINDGEN" --version
 		pahole --version
 	} | sha256sum | cut -c1-16
