@@ -166,6 +166,20 @@ if [ -n "$signed_ko" ]; then
 			cat "$out/vm-lockdown-$run.log"; ko "lockdown=integrity ($run)"
 		fi
 	done
+	# Signatures enforced without lockdown (module.sig_enforce=1, what
+	# CONFIG_MODULE_SIG_FORCE makes the default): the installed module loads
+	# and works, the unsigned build is refused.
+	if selftests/run-vm.sh -k user -m "$signed_ko" -a module.sig_enforce=1 -e RFPROBE_DIR=/proc/rfprobe \
+		-f "$user_ko:/lib/modules/rfprobe-unsigned.ko" \
+		-c 'insmod /lib/modules/rfprobe-unsigned.ko; echo "unsigned-insmod rc=$?"' \
+		selftests/test.d/dynevent/add_remove_fprobe.tc selftests/test.d/rfprobe/profile.tc \
+		>"$out/vm-sig-enforce.log" 2>&1 &&
+		grep -q '^unsigned-insmod rc=[1-9]' "$out/vm-sig-enforce.log" &&
+		grep -q "can't insert.*Key was rejected by service" "$out/vm-sig-enforce.log"; then
+		ok "module.sig_enforce=1: the signed module loads and works ($(tail -1 "$out/vm-sig-enforce.log")), the unsigned one is rejected"
+	else
+		cat "$out/vm-sig-enforce.log"; ko "module.sig_enforce=1"
+	fi
 	if selftests/run-vm.sh -k user -m "$signed_ko" -a lockdown=confidentiality \
 		-f selftests/lockdown/confidentiality.sh:/lockdown/confidentiality.sh -c 'sh /lockdown/confidentiality.sh' \
 		>"$out/vm-confidentiality.log" 2>&1 &&
