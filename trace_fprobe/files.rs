@@ -145,8 +145,8 @@ impl Drop for ProcDir {
 unsafe impl Send for DebugfsDir {}
 // SAFETY: As for `Send`.
 unsafe impl Send for ProcDir {}
-// SAFETY: `&DebugfsDir`/`&ProcDir` allow nothing (no method takes `&self`
-// once created).
+// SAFETY: `&DebugfsDir`/`&ProcDir` only allow creating files in the
+// directory, which debugfs and procfs serialise themselves.
 unsafe impl Sync for DebugfsDir {}
 // SAFETY: As above.
 unsafe impl Sync for ProcDir {}
