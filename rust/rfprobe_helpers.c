@@ -634,10 +634,15 @@ void rfprobe_assert_held(struct mutex *m)
 	lockdep_assert_held(m);
 }
 
-/* Events pin the module: nothing can reference an event whose code is gone. */
-void rfprobe_module_get(void)
+/*
+ * Events pin the module: nothing can reference an event whose code is gone.
+ * False once the module is going: a definition that a /proc/rfprobe write
+ * (procfs files do not pin the module) or a module notifier completes while
+ * rmmod runs must not register an event module exit would not remove.
+ */
+bool rfprobe_module_tryget(void)
 {
-	__module_get(THIS_MODULE);
+	return try_module_get(THIS_MODULE);
 }
 
 void rfprobe_module_put(void)
@@ -831,6 +836,26 @@ int rfprobe_tr_layout_init(long list, long buffer, long max_buffer, long buffer_
 	/* Read under event_mutex, which the caller holds or has released since. */
 	smp_store_release(&rfprobe_tr_ok, true);
 	return 0;
+}
+
+/* The layout trace.h gives, when BTF has none: -EOPNOTSUPP without trace.h. */
+int rfprobe_tr_layout_init_builtin(void)
+{
+#ifdef RFPROBE_HAVE_TRACE_H
+#ifdef CONFIG_TRACER_MAX_TRACE
+	const long max = offsetof(struct trace_array, max_buffer.buffer);
+#else
+	const long max = -1;
+#endif
+	return rfprobe_tr_layout_init(offsetof(struct trace_array, list),
+				      offsetof(struct trace_array, array_buffer.buffer), max,
+				      offsetof(struct trace_array, buffer_disabled),
+				      offsetof(struct trace_array, clear_trace),
+				      offsetof(struct trace_array, trace_flags),
+				      TRACE_ITER_STACKTRACE | TRACE_ITER_USERSTACKTRACE);
+#else
+	return -EOPNOTSUPP;
+#endif
 }
 
 static void rfprobe_buffer_reset(struct trace_buffer *buffer)

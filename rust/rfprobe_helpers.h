@@ -133,8 +133,8 @@ bool rfprobe_event_busy(struct trace_event_call *call);
 bool rfprobe_event_name_taken(struct list_head *events, const char *system, const char *name);
 /* lockdep_assert_held(). */
 void rfprobe_assert_held(struct mutex *m);
-/* __module_get(THIS_MODULE) / module_put(THIS_MODULE). */
-void rfprobe_module_get(void);
+/* try_module_get(THIS_MODULE) (false while the module is going) / module_put(THIS_MODULE). */
+bool rfprobe_module_tryget(void);
 void rfprobe_module_put(void);
 
 /* perf on rfprobe events (no-ops without CONFIG_PERF_EVENTS). */
@@ -165,6 +165,8 @@ int rfprobe_consume_clear_trace(struct list_head *trace_arrays);
  */
 int rfprobe_tr_layout_init(long list, long buffer, long max_buffer, long buffer_disabled,
 			   long clear_trace, long trace_flags, unsigned int stack_flags);
+/* The same from kernel/trace/trace.h when BTF lacks it (-EOPNOTSUPP without trace.h). */
+int rfprobe_tr_layout_init_builtin(void);
 
 /*
  * The direct record path (rfprobe_helpers.c). rfprobe_direct_init() takes

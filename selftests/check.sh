@@ -105,7 +105,7 @@ count "VM suite (debug)" build/check/vm-debug.log "${PIPESTATUS[0]}"
 stage "stress suite on debug (references, module tracepoints, nesting, faults)"
 selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko -t 2400 \
 	selftests/stress/refs.tc selftests/stress/module_tp.tc selftests/stress/module_funcs.tc \
-	selftests/stress/nesting.tc \
+	selftests/stress/nesting.tc selftests/stress/rmmod_race.tc \
 	selftests/stress/faults.tc 2>&1 |
 	tee build/check/vm-stress.log
 count "stress suite (debug)" build/check/vm-stress.log "${PIPESTATUS[0]}"

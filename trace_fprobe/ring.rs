@@ -218,30 +218,28 @@ pub(crate) fn direct_init(vmlinux: &crate::btf::BtfData) {
         return;
     };
     // struct trace_array's layout first: the direct path and the clearing
-    // of a removed event's buffers read it.
-    let layout = match TraceArrayLayout::from_btf(&btf) {
-        Ok(l) => l,
-        Err(e) => {
-            pr_info!(
-                "{}: direct record path not available, records take the generic path\n",
-                e
-            );
-            return;
-        }
-    };
+    // of a removed event's buffers read it. From BTF; if BTF lacks it, from
+    // trace.h when the module was built with it.
     let off = |o: u32| o as kernel::ffi::c_long;
-    // SAFETY: Stores offsets the C helper reads only after this returns
-    // (release/acquire); no probe is enabled yet.
-    let ret = unsafe {
-        bindings::rfprobe_tr_layout_init(
-            off(layout.list),
-            off(layout.buffer),
-            layout.max_buffer.map_or(-1, off),
-            off(layout.buffer_disabled),
-            off(layout.clear_trace),
-            off(layout.trace_flags),
-            layout.stack_flags,
-        )
+    let ret = match TraceArrayLayout::from_btf(&btf) {
+        // SAFETY: Stores offsets the C helper reads only after this
+        // returns (release/acquire); no probe is enabled yet.
+        Ok(layout) => unsafe {
+            bindings::rfprobe_tr_layout_init(
+                off(layout.list),
+                off(layout.buffer),
+                layout.max_buffer.map_or(-1, off),
+                off(layout.buffer_disabled),
+                off(layout.clear_trace),
+                off(layout.trace_flags),
+                layout.stack_flags,
+            )
+        },
+        Err(e) => {
+            pr_info!("{}\n", e);
+            // SAFETY: As above.
+            unsafe { bindings::rfprobe_tr_layout_init_builtin() }
+        }
     };
     if ret != 0 {
         pr_info!(

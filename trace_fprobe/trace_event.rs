@@ -150,21 +150,32 @@ impl TraceEvent {
                 (bindings::TRACE_EVENT_FL_FPROBE | bindings::TRACE_EVENT_FL_DYNAMIC) as c_int;
             (*call).data = (owner as *const T).cast_mut().cast::<c_void>();
         }
+        // A registered event pins the module: nothing the core keeps can
+        // reference an event whose code is gone. Taken first: once rmmod
+        // has begun (a /proc/rfprobe write still running, a module
+        // notifier), no event may be added that module exit would not
+        // find.
+        // SAFETY: Plain call; the reference is dropped in `remove`, or
+        // below if registering fails.
+        if !unsafe { bindings::rfprobe_module_tryget() } {
+            return Err(code::ENODEV);
+        }
         // SAFETY: `call` is fully initialised and pinned.
         let ty = unsafe { bindings::register_trace_event(core::ptr::addr_of_mut!((*call).event)) };
         if ty == 0 {
+            // SAFETY: Taken above.
+            unsafe { bindings::rfprobe_module_put() };
             return Err(code::ENODEV);
         }
         // SAFETY: As above; `event_mutex` is held (the guard).
         if let Err(e) = to_result(unsafe { bindings::trace_add_event_call(call) }) {
-            // SAFETY: Registered just above.
-            unsafe { bindings::unregister_trace_event(core::ptr::addr_of_mut!((*call).event)) };
+            // SAFETY: Registered just above; the reference taken above.
+            unsafe {
+                bindings::unregister_trace_event(core::ptr::addr_of_mut!((*call).event));
+                bindings::rfprobe_module_put();
+            }
             return Err(e);
         }
-        // A registered event pins the module: nothing the core keeps can
-        // reference an event whose code is gone.
-        // SAFETY: Plain call; dropped in `remove`.
-        unsafe { bindings::rfprobe_module_get() };
         Ok(())
     }
 

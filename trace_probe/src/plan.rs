@@ -361,15 +361,9 @@ fn decide_inner<K: Kernel, G: Groups>(
         }
         Some(Resolved::BadAddr) => return Err(fail_at(def, ErrCode::BadFuncAddr, Detail::None)),
         Some(Resolved::NoMatch) => return Err(fail_at(def, ErrCode::NoFuncMatch, Detail::None)),
-        Some(Resolved::NotFound) => {
-            // C finds out when ftrace refuses the filter, after the
-            // lockdown check.
-            let errno = match k.may_probe() {
-                Err(errno) => errno,
-                Ok(()) => k.attach_errno(func_part(line).unwrap_or(&[])),
-            };
-            return Err(Rejection::main(registration(def, line, errno)));
-        }
+        // C finds out when ftrace refuses the filter: after the name
+        // checks and the lockdown check (below).
+        Some(Resolved::NotFound) => None,
         Some(Resolved::Err(e)) => return Err(Rejection::main(Failure::silent(e))),
     };
 
@@ -408,6 +402,10 @@ fn decide_inner<K: Kernel, G: Groups>(
     // Registration-time checks (C fails here after creating the event),
     // lockdown first, as in C's `__register_trace_fprobe()`.
     if let Err(errno) = k.may_probe() {
+        return Err(Rejection::main(registration(def, line, errno)));
+    }
+    if resolved == Some(Resolved::NotFound) {
+        let errno = k.attach_errno(func_part(line).unwrap_or(&[]));
         return Err(Rejection::main(registration(def, line, errno)));
     }
     let d = def.stored();

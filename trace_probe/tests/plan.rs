@@ -381,6 +381,10 @@ fn unknown_function_and_symbol_are_registration_errors() {
     let mut k = Mock::new();
     let (errno, code, pos, ..) = rejected(decide(&mut k, "f no_such_function").0);
     assert_eq!((errno, code, pos), (-EINVAL, ErrCode::FailRegProbe, 2));
+    // ftrace's verdict comes at registration, after the name checks (C
+    // registers the event first, then fails in register_fprobe()).
+    let (errno, code, ..) = rejected(decide(&mut k, "f:sched/sched_switch no_such_function").0);
+    assert_eq!((errno, code), (-EEXIST, ErrCode::EventExist));
     let (errno, code, ..) = rejected(decide(&mut k, "f vfs_read @no_such_symbol").0);
     assert_eq!((errno, code), (-ENOENT, ErrCode::BadProbeAddr));
     defined(decide(&mut k, "f vfs_read @jiffies").0);
