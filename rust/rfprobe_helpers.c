@@ -776,83 +776,85 @@ NOKPROBE_SYMBOL(rfprobe_perf_regs);
 #include RFPROBE_HAVE_TRACE_H
 #endif
 
-static struct {
+struct rfprobe_tr_layout {
 	long list, buffer, max_buffer, buffer_disabled, clear_trace, trace_flags;
 	unsigned int stack_flags;
-} rfprobe_tr __read_mostly;
+};
+
+/* The layout in use, from BTF (or, failing that, trace.h's below). */
+static struct rfprobe_tr_layout rfprobe_tr __read_mostly;
 static bool rfprobe_tr_ok __read_mostly;
 
-/*
- * Member @m of the struct trace_array at @tr, as @type. With trace.h the
- * offsets are constants (rfprobe_tr_layout_init() has checked that BTF
- * agrees: the hot path pays nothing for the layout); without it, the ones
- * BTF gave.
- */
 #ifdef RFPROBE_HAVE_TRACE_H
-#define RFPROBE_TR_OFF_list offsetof(struct trace_array, list)
-#define RFPROBE_TR_OFF_buffer offsetof(struct trace_array, array_buffer.buffer)
-#define RFPROBE_TR_OFF_buffer_disabled offsetof(struct trace_array, buffer_disabled)
-#define RFPROBE_TR_OFF_clear_trace offsetof(struct trace_array, clear_trace)
-#define RFPROBE_TR_OFF_trace_flags offsetof(struct trace_array, trace_flags)
-#define RFPROBE_TR_STACK_FLAGS (TRACE_ITER_STACKTRACE | TRACE_ITER_USERSTACKTRACE)
+/* The layout trace.h gives: constants the compiler folds into the hot path. */
+static const struct rfprobe_tr_layout rfprobe_tr_h = {
+	.list = offsetof(struct trace_array, list),
+	.buffer = offsetof(struct trace_array, array_buffer.buffer),
+#ifdef CONFIG_TRACER_MAX_TRACE
+	.max_buffer = offsetof(struct trace_array, max_buffer.buffer),
 #else
-#define RFPROBE_TR_OFF_list rfprobe_tr.list
-#define RFPROBE_TR_OFF_buffer rfprobe_tr.buffer
-#define RFPROBE_TR_OFF_buffer_disabled rfprobe_tr.buffer_disabled
-#define RFPROBE_TR_OFF_clear_trace rfprobe_tr.clear_trace
-#define RFPROBE_TR_OFF_trace_flags rfprobe_tr.trace_flags
-#define RFPROBE_TR_STACK_FLAGS rfprobe_tr.stack_flags
+	.max_buffer = -1,
 #endif
-/* Cold (buffer clearing only), and absent without CONFIG_TRACER_MAX_TRACE. */
-#define RFPROBE_TR_OFF_max_buffer rfprobe_tr.max_buffer
-#define RFPROBE_TR(tr, type, m) (*(type *)((char *)(tr) + RFPROBE_TR_OFF_##m))
+	.buffer_disabled = offsetof(struct trace_array, buffer_disabled),
+	.clear_trace = offsetof(struct trace_array, clear_trace),
+	.trace_flags = offsetof(struct trace_array, trace_flags),
+	.stack_flags = TRACE_ITER_STACKTRACE | TRACE_ITER_USERSTACKTRACE,
+};
+/*
+ * With trace.h the accesses use its constants (rfprobe_tr_layout_init() has
+ * checked that BTF agrees: the hot path pays nothing for the layout);
+ * without it, the offsets BTF gave.
+ */
+#define RFPROBE_TR_LAYOUT rfprobe_tr_h
 
-int rfprobe_tr_layout_init(long list, long buffer, long max_buffer, long buffer_disabled,
-			   long clear_trace, long trace_flags, unsigned int stack_flags)
+static bool rfprobe_tr_equal(const struct rfprobe_tr_layout *a, const struct rfprobe_tr_layout *b)
+{
+	return a->list == b->list && a->buffer == b->buffer && a->max_buffer == b->max_buffer &&
+	       a->buffer_disabled == b->buffer_disabled && a->clear_trace == b->clear_trace &&
+	       a->trace_flags == b->trace_flags && a->stack_flags == b->stack_flags;
+}
+#else
+#define RFPROBE_TR_LAYOUT rfprobe_tr
+#endif
+
+/* Member @m of the struct trace_array at @tr, as @type. */
+#define RFPROBE_TR(tr, type, m) (*(type *)((char *)(tr) + RFPROBE_TR_LAYOUT.m))
+
+static int rfprobe_tr_layout_set(const struct rfprobe_tr_layout *l)
 {
 #ifdef RFPROBE_HAVE_TRACE_H
-#ifdef CONFIG_TRACER_MAX_TRACE
-	const long max = offsetof(struct trace_array, max_buffer.buffer);
-#else
-	const long max = -1;
-#endif
-	if (list != offsetof(struct trace_array, list) ||
-	    buffer != offsetof(struct trace_array, array_buffer.buffer) || max_buffer != max ||
-	    buffer_disabled != offsetof(struct trace_array, buffer_disabled) ||
-	    clear_trace != offsetof(struct trace_array, clear_trace) ||
-	    trace_flags != offsetof(struct trace_array, trace_flags) ||
-	    stack_flags != (TRACE_ITER_STACKTRACE | TRACE_ITER_USERSTACKTRACE)) {
+	if (!rfprobe_tr_equal(l, &rfprobe_tr_h)) {
 		pr_err("rfprobe: struct trace_array in BTF differs from kernel/trace/trace.h\n");
 		return -EINVAL;
 	}
 #endif
-	rfprobe_tr.list = list;
-	rfprobe_tr.buffer = buffer;
-	rfprobe_tr.max_buffer = max_buffer;
-	rfprobe_tr.buffer_disabled = buffer_disabled;
-	rfprobe_tr.clear_trace = clear_trace;
-	rfprobe_tr.trace_flags = trace_flags;
-	rfprobe_tr.stack_flags = stack_flags;
+	rfprobe_tr = *l;
 	/* Read under event_mutex, which the caller holds or has released since. */
 	smp_store_release(&rfprobe_tr_ok, true);
 	return 0;
+}
+
+int rfprobe_tr_layout_init(long list, long buffer, long max_buffer, long buffer_disabled,
+			   long clear_trace, long trace_flags, unsigned int stack_flags)
+{
+	const struct rfprobe_tr_layout l = {
+		.list = list,
+		.buffer = buffer,
+		.max_buffer = max_buffer,
+		.buffer_disabled = buffer_disabled,
+		.clear_trace = clear_trace,
+		.trace_flags = trace_flags,
+		.stack_flags = stack_flags,
+	};
+
+	return rfprobe_tr_layout_set(&l);
 }
 
 /* The layout trace.h gives, when BTF has none: -EOPNOTSUPP without trace.h. */
 int rfprobe_tr_layout_init_builtin(void)
 {
 #ifdef RFPROBE_HAVE_TRACE_H
-#ifdef CONFIG_TRACER_MAX_TRACE
-	const long max = offsetof(struct trace_array, max_buffer.buffer);
-#else
-	const long max = -1;
-#endif
-	return rfprobe_tr_layout_init(offsetof(struct trace_array, list),
-				      offsetof(struct trace_array, array_buffer.buffer), max,
-				      offsetof(struct trace_array, buffer_disabled),
-				      offsetof(struct trace_array, clear_trace),
-				      offsetof(struct trace_array, trace_flags),
-				      TRACE_ITER_STACKTRACE | TRACE_ITER_USERSTACKTRACE);
+	return rfprobe_tr_layout_set(&rfprobe_tr_h);
 #else
 	return -EOPNOTSUPP;
 #endif
@@ -873,12 +875,12 @@ int rfprobe_consume_clear_trace(struct list_head *trace_arrays)
 	if (!smp_load_acquire(&rfprobe_tr_ok))
 		return -EOPNOTSUPP;
 	for (pos = trace_arrays->next; pos != trace_arrays; pos = pos->next) {
-		void *tr = (char *)pos - RFPROBE_TR_OFF_list;
+		void *tr = (char *)pos - RFPROBE_TR_LAYOUT.list;
 
 		if (!READ_ONCE(RFPROBE_TR(tr, bool, clear_trace)))
 			continue;
 		rfprobe_buffer_reset(RFPROBE_TR(tr, struct trace_buffer *, buffer));
-		if (rfprobe_tr.max_buffer >= 0)
+		if (RFPROBE_TR_LAYOUT.max_buffer >= 0)
 			rfprobe_buffer_reset(RFPROBE_TR(tr, struct trace_buffer *, max_buffer));
 		WRITE_ONCE(RFPROBE_TR(tr, bool, clear_trace), false);
 		n++;
@@ -945,7 +947,7 @@ __rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len,
 	struct trace_entry *ent;
 	unsigned int ctx;
 
-	if (unlikely(READ_ONCE(RFPROBE_TR(tr, unsigned int, trace_flags)) & RFPROBE_TR_STACK_FLAGS))
+	if (unlikely(READ_ONCE(RFPROBE_TR(tr, unsigned int, trace_flags)) & RFPROBE_TR_LAYOUT.stack_flags))
 		return d;
 	/* != 0: the count is -1 while static_key_enable() patches. */
 	if (unlikely(static_key_count(rfprobe_printk_key) != 0 ||

@@ -551,7 +551,13 @@ impl<'a> Compiler<'a> {
             .get_mut(start..end)
             .ok_or(CompileError::NoSpace)?;
         let src = buf.get(..c.n).ok_or(CompileError::NoSpace)?;
-        dst.copy_from_slice(src);
+        // Element by element: the lengths are equal by construction, and
+        // copy_from_slice()'s length-mismatch panic is a call objtool does
+        // not know as noreturn in 6.12 ("falls through to next function"
+        // on kernels that run objtool on modules).
+        for (d, s) in dst.iter_mut().zip(src) {
+            *d = *s;
+        }
         self.prog.nr_insns = end as u32;
         self.prog.nr_args = next_args;
         self.prog.fixed_size = self.prog.fixed_size.max(c.field_end);
