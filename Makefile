@@ -6,6 +6,11 @@
 #   make demo         set-up + kernel + module + boot + a short demonstration
 #   make check        set-up + host tests + module + VM suite on fast and debug
 #   make vmtest       run .tc tests in the VM: KVARIANT=fast|debug T="path ..."
+#   make vng-check    run the .tc suite under virtme-ng on a kernel you built:
+#                     KDIR=/path/to/build [T="tests ..."] [TCG=1: no KVM]
+#   make check-installed  run the .tc suite on this machine's running kernel with
+#                     the installed module (make install/DKMS first; as root;
+#                     like ftracetest, it resets the tracing state) [T=...]
 #   make host-test    cargo fmt --check, clippy, cargo test for the host crates
 #   make kernel       build (or reuse) the KVARIANT test kernel
 #   make bench        benchmark vs the C fprobe events (fast kernel, QEMU -icount):
@@ -42,7 +47,7 @@ MODDIR := $(TOP)/build/kdir-$(shell echo $(abspath $(KDIR)) | sha1sum | cut -c1-
 KDIR_CMD := echo $(abspath $(KDIR))
 endif
 
-.PHONY: all module setup kernel demo check vmtest host-test bench clean install dkms-source dkms-install dkms-remove tool tool-install
+.PHONY: all module setup kernel demo check vmtest vng-check check-installed host-test bench clean install dkms-source dkms-install dkms-remove tool tool-install
 
 all: module
 
@@ -58,6 +63,13 @@ module: setup
 
 vmtest: module
 	@$(SELFTESTS)/run-vm.sh -k $(KVARIANT) -m $(MODDIR)/rfprobe.ko $(T)
+
+vng-check:
+	@[ -n "$(KDIR)" ] || { echo "rfprobe: make vng-check needs KDIR=/path/to/your/kernel/build"; exit 1; }
+	@$(SELFTESTS)/vng-run.sh -k "$(KDIR)" $(T)
+
+check-installed:
+	@$(SELFTESTS)/suite.sh -i $(T)
 
 host-test:
 	@$(SELFTESTS)/host-test.sh

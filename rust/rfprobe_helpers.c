@@ -43,9 +43,28 @@ module_param(selftest_warn, bool, 0444);
 MODULE_PARM_DESC(selftest_warn,
 		 "Trigger a deliberate WARN() at load (tests that the VM runner catches splats)");
 
+static bool selftest_cfi;
+module_param(selftest_cfi, bool, 0444);
+MODULE_PARM_DESC(selftest_cfi,
+		 "Make a deliberate indirect call of the wrong type at load: a CFI failure on kCFI kernels (tests that the VM runner catches it)");
+
+static noinline int rfprobe_cfi_target(long x)
+{
+	return x == 1;
+}
+
 void rfprobe_selftest_warn(void)
 {
 	WARN(selftest_warn, "rfprobe: selftest_warn=1: deliberate warning for the runner self-test\n");
+	if (selftest_cfi) {
+		/* Called as int (*)(int *): kCFI traps; elsewhere it returns 0. */
+		void *p = rfprobe_cfi_target;
+		int (*f)(int *);
+
+		OPTIMIZER_HIDE_VAR(p);
+		f = p;
+		pr_info("rfprobe: selftest_cfi=1: the wrong-typed call returned %d\n", f(NULL));
+	}
 }
 
 bool rfprobe_file_write_trunc(const struct file *file)
@@ -194,26 +213,52 @@ u64 rfprobe_local_clock(void)
 }
 
 /*
- * t probes: rfprobe's own tracepoint probe. The in-kernel t probes attach
- * the tracepoint's (probestub, NULL) pair and detach it when their event
- * goes; sharing that pair would let either side silence the other. Each
- * rfprobe t probe attaches (rfprobe_tp_probe, its own context) instead.
+ * t probes. The in-kernel t probes attach the tracepoint's (probestub,
+ * NULL) pair and detach it when their event goes; sharing that pair would
+ * let either side silence the other. Each rfprobe t probe attaches a pair
+ * of its own, (function, its context), and the handler sees the registers
+ * an fprobe on the probestub would see: the first five tracepoint
+ * arguments in si..r9 (di = NULL, the stub's data), the rest on the stack
+ * above the return address (sp = the stack pointer at entry), so $argN,
+ * $stackN and arguments past the fifth read what they read on the stub.
+ * __probe_ip is the stub's ftrace location (after its endbr64), as the
+ * in-kernel t events record.
  *
- * Tracepoints call probes as void (*)(void *data, PROTO): the first five
- * tracepoint arguments arrive in registers, the rest on the stack above the
- * return address, exactly as in the probestub an fprobe would sit on. The
- * handler gets a pt_regs with those registers (di = NULL, the stub's data)
- * and sp = the stack pointer at entry, so $argN, $stackN and arguments past
- * the fifth read what they read on the stub. __probe_ip is the stub's
- * ftrace location (after its endbr64), as the in-kernel t events record.
- * Not for kCFI kernels: the call's type hash would not match this function.
+ * Tracepoints call probes as void (*)(void *data, PROTO). Without kCFI the
+ * function is rfprobe_tp_probe, which calls the handler directly. kCFI
+ * checks that call against the tracepoint's own prototype, which only the
+ * tracepoint's functions have: there the pair is (probestub, context) and
+ * an ftrace_ops on the stub calls the handler for the calls whose data
+ * argument is this context (an in-kernel t event's fprobe on the same stub
+ * also sees them: see Documentation/trace/rfprobetrace.rst).
  */
 struct rfprobe_tp {
 	struct tracepoint *tp;
 	void *probe;
 	unsigned long ip;
 	atomic_long_t nmissed;
+#ifdef CONFIG_CFI_CLANG
+	struct ftrace_ops ops;
+#endif
 };
+
+/* The partial pt_regs the handler reads (see rfprobe_perf_regs()). */
+static __always_inline void rfprobe_tp_regs(struct pt_regs *regs, struct rfprobe_tp *t,
+					    unsigned long a1, unsigned long a2,
+					    unsigned long a3, unsigned long a4,
+					    unsigned long a5, unsigned long sp)
+{
+	regs->di = 0;
+	regs->si = a1;
+	regs->dx = a2;
+	regs->cx = a3;
+	regs->r8 = a4;
+	regs->r9 = a5;
+	regs->ax = 0;
+	regs->bp = 0;
+	regs->ip = t->ip;
+	regs->sp = sp;
+}
 
 #ifndef CONFIG_CFI_CLANG
 /* __builtin_frame_address() makes the compiler set up rbp here. */
@@ -223,24 +268,16 @@ rfprobe_tp_probe(void *data, unsigned long a1, unsigned long a2, unsigned long a
 {
 	struct rfprobe_tp *t = data;
 	/*
-	 * Only the members a partial pt_regs has (see rfprobe_perf_regs())
-	 * are set: the handler reads no others, and zeroing all 21 words
-	 * (CONFIG_INIT_STACK_ALL_ZERO included) costs every hit.
+	 * Only the members a partial pt_regs has are set: the handler reads
+	 * no others, and zeroing all 21 words (CONFIG_INIT_STACK_ALL_ZERO
+	 * included) costs every hit.
 	 */
 	struct pt_regs regs __uninitialized;
 	int bit;
 
-	regs.di = 0;
-	regs.si = a1;
-	regs.dx = a2;
-	regs.cx = a3;
-	regs.r8 = a4;
-	regs.r9 = a5;
-	regs.ax = 0;
-	regs.bp = 0;
-	regs.ip = t->ip;
 	/* The frame address is where the prologue pushed rbp. */
-	regs.sp = (unsigned long)__builtin_frame_address(0) + sizeof(long);
+	rfprobe_tp_regs(&regs, t, a1, a2, a3, a4, a5,
+			(unsigned long)__builtin_frame_address(0) + sizeof(long));
 
 	bit = ftrace_test_recursion_trylock(t->ip, _RET_IP_);
 	if (bit < 0) {
@@ -251,6 +288,36 @@ rfprobe_tp_probe(void *data, unsigned long a1, unsigned long a2, unsigned long a
 	ftrace_test_recursion_unlock(bit);
 }
 NOKPROBE_SYMBOL(rfprobe_tp_probe);
+#define RFPROBE_TP_FUNC(t) ((void *)rfprobe_tp_probe)
+#else
+static void notrace rfprobe_tp_ops_func(unsigned long ip, unsigned long parent_ip,
+					struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	struct rfprobe_tp *t = container_of(op, struct rfprobe_tp, ops);
+	const struct pt_regs *in = &arch_ftrace_regs(fregs)->regs;
+	struct pt_regs regs __uninitialized;
+	int bit;
+
+	/* Another user's call of the stub (an in-kernel t event's, another
+	 * rfprobe t probe's): not ours. */
+	if (in->di != (unsigned long)t)
+		return;
+	/*
+	 * A copy, with di = NULL as on the stub of the in-kernel t events:
+	 * the other ftrace_ops on the stub read the same registers.
+	 */
+	rfprobe_tp_regs(&regs, t, in->si, in->dx, in->cx, in->r8, in->r9, in->sp);
+
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0) {
+		atomic_long_inc(&t->nmissed);
+		return;
+	}
+	rfprobe_ops_entry(t->probe, t->ip, &regs);
+	ftrace_test_recursion_unlock(bit);
+}
+NOKPROBE_SYMBOL(rfprobe_tp_ops_func);
+#define RFPROBE_TP_FUNC(t) ((t)->tp->probestub)
 #endif
 
 struct rfprobe_tp *rfprobe_tp_new(void *probe)
@@ -264,18 +331,34 @@ struct rfprobe_tp *rfprobe_tp_new(void *probe)
 
 int rfprobe_tp_attach(struct rfprobe_tp *t, struct tracepoint *tp)
 {
-#ifdef CONFIG_CFI_CLANG
-	return -EOPNOTSUPP;
-#else
 	unsigned long stub = (unsigned long)tp->probestub;
 	u32 insn;
+	int ret;
 
 	t->ip = stub;
 	if (!copy_from_kernel_nofault(&insn, (void *)stub, sizeof(insn)) && is_endbr(insn))
 		t->ip += ENDBR_INSN_SIZE;
 	t->tp = tp;
-	return tracepoint_probe_register(tp, (void *)rfprobe_tp_probe, t);
+#ifdef CONFIG_CFI_CLANG
+	/* A fresh ftrace_ops for every attach (see rfprobe_ops_reset()). */
+	memset(&t->ops, 0, sizeof(t->ops));
+	t->ops.func = rfprobe_tp_ops_func;
+	ret = ftrace_set_filter_ip(&t->ops, stub, 0, 0);
+	if (!ret)
+		ret = register_ftrace_function(&t->ops);
+	if (ret) {
+		ftrace_free_filter(&t->ops);
+		return ret;
+	}
 #endif
+	ret = tracepoint_probe_register(tp, RFPROBE_TP_FUNC(t), t);
+#ifdef CONFIG_CFI_CLANG
+	if (ret) {
+		unregister_ftrace_function(&t->ops);
+		ftrace_free_filter(&t->ops);
+	}
+#endif
+	return ret;
 }
 /*
  * The registrations that attach a probe when its event is enabled can fail
@@ -288,11 +371,14 @@ ALLOW_ERROR_INJECTION(rfprobe_tp_attach, ERRNO);
 /* Detaches and waits until no CPU runs the probe any more. */
 void rfprobe_tp_detach(struct rfprobe_tp *t)
 {
-#ifndef CONFIG_CFI_CLANG
-	WARN_ON_ONCE(tracepoint_probe_unregister(t->tp, (void *)rfprobe_tp_probe, t));
+	WARN_ON_ONCE(tracepoint_probe_unregister(t->tp, RFPROBE_TP_FUNC(t), t));
 	tracepoint_synchronize_unregister();
-	t->tp = NULL;
+#ifdef CONFIG_CFI_CLANG
+	/* Waits for callbacks in flight (ftrace_shutdown() synchronizes). */
+	unregister_ftrace_function(&t->ops);
+	ftrace_free_filter(&t->ops);
 #endif
+	t->tp = NULL;
 }
 
 unsigned long rfprobe_tp_nmissed(struct rfprobe_tp *t)
@@ -597,6 +683,23 @@ void notrace rfprobe_scratch_put(void *slice, unsigned long stride)
 	WRITE_ONCE(*busy, 0);
 }
 NOKPROBE_SYMBOL(rfprobe_scratch_put);
+
+/* See rfprobe_helpers.h. */
+int rfprobe_class_reg(struct trace_event_call *call, enum trace_reg type, void *data)
+{
+	struct rfprobe_event_class *c = container_of(call->class, struct rfprobe_event_class, class);
+
+	return c->reg(call, type, data);
+}
+
+enum print_line_t rfprobe_event_trace(struct trace_iterator *iter, int flags,
+				      struct trace_event *event)
+{
+	const struct rfprobe_event_funcs *f =
+		container_of(event->funcs, struct rfprobe_event_funcs, funcs);
+
+	return f->trace(iter, flags, event);
+}
 
 /*
  * Is a dynamic event referenced (eprobes, triggers, hist actions, perf,

@@ -94,18 +94,11 @@ void rfprobe_module_init_range(struct module *mod, unsigned long *start, unsigne
 unsigned long rfprobe_ops_nmissed(struct rfprobe_ops *ro);
 /* Implemented in Rust (trace_fprobe/handler.rs). */
 void rfprobe_ops_entry(void *data, unsigned long ip, struct pt_regs *regs);
-/*
- * Implemented in Rust (trace_fprobe/handler.rs): the exit probes' fprobe
- * entry and exit handlers (fprobe_entry_cb, fprobe_exit_cb).
- */
-int rfprobe_fexit_entry(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
-			struct pt_regs *regs, void *entry_data);
-void rfprobe_fexit(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
-		   struct pt_regs *regs, void *entry_data);
 
 /*
  * t probes: rfprobe's own tracepoint probe (see rfprobe_helpers.c), which
- * calls rfprobe_ops_entry() with the probe. -EOPNOTSUPP on kCFI kernels.
+ * calls rfprobe_ops_entry() with the probe (on kCFI kernels through an
+ * ftrace_ops on the tracepoint's probestub).
  */
 struct rfprobe_tp;
 struct rfprobe_tp *rfprobe_tp_new(void *probe);
@@ -126,6 +119,26 @@ void *rfprobe_scratch_get(void __percpu *area, unsigned long stride);
 void rfprobe_scratch_put(void *slice, unsigned long stride);
 
 struct list_head;
+/*
+ * The two event callbacks whose C prototype has an enum, class->reg (enum
+ * trace_reg) and funcs->trace (enum print_line_t): kCFI encodes an enum by
+ * its name, which a Rust function cannot carry, so the core calls these C
+ * trampolines, which call rfprobe's function of the same prototype with
+ * the enum as its integer (stored beside the class and the functions).
+ */
+#include <linux/trace_events.h>
+struct rfprobe_event_class {
+	struct trace_event_class class;
+	int (*reg)(struct trace_event_call *call, unsigned int type, void *data);
+};
+struct rfprobe_event_funcs {
+	struct trace_event_functions funcs;
+	int (*trace)(struct trace_iterator *iter, int flags, struct trace_event *event);
+};
+int rfprobe_class_reg(struct trace_event_call *call, enum trace_reg type, void *data);
+enum print_line_t rfprobe_event_trace(struct trace_iterator *iter, int flags,
+				      struct trace_event *event);
+
 struct trace_event_call;
 /* trace_event_dyn_busy() plus perf users. */
 bool rfprobe_event_busy(struct trace_event_call *call);

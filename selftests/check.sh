@@ -99,6 +99,12 @@ kuser=$!
 selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko 2>&1 | tee build/check/vm-debug.log
 count "VM suite (debug)" build/check/vm-debug.log "${PIPESTATUS[0]}"
 
+# kCFI is on in the debug kernel (not permissive): a wrong-typed indirect
+# call must fail the run as the splat it is.
+selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko -p selftest_cfi=1 -c true \
+	>build/check/runner-cfi.log 2>&1
+expect_fail "kCFI failure at module load (debug)" build/check/runner-cfi.log $? 'CFI failure at .*rfprobe'
+
 # The tests of selftests/stress/ that fit make check's time on 2 cores;
 # churn and livefuzz take longer under TCG and are run by hand:
 # selftests/run-vm.sh -k debug -t 3000 selftests/stress

@@ -24,6 +24,8 @@
 # module failed to load or unload, or the guest did not finish in time.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/verdict.sh"
+. "$(dirname "$0")/lib/stage.sh"
 
 variant=fast module= modparams= timeout= logdir= guestcmd= smp=2 qemu_extra= extra_files=() guest_env=()
 kargs=
@@ -66,20 +68,8 @@ stage=$logdir/initramfs
 rm -rf "$stage"
 mkdir -p "$stage"/{bin,sbin,etc,proc,sys,dev,tmp,root,results,lib/modules,usr/bin,usr/lib}
 cp /bin/busybox "$stage/bin/busybox"
-ftsrc=$KSRC/tools/testing/selftests/ftrace
-mkdir -p "$stage/ftrace/test.d"
-cp "$ftsrc/ftracetest" "$stage/ftrace/"
-cp "$ftsrc/test.d/functions" "$stage/ftrace/test.d/"
 cp "$module" "$stage/lib/modules/rfprobe.ko"
-find "$kdir/samples" -name 'trace-events-sample.ko' -exec cp {} "$stage/lib/modules/" \;
-# rfprobe's test module (selftests/testmod), built for this kernel.
-tm=$RFPROBE_TOP/build/$variant/testmod
-mkdir -p "$tm"
-rsync -a "$RFPROBE_TOP/selftests/testmod/" "$tm/"
-read -r -a tmflags <<< "$("$RFPROBE_TOP/scripts/kbuild-flags.sh" "$kdir")"
-make -C "$kdir" ${tmflags[@]+"${tmflags[@]}"} M="$tm" modules >"$logdir/testmod-build.log" 2>&1 ||
-	die "test module build failed (see $logdir/testmod-build.log)"
-cp "$tm/rfprobe_testmod.ko" "$tm/rftm_hold.ko" "$stage/lib/modules/"
+stage_test_modules "$kdir" "$RFPROBE_TOP/build/$variant/testmod" "$stage/lib/modules" "$logdir/testmod-build.log"
 
 # Dynamically linked host tools the tests use (trace-cmd, perf), with their libraries.
 copy_bin() {
@@ -107,32 +97,7 @@ for f in ${extra_files[@]+"${extra_files[@]}"}; do
 	cp -r "${f%%:*}" "$stage/${f#*:}"
 done
 
-# Tests: each argument (file or directory) is copied below ftrace/test.d/rfprobe/
-# keeping its path relative to selftests/ (or its basename if outside).
-guest_tests=
-for t in ${tests[@]+"${tests[@]}"}; do
-	t=$(realpath "$t")
-	[ -e "$t" ] || die "no such test: $t"
-	rel=${t#"$RFPROBE_TOP/selftests/"}
-	[ "$rel" != "$t" ] || rel=$(basename "$t")
-	dst=$stage/ftrace/test.d/rfprobe/$rel
-	mkdir -p "$(dirname "$dst")"
-	cp -r "$t" "$dst"
-	guest_tests="$guest_tests test.d/rfprobe/$rel"
-done
-# Shared helpers for our .tc files.
-mkdir -p "$stage/ftrace/test.d/rfprobe"
-cp "$RFPROBE_TOP/selftests/rfprobe_functions.sh" "$stage/ftrace/test.d/rfprobe/"
-# The C goldens' definitions (verdicts.tc writes them to the module and to
-# rfprobe check).
-cp "$RFPROBE_TOP/selftests/goldens/definitions.txt" "$stage/ftrace/test.d/rfprobe/goldens-definitions.txt"
-
-# Kernel messages only (timestamped lines), so test output cannot fake or hide a splat.
-splat_re='Oops|BUG:|WARNING:|Kernel panic|general protection fault|possible circular locking|'
-splat_re+='possible recursive locking|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|'
-splat_re+='lockdep is turned off|UBSAN:|'
-splat_re+='unreferenced object|kmemleak: [0-9]+ new suspected|Unknown symbol|module verification failed|'
-splat_re+='disagrees about version|rcu.*detected stall|soft lockup|hung_task|Call Trace:'
+stage_ftrace "$KSRC/tools/testing/selftests/ftrace" "$stage/ftrace" ${tests[@]+"${tests[@]}"}
 
 cat >"$stage/run.conf" <<EOF
 SPLAT_RE='$splat_re'
@@ -199,11 +164,10 @@ done
 # Result lines: from ftracetest's log (clean) when the guest got that far,
 # else whatever reached the console.
 results() {
-	local re='^\[[0-9]+\].*\[(PASS|FAIL|UNRESOLVED|UNTESTED|UNSUPPORTED|XFAIL|UNDEFINED)\]'
 	if grep -aq '^RFPROBE-RESULTS-END' "$console"; then
-		sed -n '/^RFPROBE-RESULTS-BEGIN/,/^RFPROBE-RESULTS-END/p' "$console" | grep -aE "$re" || true
+		sed -n '/^RFPROBE-RESULTS-BEGIN/,/^RFPROBE-RESULTS-END/p' "$console" | verdict_result_lines
 	else
-		grep -aE "$re" "$console" || true
+		verdict_result_lines "$console"
 	fi
 }
 # ftracetest logs travel back base64-encoded over the second serial port.
@@ -211,76 +175,25 @@ if [ -s "$payload" ]; then
 	tr -d '\r' <"$payload" | base64 -d 2>/dev/null | tar -C "$logdir" -xf - 2>/dev/null || true
 fi
 
-# A skipped test (UNSUPPORTED) is a failed test unless its file is on
-# selftests/skip-allowlist ("NAME.tc reason" lines): a module that refuses
-# what a test needs, or a kernel without it, must not pass as skips. The
-# file name comes from the test's log ("N-NAME.tc-log.*").
-allowlist=$RFPROBE_TOP/selftests/skip-allowlist
-allowed_skip() { # result line; prints the reason
-	local n log name
-	n=${1#\[}; n=${n%%\]*}
-	log=$(ls "$logdir/logs/$n"-*.tc-log.* 2>/dev/null | head -1)
-	[ -n "$log" ] || return 1
-	name=${log##*/}; name=${name#"$n"-}; name=${name%%-log.*}
-	awk -v n="$name" '$1 == n { $1 = ""; sub(/^ /, ""); print; found = 1 } END { exit !found }' "$allowlist"
-}
-passed=0 failed=0 skipped=0
-while IFS= read -r line; do
-	case "$line" in
-	*"[PASS]" | *"[XFAIL]") passed=$((passed + 1)); echo "$line" ;;
-	*"[UNSUPPORTED]")
-		if why=$(allowed_skip "$line"); then
-			skipped=$((skipped + 1)); echo "$line (allowed: $why)"
-		else
-			failed=$((failed + 1)); echo "$line [FAIL: a skip not on selftests/skip-allowlist]"
-		fi ;;
-	*) failed=$((failed + 1)); echo "$line" ;;
-	esac
-done < <(results)
-
-check() { # name ok-condition-exit-status
-	if [ "$2" = 0 ]; then
-		echo "[ok] $1"; passed=$((passed + 1))
-	else
-		echo "[FAIL] $1"; failed=$((failed + 1))
-	fi
-}
+verdict_results "$logdir/logs" < <(results)
 
 finished=1; grep -aq '^RFPROBE-DONE' "$console" && finished=0
 if [ $finished != 0 ]; then
 	[ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ] && echo "guest timed out after ${timeout}s" ||
 		echo "guest did not finish (qemu exit $qemu_rc); see $console"
 fi
-check "guest finished" $finished
+verdict_check "guest finished" $finished
 insmod_ok=1; grep -aq '^RFPROBE-INSMOD rc=0' "$console" && insmod_ok=0
-check "module load" $insmod_ok
+verdict_check "module load" $insmod_ok
 if [ $insmod_ok = 0 ]; then
 	rmmod_ok=1; grep -aq '^RFPROBE-RMMOD rc=0' "$console" && rmmod_ok=0
-	check "module unload" $rmmod_ok
-	[ -z "$guest_tests" ] || grep -aq '^RFPROBE-FTRACETEST ' "$console" || check "ftracetest ran" 1
+	verdict_check "module unload" $rmmod_ok
+	[ -z "$guest_tests" ] || grep -aq '^RFPROBE-FTRACETEST ' "$console" || verdict_check "ftracetest ran" 1
 fi
 
-# A failed allocation the kernel reports (warn_alloc: "page allocation
-# failure", "vmalloc error") dumps the stack too: expected where a test
-# injects faults, so the "Call Trace:" of such a report is not a splat. Any
-# other splat in it (a WARNING, a BUG) still is.
-splats=$(grep -aE '^\[ *[0-9]+\.[0-9]+\]' "$console" | awk '
-	/page allocation failure|vmalloc error: / { alloc = 1 }
-	/Call Trace:/ && alloc { alloc = 0; next }
-	{ print }' | grep -aE "$splat_re" | sort -u || true)
 # kmemleak's own report (debug kernel), printed between markers by the guest.
 leaks=$(sed -n '/^RFPROBE-KMEMLEAK-BEGIN/,/^RFPROBE-KMEMLEAK-END/p' "$console" | grep -av '^RFPROBE-KMEMLEAK' || true)
-[ -z "$leaks" ] || splats=$(printf '%s\n%s' "$splats" "$leaks")
-if [ -n "$splats" ]; then
-	echo "kernel log shows problems:"
-	echo "$splats" | head -40 | sed 's/^/  | /'
-	check "kernel log clean (no Oops/BUG/WARNING/lockdep/KASAN/kmemleak)" 1
-else
-	check "kernel log clean (no Oops/BUG/WARNING/lockdep/KASAN/kmemleak)" 0
-fi
+verdict_kernel_log "$leaks" <"$console"
 
-summary="$passed passed, $failed failed"
-[ $skipped = 0 ] || summary="$summary, $skipped skipped"
 echo "logs: $logdir"
-echo "$summary"
-[ $failed = 0 ]
+verdict_summary

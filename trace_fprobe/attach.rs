@@ -164,9 +164,9 @@ impl ExitFprobe {
         // SAFETY: Not registered (caller), so nothing else accesses it.
         unsafe {
             fp.write(core::mem::zeroed());
-            (*fp).exit_handler = Some(bindings::rfprobe_fexit);
+            (*fp).exit_handler = Some(crate::handler::rfprobe_fexit);
             if let Some(size) = entry {
-                (*fp).entry_handler = Some(bindings::rfprobe_fexit_entry);
+                (*fp).entry_handler = Some(crate::handler::rfprobe_fexit_entry);
                 (*fp).entry_data_size = size;
             }
             (*fp).nr_maxactive = maxactive as i32;

@@ -15,6 +15,7 @@
 //! overwriting the record being built (see `percpu::Scratch::claim`).
 
 use crate::attach::ExitFprobe;
+use crate::bindings;
 use crate::outputs::USERS_PERF;
 use crate::percpu::SCRATCH_SIZE;
 use crate::perf::{perf_size, PerfSample, PERF_RECORD_MAX};
@@ -471,24 +472,38 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
     Outcome::Written
 }
 
+/// The probe of the `fprobe` the fprobe core called a handler for.
+///
+/// # Safety
+///
+/// `fp` is the `fprobe` of a registered exit probe.
+#[inline(always)]
+unsafe fn exit_probe<'a>(fp: *mut bindings::fprobe) -> &'a Probe {
+    // SAFETY: fprobe only calls registered probes' fprobes (caller), each
+    // an `ExitFprobe` (repr(transparent)) that is the first field of its
+    // `Probe`; probes are freed after unregistering.
+    unsafe { Probe::from_fprobe(&*fp.cast::<ExitFprobe>()) }
+}
+
 /// fprobe entry handler of exit probes that use entry arguments: stores them.
-/// Registered by `ExitFprobe::register` as `rfprobe_fexit_entry`.
+/// Registered by `ExitFprobe::register`. Of exactly bindgen's
+/// `fprobe_entry_cb` type: kCFI checks the fprobe core's call against it.
 ///
 /// # Safety
 ///
 /// Called by the fprobe core for the `fprobe` of a registered probe, with
 /// the arguments `fprobe_entry_cb` documents.
-#[no_mangle]
 pub(crate) unsafe extern "C" fn rfprobe_fexit_entry(
-    fp: &ExitFprobe,
+    fp: *mut bindings::fprobe,
     _entry_ip: c_ulong,
     _ret_ip: c_ulong,
-    regs: Regs,
+    regs: *mut bindings::pt_regs,
     entry_data: *mut c_void,
 ) -> c_int {
-    // SAFETY: fprobe only calls registered probes' fprobes, which are the
-    // first field of their `Probe`; probes are freed after unregistering.
-    let probe = unsafe { Probe::from_fprobe(fp) };
+    // SAFETY: Caller.
+    let probe = unsafe { exit_probe(fp) };
+    // SAFETY: The handler's registers, valid while it runs.
+    let regs = unsafe { Regs::from_raw(regs) };
     let size = probe.entry_prog.data_size();
     if entry_data.is_null() || size == 0 {
         return 0;
@@ -510,22 +525,23 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit_entry(
 }
 
 /// fprobe exit handler of exit probes. Registered by
-/// `ExitFprobe::register` as `rfprobe_fexit`.
+/// `ExitFprobe::register`; of exactly bindgen's `fprobe_exit_cb` type.
 ///
 /// # Safety
 ///
 /// Called by the fprobe core for the `fprobe` of a registered probe, with
 /// the arguments `fprobe_exit_cb` documents.
-#[no_mangle]
 pub(crate) unsafe extern "C" fn rfprobe_fexit(
-    fp: &ExitFprobe,
+    fp: *mut bindings::fprobe,
     entry_ip: c_ulong,
     ret_ip: c_ulong,
-    regs: Regs,
+    regs: *mut bindings::pt_regs,
     entry_data: *mut c_void,
 ) {
-    // SAFETY: As in `rfprobe_fexit_entry`.
-    let probe = unsafe { Probe::from_fprobe(fp) };
+    // SAFETY: Caller.
+    let probe = unsafe { exit_probe(fp) };
+    // SAFETY: The handler's registers, valid while it runs.
+    let regs = unsafe { Regs::from_raw(regs) };
     let hit = Hit::<true, true> {
         probe,
         regs,
@@ -539,8 +555,9 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit(
 }
 
 /// Callback of entry probes (attached with a private `ftrace_ops`) and of
-/// tracepoint probes: `rfprobe_ops_func` and `rfprobe_tp_probe` in
-/// rust/rfprobe_helpers.c call it with ftrace's recursion lock held and
+/// tracepoint probes: `rfprobe_ops_func`, `rfprobe_tp_probe` and
+/// `rfprobe_tp_ops_func` in rust/rfprobe_helpers.c call it (directly, so
+/// kCFI does not check its type) with ftrace's recursion lock held and
 /// preemption disabled.
 ///
 /// # Safety

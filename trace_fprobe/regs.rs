@@ -34,6 +34,16 @@ impl Regs {
     /// No registers (a record committed without a stack trace).
     pub(crate) const NONE: Regs = Regs(core::ptr::null_mut());
 
+    /// The registers a handler was given.
+    ///
+    /// # Safety
+    ///
+    /// `regs` is valid while the handler runs (the type's invariant).
+    #[inline(always)]
+    pub(crate) unsafe fn from_raw(regs: *mut bindings::pt_regs) -> Regs {
+        Regs(regs)
+    }
+
     /// For the ring buffer and perf, which take them as they are.
     #[inline(always)]
     pub(crate) fn as_ptr(self) -> *mut bindings::pt_regs {

@@ -64,9 +64,9 @@ const TRACE_FUNCTION_TYPE: *const c_char = !0usize as *const c_char;
 /// The C objects of one event.
 pub(crate) struct TraceEvent {
     call: Opaque<bindings::trace_event_call>,
-    class: Opaque<bindings::trace_event_class>,
+    class: Opaque<bindings::rfprobe_event_class>,
     fields_array: Opaque<[bindings::trace_event_fields; 2]>,
-    funcs: Opaque<bindings::trace_event_functions>,
+    funcs: Opaque<bindings::rfprobe_event_funcs>,
 }
 
 impl TraceEvent {
@@ -122,20 +122,27 @@ impl TraceEvent {
         _g: &mut EventMutexGuard<'_>,
     ) -> Result {
         let call = self.call.get();
-        let class = self.class.get();
+        let rf_class = self.class.get();
+        // SAFETY: In bounds of `rf_class`.
+        let class = unsafe { core::ptr::addr_of_mut!((*rf_class).class) };
+        let rf_funcs = self.funcs.get();
+        // SAFETY: In bounds of `rf_funcs`.
+        let funcs = unsafe { core::ptr::addr_of_mut!((*rf_funcs).funcs) };
         let fields = self
             .fields_array
             .get()
             .cast::<bindings::trace_event_fields>();
-        let funcs = self.funcs.get();
         // SAFETY: Not registered yet, so nothing else touches the C structs;
         // they live (pinned) until `remove` succeeded (caller).
         unsafe {
-            (*funcs).trace = Some(print::<T>);
+            // The callbacks with an enum go through C (rfprobe_helpers.h).
+            (*rf_funcs).trace = Some(print::<T>);
+            (*funcs).trace = Some(bindings::rfprobe_event_trace);
             (*fields).type_ = TRACE_FUNCTION_TYPE;
             (*fields).__bindgen_anon_1.define_fields = Some(define_fields::<T>);
             (*class).system = group.as_char_ptr().cast();
-            (*class).reg = Some(reg::<T>);
+            (*rf_class).reg = Some(reg::<T>);
+            (*class).reg = Some(bindings::rfprobe_class_reg);
             (*class).fields_array = fields;
             // INIT_LIST_HEAD(&class->fields): the core defines the fields
             // only into an empty list.
@@ -203,14 +210,14 @@ unsafe fn owner_of<'a, T>(call: *mut bindings::trace_event_call) -> &'a T {
     unsafe { &*(*call).data.cast::<T>() }
 }
 
-/// `class->reg`.
+/// `class->reg`, through `rfprobe_class_reg()` (`ty` is the `enum trace_reg`).
 ///
 /// # Safety
 ///
 /// Called by the tracing core for an event added with owner type `T`.
 unsafe extern "C" fn reg<T: EventCallbacks>(
     call: *mut bindings::trace_event_call,
-    ty: bindings::trace_reg,
+    ty: core::ffi::c_uint,
     data: *mut c_void,
 ) -> c_int {
     let file = || FileId::new(data.cast()).ok_or(code::EINVAL);
@@ -266,7 +273,8 @@ unsafe extern "C" fn define_fields<T: EventCallbacks>(
     }
 }
 
-/// `event.funcs->trace`.
+/// `event.funcs->trace`, through `rfprobe_event_trace()` (returns the
+/// `enum print_line_t`).
 ///
 /// # Safety
 ///
@@ -276,7 +284,7 @@ unsafe extern "C" fn print<T: EventCallbacks>(
     iter: *mut bindings::trace_iterator,
     flags: c_int,
     event: *mut bindings::trace_event,
-) -> bindings::print_line_t {
+) -> c_int {
     // SAFETY: `event` is the `event` field of one of our calls.
     let call =
         unsafe { kernel::container_of!(event, bindings::trace_event_call, event) }.cast_mut();
