@@ -8,6 +8,7 @@
 #   make vmtest       run .tc tests in the VM: KVARIANT=fast|debug T="path ..."
 #   make vng-check    run the .tc suite under virtme-ng on a kernel you built:
 #                     KDIR=/path/to/build [T="tests ..."] [TCG=1: no KVM]
+#                     [VNG_ARGS="--cpus 1 ..." passed to vng]
 #   make check-installed  run the .tc suite on this machine's running kernel with
 #                     the installed module (make install/DKMS first; as root;
 #                     like ftracetest, it resets the tracing state) [T=...]
@@ -66,7 +67,7 @@ vmtest: module
 
 vng-check:
 	@[ -n "$(KDIR)" ] || { echo "rfprobe: make vng-check needs KDIR=/path/to/your/kernel/build"; exit 1; }
-	@$(SELFTESTS)/vng-run.sh -k "$(KDIR)" $(T)
+	@$(SELFTESTS)/vng-run.sh -k "$(KDIR)" $(if $(VNG_ARGS),-v "$(VNG_ARGS)") $(T)
 
 check-installed:
 	@$(SELFTESTS)/suite.sh -i $(T)

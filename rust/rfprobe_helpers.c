@@ -260,6 +260,20 @@ static __always_inline void rfprobe_tp_regs(struct pt_regs *regs, struct rfprobe
 	regs->sp = sp;
 }
 
+/* ftrace's recursion lock around the handler, as for the f probes. */
+static __always_inline void rfprobe_tp_run(struct rfprobe_tp *t, unsigned long parent_ip,
+					   struct pt_regs *regs)
+{
+	int bit = ftrace_test_recursion_trylock(t->ip, parent_ip);
+
+	if (bit < 0) {
+		atomic_long_inc(&t->nmissed);
+		return;
+	}
+	rfprobe_ops_entry(t->probe, t->ip, regs);
+	ftrace_test_recursion_unlock(bit);
+}
+
 #ifndef CONFIG_CFI_CLANG
 /* __builtin_frame_address() makes the compiler set up rbp here. */
 static void notrace
@@ -273,19 +287,11 @@ rfprobe_tp_probe(void *data, unsigned long a1, unsigned long a2, unsigned long a
 	 * included) costs every hit.
 	 */
 	struct pt_regs regs __uninitialized;
-	int bit;
 
 	/* The frame address is where the prologue pushed rbp. */
 	rfprobe_tp_regs(&regs, t, a1, a2, a3, a4, a5,
 			(unsigned long)__builtin_frame_address(0) + sizeof(long));
-
-	bit = ftrace_test_recursion_trylock(t->ip, _RET_IP_);
-	if (bit < 0) {
-		atomic_long_inc(&t->nmissed);
-		return;
-	}
-	rfprobe_ops_entry(t->probe, t->ip, &regs);
-	ftrace_test_recursion_unlock(bit);
+	rfprobe_tp_run(t, _RET_IP_, &regs);
 }
 NOKPROBE_SYMBOL(rfprobe_tp_probe);
 #define RFPROBE_TP_FUNC(t) ((void *)rfprobe_tp_probe)
@@ -296,10 +302,11 @@ static void notrace rfprobe_tp_ops_func(unsigned long ip, unsigned long parent_i
 	struct rfprobe_tp *t = container_of(op, struct rfprobe_tp, ops);
 	const struct pt_regs *in = &arch_ftrace_regs(fregs)->regs;
 	struct pt_regs regs __uninitialized;
-	int bit;
 
-	/* Another user's call of the stub (an in-kernel t event's, another
-	 * rfprobe t probe's): not ours. */
+	/*
+	 * Another user's call of the stub (an in-kernel t event's, another
+	 * rfprobe t probe's): not ours.
+	 */
 	if (in->di != (unsigned long)t)
 		return;
 	/*
@@ -307,14 +314,7 @@ static void notrace rfprobe_tp_ops_func(unsigned long ip, unsigned long parent_i
 	 * the other ftrace_ops on the stub read the same registers.
 	 */
 	rfprobe_tp_regs(&regs, t, in->si, in->dx, in->cx, in->r8, in->r9, in->sp);
-
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0) {
-		atomic_long_inc(&t->nmissed);
-		return;
-	}
-	rfprobe_ops_entry(t->probe, t->ip, &regs);
-	ftrace_test_recursion_unlock(bit);
+	rfprobe_tp_run(t, parent_ip, &regs);
 }
 NOKPROBE_SYMBOL(rfprobe_tp_ops_func);
 #define RFPROBE_TP_FUNC(t) ((t)->tp->probestub)

@@ -189,5 +189,42 @@ if [ -n "$signed_ko" ]; then
 		cat "$out/vm-confidentiality.log"; ko "lockdown=confidentiality"
 	fi
 fi
+# A user's own kernel under virtme-ng, as kernel CI runs selftests (the
+# user kernel has what vng needs): `make vng-check` builds rfprobe and the
+# test modules against the kernel's tree, signs them with its key, boots it
+# with vng and runs a suite there (selftests/suite.sh); then the module that
+# `make install` put in a staging root is loaded with modprobe and a suite
+# runs again, as `make check-installed` runs on a machine (suite.sh -i).
+# One vCPU: see selftests/known-issues/tcg-int3.sh. The tests leave out
+# what the user kernel lacks (the trace-events-sample module, hist
+# triggers, fault injection) and, for time, the side-by-side and stress
+# ones the fast and debug kernels run.
+vng_suite=(selftests/test.d/dynevent/add_remove_btfarg.tc selftests/test.d/dynevent/add_remove_fprobe.tc
+	selftests/test.d/dynevent/add_remove_tprobe.tc selftests/test.d/dynevent/fprobe_args_vfs.tc
+	selftests/test.d/dynevent/fprobe_entry_arg.tc selftests/test.d/dynevent/fprobe_syntax_errors.tc
+	selftests/test.d/dynevent/tprobe_syntax_errors.tc selftests/test.d/rfprobe/concurrent.tc
+	selftests/test.d/rfprobe/control_files.tc selftests/test.d/rfprobe/enum.tc selftests/test.d/rfprobe/fault.tc
+	selftests/test.d/rfprobe/filter.tc selftests/test.d/rfprobe/functions.tc
+	selftests/test.d/rfprobe/module_churn_exact.tc
+	selftests/test.d/rfprobe/profile.tc selftests/test.d/rfprobe/rmmod.tc selftests/test.d/rfprobe/tool.tc)
+if [ -n "$kuser" ]; then
+	if TCG=1 VNG_ARGS='--cpus 1' make --no-print-directory vng-check KDIR="$kuser" T="${vng_suite[*]}" \
+		>"$out/vng.log" 2>&1; then
+		ok "make vng-check KDIR=<user kernel> (virtme-ng): $(tail -1 "$out/vng.log")"
+	else
+		tail -60 "$out/vng.log"; ko "make vng-check KDIR=<user kernel>"
+	fi
+fi
+if [ -n "$signed_ko" ]; then
+	if TCG=1 selftests/vng-run.sh -k "$kuser" -i "$out/root-user" -v '--cpus 1' -o "$out/vng-installed" \
+		selftests/test.d/dynevent/add_remove_fprobe.tc selftests/test.d/rfprobe/profile.tc \
+		selftests/test.d/rfprobe/rmmod.tc >"$out/vng-installed.log" 2>&1 &&
+		grep -q '^rfprobe: suite: modprobe rfprobe (.*/extra/rfprobe.ko' "$out/vng-installed.log"; then
+		ok "the installed module under vng (modprobe, suite.sh -i): $(tail -1 "$out/vng-installed.log")"
+	else
+		tail -60 "$out/vng-installed.log"; ko "the installed module under vng (suite.sh -i)"
+	fi
+fi
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -102,7 +102,9 @@ if [ -n "$root" ]; then
 else
 	guest=$(printf '%q ' "${suite[@]}" -m "$module" "${tests[@]}")
 fi
-vng "${args[@]}" -- "$guest" 2>&1 | tee "$logdir/console.log"
+# In a script: vng passes its command on the kernel command line (2 KiB).
+printf '%s\n' "$guest" >"$logdir/guest.sh"
+vng "${args[@]}" -- bash "$logdir/guest.sh" 2>&1 | tee "$logdir/console.log"
 rc=${PIPESTATUS[0]}
 set -e
 grep -qE '^[0-9]+ passed, [0-9]+ failed' "$logdir/console.log" ||

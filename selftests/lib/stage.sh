@@ -64,7 +64,7 @@ stage_sign_modules() {
 	fi
 	hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"/\1/p' "$conf")
 	for ko in "$@"; do
-		[ "$(tail -c 28 "$ko" | head -c 27)" != '~Module signature appended~' ] || continue
+		[ "$(tail -c 28 "$ko" | head -c 27 | tr -d '\0')" != '~Module signature appended~' ] || continue
 		"$kdir/scripts/sign-file" "${hash:-sha256}" "$kdir/certs/signing_key.pem" \
 			"$kdir/certs/signing_key.x509" "$ko" || die "signing $ko failed"
 	done
