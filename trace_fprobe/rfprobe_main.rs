@@ -92,8 +92,10 @@ struct RfProbeModule {
 
 impl kernel::Module for RfProbeModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        // SAFETY: Plain call; only WARNs if the module parameter
-        // `selftest_warn` was set (VM runner self-test).
+        // SAFETY: Plain call. Does nothing unless a VM runner self-test set
+        // a module parameter: `selftest_warn` WARNs; `selftest_cfi` makes a
+        // wrong-typed indirect call, which a kCFI kernel turns into an Oops
+        // here (the load then never completes: for test VMs only).
         unsafe { bindings::rfprobe_selftest_warn() };
 
         let mutex = kallsyms::find_event_mutex()?;
