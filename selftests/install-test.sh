@@ -145,6 +145,10 @@ if [ -n "$user_ko" ]; then
 	fi
 fi
 
+# Every boot of the user kernel has one vCPU: with two, this GCC-built
+# kernel Oopses under TCG ("Oops: int3") when ftrace and static calls patch
+# text at once, rfprobe loaded or not (selftests/known-issues/tcg-int3.sh;
+# seen in CI at vfs_read's ftrace site during tool.tc).
 # The lockdown-safe control files on the user kernel (lockdown LSM, module
 # signatures), booted as Secure Boot machines run: the signed module loads,
 # an unsigned build is refused, and a suite passes through /proc/rfprobe;
@@ -159,7 +163,7 @@ if [ -n "$signed_ko" ]; then
 	for run in debugfs no-debugfs; do
 		envs=(-e RFPROBE_DIR=/proc/rfprobe)
 		[ $run = debugfs ] || envs+=(-e RFPROBE_NO_DEBUGFS=1)
-		if selftests/run-vm.sh -k user -m "$signed_ko" -a lockdown=integrity -f "$user_ko:/lib/modules/rfprobe-unsigned.ko" \
+		if selftests/run-vm.sh -k user -s 1 -m "$signed_ko" -a lockdown=integrity -f "$user_ko:/lib/modules/rfprobe-unsigned.ko" \
 			"${envs[@]}" "${lockdown_suite[@]}" >"$out/vm-lockdown-$run.log" 2>&1; then
 			ok "lockdown=integrity ($run): signed module loads, unsigned refused, $(tail -1 "$out/vm-lockdown-$run.log") through /proc/rfprobe"
 		else
@@ -169,7 +173,7 @@ if [ -n "$signed_ko" ]; then
 	# Signatures enforced without lockdown (module.sig_enforce=1, what
 	# CONFIG_MODULE_SIG_FORCE makes the default): the installed module loads
 	# and works, the unsigned build is refused.
-	if selftests/run-vm.sh -k user -m "$signed_ko" -a module.sig_enforce=1 -e RFPROBE_DIR=/proc/rfprobe \
+	if selftests/run-vm.sh -k user -s 1 -m "$signed_ko" -a module.sig_enforce=1 -e RFPROBE_DIR=/proc/rfprobe \
 		-f "$user_ko:/lib/modules/rfprobe-unsigned.ko" \
 		-c 'insmod /lib/modules/rfprobe-unsigned.ko; echo "unsigned-insmod rc=$?"' \
 		selftests/test.d/dynevent/add_remove_fprobe.tc selftests/test.d/rfprobe/profile.tc \
@@ -180,7 +184,7 @@ if [ -n "$signed_ko" ]; then
 	else
 		cat "$out/vm-sig-enforce.log"; ko "module.sig_enforce=1"
 	fi
-	if selftests/run-vm.sh -k user -m "$signed_ko" -a lockdown=confidentiality \
+	if selftests/run-vm.sh -k user -s 1 -m "$signed_ko" -a lockdown=confidentiality \
 		-f selftests/lockdown/confidentiality.sh:/lockdown/confidentiality.sh -c 'sh /lockdown/confidentiality.sh' \
 		>"$out/vm-confidentiality.log" 2>&1 &&
 		grep -q '^lockdown-confidentiality: [1-9][0-9]* passed, 0 failed' "$out/vm-confidentiality.log"; then
