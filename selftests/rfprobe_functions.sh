@@ -21,6 +21,41 @@ fi
 # (a virtme-ng guest, the running machine) stages them and sets it.
 RFPROBE_MODULES=${RFPROBE_MODULES:-/lib/modules}
 
+# rfprobe_tc_record OUT.dat [trace-cmd record options...] -- SHELL-COMMAND:
+# trace-cmd record -o OUT.dat OPTIONS sh -c SHELL-COMMAND, where the command
+# first waits until each of trace-cmd's per-CPU recorder processes is in its
+# recording loop. trace-cmd (3.1.6 and its current tree) loses every record
+# of a command that ends before a recorder enters that loop: the stop signal
+# then ends the recorder without its final flush, and record's exit clears
+# the ring buffer. rfprobe wrote those records (its profile counts them), so
+# a short command made a test fail about one run in five. A recorder in its
+# loop is asleep (splice, or the wait between reads) with its CPU's
+# trace_pipe_raw open; nothing before the loop sleeps that way.
+rfprobe_tc_record() {
+	_tc_out=$1
+	shift
+	_tc_opts=
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		_tc_opts="$_tc_opts '$1'"
+		shift
+	done
+	[ "${1:-}" = -- ] || { echo "rfprobe_tc_record: no -- COMMAND"; return 1; }
+	# $PPID in the command's shell is trace-cmd record.
+	_tc_wait='_n=0; while :; do _f=0; _r=1
+	for _s in /proc/[0-9]*/stat; do
+		read -r _p _c _st _pp _x < $_s 2>/dev/null || continue
+		[ "$_pp" = $PPID ] && [ "$_p" != $$ ] || continue
+		_f=$((_f + 1))
+		[ "$_st" = S ] && ls -l ${_s%/stat}/fd 2>/dev/null | grep -q trace_pipe_raw || _r=0
+	done
+	[ $_f -gt 0 ] && [ $_r = 1 ] && break
+	_n=$((_n + 1))
+	[ $_n -lt 600 ] || { echo "trace-cmd recorders not in their loop after 60 s" >&2; exit 1; }
+	sleep 0.1
+done'
+	eval "trace-cmd record -o '$_tc_out' $_tc_opts sh -c \"\$_tc_wait; \$2\""
+}
+
 # rfprobe_fails CMD...: succeeds if CMD fails. Tests run under "set -e",
 # which never stops at a failing "! CMD": write the negation with this.
 rfprobe_fails() {
