@@ -63,17 +63,27 @@ pub struct Cli {
 /// The commands.
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
-    /// List functions with BTF and their prototypes (vmlinux, then modules).
+    /// List functions with BTF and their prototypes (vmlinux, then
+    /// modules), or tracepoints with their arguments (`-t`).
     ///
-    /// PATTERN is an ftrace glob (`vfs_*`, `*sys_open*`), optionally
-    /// `MODULE:GLOB` to list one module's functions.
+    /// Each PATTERN is an ftrace glob (`vfs_*`), `MODULE:GLOB`, or a comma
+    /// list of them where `!GLOB` excludes (`vfs_*,!vfs_readv`). A
+    /// function ftrace cannot attach is marked `[not traceable]`; one that
+    /// ftrace knows only as a compiler clone, `[attach as foo.isra.0]`.
     Funcs {
         /// Which functions (default: all).
-        pattern: Option<String>,
-        /// Also list each parameter with the type rfprobe records for it
-        /// (what `f FUNC $arg*` would create).
+        patterns: Vec<String>,
+        /// Also list each parameter and `$retval` with the type rfprobe
+        /// records for it (what `f FUNC $arg*` would create), and what
+        /// a by-value struct does to it.
         #[arg(short, long)]
         verbose: bool,
+        /// List tracepoints (`t` probes) instead, with their BTF arguments.
+        #[arg(short, long)]
+        tracepoints: bool,
+        /// One JSON document on stdout (schema `rfprobe-funcs/1`).
+        #[arg(long)]
+        json: bool,
     },
     /// Show a type's members with offsets and sizes (like pahole).
     ///
@@ -83,6 +93,9 @@ pub enum Cmd {
         /// The type(s).
         #[arg(required = true)]
         names: Vec<String>,
+        /// One JSON document on stdout (schema `rfprobe-type/1`).
+        #[arg(long)]
+        json: bool,
     },
     /// Check definitions offline with rfprobe's own parser: the same errors,
     /// messages and carets as the module, the line dynamic_events would list,
@@ -93,7 +106,8 @@ pub enum Cmd {
     /// (appending a probe to an event, `-:` removals). Exit status 1 if any
     /// write fails.
     Check {
-        /// Definitions, e.g. 'f:vfs/rd vfs_read file->f_pos count'.
+        /// Definitions, e.g. 'f:vfs/rd vfs_read file->f_pos count' (a
+        /// removal such as '-:vfs/rd' needs no `--`).
         defs: Vec<String>,
         /// Read definitions from FILE, one per line (`-`: stdin). `#`
         /// comments and blank lines are skipped.
@@ -116,6 +130,11 @@ pub enum Cmd {
         /// timestamps); `rfprobe add --verdicts` prints the module's.
         #[arg(long)]
         verdicts: bool,
+        /// One JSON document on stdout (schema `rfprobe-check/1`): each
+        /// write's verdict, errno, error_log entries with caret columns,
+        /// hints and the events it made.
+        #[arg(long, conflicts_with_all = ["verdicts", "format", "explain", "list"])]
+        json: bool,
         /// A trace event name GROUP/EVENT that already exists on the target
         /// (repeatable; with the running kernel, tracefs is read too).
         #[arg(long, value_name = "GROUP/EVENT")]
@@ -207,28 +226,154 @@ pub enum Cmd {
     },
 }
 
-/// Runs the command line; `Ok(false)` means "exit status 1" (e.g. a check
-/// found errors) with everything already reported.
-pub fn run(cli: Cli) -> Result<bool> {
+/// Marks a `-:` removal on the command line so that clap takes it as a
+/// value (no option starts with `-:`); [`Cli::parse_args`] adds it,
+/// [`def_text`] drops it.
+const REMOVAL_MARK: char = '\u{1}';
+
+impl Cli {
+    /// Parses `args` (program name first) as [`Parser::parse_from`] does,
+    /// except that a definition that is a removal (`-:GRP/EVENT`) needs no
+    /// `--` before it.
+    pub fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Cli {
+        Cli::parse_from(args.into_iter().map(|a| match a.to_str() {
+            Some(t) if t.starts_with("-:") => format!("{REMOVAL_MARK}{t}").into(),
+            _ => a,
+        }))
+    }
+}
+
+/// A definition as given on the command line (see [`REMOVAL_MARK`]).
+fn def_text(d: &str) -> &str {
+    d.strip_prefix(REMOVAL_MARK).unwrap_or(d)
+}
+
+/// The exit status of a command (documented in rfprobe(1), EXIT STATUS).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// 0: done; every definition accepted (and attached at once).
+    Ok = 0,
+    /// 1: a definition was rejected, a name matched nothing, or (`lost`) a
+    /// line does not add up.
+    Rejected = 1,
+    /// 2: usage error (bad option or argument).
+    Usage = 2,
+    /// 3: every definition accepted, some only pending (they wait for a
+    /// module or tracepoint that is not loaded).
+    Pending = 3,
+    /// 4: an input could not be read: BTF, kallsyms, a definitions file,
+    /// or the module's control files.
+    Unreadable = 4,
+}
+
+impl From<bool> for Status {
+    fn from(ok: bool) -> Status {
+        if ok {
+            Status::Ok
+        } else {
+            Status::Rejected
+        }
+    }
+}
+
+/// Runs the command line: the exit status, everything already reported.
+/// `Err`: an input could not be read ([`Status::Unreadable`]).
+pub fn run(cli: Cli) -> Result<Status> {
     let out = std::io::stdout();
     let mut out = out.lock();
     match &cli.command {
-        Cmd::Funcs { pattern, verbose } => {
+        Cmd::Funcs {
+            patterns,
+            verbose,
+            tracepoints,
+            json,
+        } => {
             let k = load_btf(&cli)?;
             k.load_all_modules()?;
-            funcs(&k, pattern.as_deref(), *verbose, &mut out)
+            let target = Target::new(&k, facts(&cli, &[])?);
+            if crate::funcs::run(&target, patterns, *verbose, *tracepoints, *json, &mut out)? {
+                return Ok(Status::Ok);
+            }
+            eprintln!(
+                "rfprobe: no {} with BTF matches '{}'",
+                if *tracepoints {
+                    "tracepoint"
+                } else {
+                    "function"
+                },
+                if patterns.is_empty() {
+                    "*".to_string()
+                } else {
+                    patterns.join(" ")
+                }
+            );
+            let sel = crate::funcs::Selector::new(patterns);
+            for want in sel.plain_names() {
+                let names: Vec<String> = if *tracepoints {
+                    k.named(btf_query::Kind::Typedef)
+                        .into_iter()
+                        .filter_map(|(n, _)| {
+                            Some(
+                                std::str::from_utf8(n)
+                                    .ok()?
+                                    .strip_prefix("btf_trace_")?
+                                    .to_string(),
+                            )
+                        })
+                        .collect()
+                } else {
+                    k.funcs()
+                        .into_iter()
+                        .filter_map(|(n, _)| std::str::from_utf8(n).ok().map(str::to_string))
+                        .collect()
+                };
+                let near = crate::hints::nearest(want, names.iter().map(String::as_str));
+                if !near.is_empty() {
+                    eprintln!(
+                        "  hint: did you mean {}?",
+                        near.iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                }
+            }
+            Ok(Status::Rejected)
         }
-        Cmd::Type { names } => {
+        Cmd::Type { names, json } => {
             let k = load_btf(&cli)?;
+            let mut status = Status::Ok;
+            let mut found = Vec::new();
             for (i, n) in names.iter().enumerate() {
+                let btf = k.vmlinux();
+                let id = match discover::find_type(btf, n) {
+                    Ok(id) => id,
+                    Err(e @ discover::DiscoverError::NoType(_)) => {
+                        eprintln!("rfprobe: {e}");
+                        for h in discover::type_hints(btf, n) {
+                            eprintln!("  hint: {h}");
+                        }
+                        status = Status::Rejected;
+                        continue;
+                    }
+                    Err(e) => return Err(e.into()),
+                };
+                if *json {
+                    let mut v = discover::type_json(btf, id)?;
+                    v["query"] = serde_json::json!(n);
+                    found.push(v);
+                    continue;
+                }
                 if i > 0 {
                     writeln!(out)?;
                 }
-                let btf = k.vmlinux();
-                let id = discover::find_type(btf, n)?;
                 write!(out, "{}", discover::describe_type(btf, id)?)?;
             }
-            Ok(true)
+            if *json {
+                let doc = serde_json::json!({ "schema": "rfprobe-type/1", "types": found });
+                writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+            }
+            Ok(status)
         }
         Cmd::Check {
             defs,
@@ -239,6 +384,7 @@ pub fn run(cli: Cli) -> Result<bool> {
             list,
             existing,
             verdicts,
+            json,
         } => {
             let k = load_btf(&cli)?;
             let target = Target::new(&k, facts(&cli, existing)?);
@@ -247,10 +393,10 @@ pub fn run(cli: Cli) -> Result<bool> {
                 read_defs(f, &mut inputs)?;
             }
             for (i, d) in defs.iter().enumerate() {
-                inputs.push((format!("argument {}", i + 1), d.clone()));
+                inputs.push((format!("argument {}", i + 1), def_text(d).to_string()));
             }
             if inputs.is_empty() {
-                bail!("nothing to check: give definitions or -f FILE");
+                return usage("check: nothing to check: give definitions or -f FILE");
             }
             if *verdicts {
                 let mut s = Session::new(&target);
@@ -267,14 +413,15 @@ pub fn run(cli: Cli) -> Result<bool> {
                         write!(out, "{}", l.block())?;
                     }
                 }
-                return Ok(ok);
+                return Ok(ok.into());
             }
             let opts = CheckOpts {
                 format: *format,
                 explain: *explain,
                 quiet: *quiet,
+                json: *json,
             };
-            let ok = check(&target, &inputs, opts, &mut out)?;
+            let status = check(&target, &inputs, opts, &mut out)?;
             if *list {
                 // The listing a `cat dynamic_events` would show.
                 let mut s = Session::new(&target);
@@ -285,7 +432,7 @@ pub fn run(cli: Cli) -> Result<bool> {
                     writeln!(out, "{l}")?;
                 }
             }
-            Ok(ok)
+            Ok(status)
         }
         Cmd::Add {
             defs,
@@ -297,7 +444,10 @@ pub fn run(cli: Cli) -> Result<bool> {
             for f in files {
                 read_defs(f, &mut inputs)?;
             }
-            inputs.extend(defs.iter().map(|d| (String::new(), d.clone())));
+            inputs.extend(
+                defs.iter()
+                    .map(|d| (String::new(), def_text(d).to_string())),
+            );
             if inputs.is_empty() {
                 bail!("nothing to add: give definitions or -f FILE");
             }
@@ -308,7 +458,7 @@ pub fn run(cli: Cli) -> Result<bool> {
                     ok &= v.starts_with("accepted");
                     out.write_all(v.as_bytes())?;
                 }
-                return Ok(ok);
+                return Ok(ok.into());
             }
             for (_, d) in &inputs {
                 match live.command(d)? {
@@ -319,13 +469,13 @@ pub fn run(cli: Cli) -> Result<bool> {
                     }
                 }
             }
-            Ok(ok)
+            Ok(ok.into())
         }
         Cmd::List { long } => {
             let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
             if !long {
                 out.write_all(live.listing()?.as_bytes())?;
-                return Ok(true);
+                return Ok(Status::Ok);
             }
             let prof = live.profile()?;
             writeln!(
@@ -346,7 +496,7 @@ pub fn run(cli: Cli) -> Result<bool> {
                 let (hits, misses) = prof.get(name).map_or((0, 0), |p| (p.hits, p.misses()));
                 writeln!(out, "{ev:<32} {state:<8} {hits:>12} {misses:>8}  {l}")?;
             }
-            Ok(true)
+            Ok(Status::Ok)
         }
         Cmd::Lost { events } => {
             let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
@@ -366,13 +516,13 @@ pub fn run(cli: Cli) -> Result<bool> {
                 ok &= p.unexplained() == 0;
                 out.write_all(crate::live::explain_profile(&ev, p).as_bytes())?;
             }
-            Ok(ok)
+            Ok(ok.into())
         }
         Cmd::Rm { events, all } => {
             let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
             if *all {
                 live.clear()?;
-                return Ok(true);
+                return Ok(Status::Ok);
             }
             if events.is_empty() {
                 bail!("rm: name events to remove, or --all");
@@ -385,7 +535,7 @@ pub fn run(cli: Cli) -> Result<bool> {
                     eprint!("{report}");
                 }
             }
-            Ok(ok)
+            Ok(ok.into())
         }
         Cmd::Enable { events } | Cmd::Disable { events } => {
             let on = matches!(cli.command, Cmd::Enable { .. });
@@ -394,7 +544,7 @@ pub fn run(cli: Cli) -> Result<bool> {
                 let ev = live.resolve_event(e)?;
                 live.set_enabled(&ev, on)?;
             }
-            Ok(true)
+            Ok(Status::Ok)
         }
         Cmd::Errors { clear } => {
             let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
@@ -403,7 +553,7 @@ pub fn run(cli: Cli) -> Result<bool> {
             } else {
                 out.write_all(live.errors()?.as_bytes())?;
             }
-            Ok(true)
+            Ok(Status::Ok)
         }
         Cmd::Stream {
             events,
@@ -436,19 +586,25 @@ pub fn run(cli: Cli) -> Result<bool> {
                 include_self: *include_self,
             };
             live.stream(&events, &opts, &mut out)?;
-            Ok(true)
+            Ok(Status::Ok)
         }
         Cmd::Completions { shell } => {
             clap_complete::generate(*shell, &mut Cli::command(), "rfprobe", &mut out);
-            Ok(true)
+            Ok(Status::Ok)
         }
         Cmd::Man { dir } => {
             std::fs::create_dir_all(dir).with_context(|| format!("{}", dir.display()))?;
             clap_mangen::generate_to(Cli::command(), dir)?;
             writeln!(out, "man pages written to {}", dir.display())?;
-            Ok(true)
+            Ok(Status::Ok)
         }
     }
+}
+
+/// A usage error found after parsing: reported, exit status 2.
+fn usage(msg: &str) -> Result<Status> {
+    eprintln!("rfprobe: {msg}");
+    Ok(Status::Usage)
 }
 
 fn load_btf(cli: &Cli) -> Result<KernelBtf> {
@@ -544,57 +700,105 @@ struct CheckOpts {
     format: bool,
     explain: bool,
     quiet: bool,
+    json: bool,
 }
 
+/// `check`: each write in order. Text: accepted definitions (and what
+/// `--format`/`--explain` add) on stdout; rejections, with the module's
+/// error_log entries and the tool's hints under them, on stderr. JSON: one
+/// document on stdout (schema `rfprobe-check/1`, in rfprobe-tool.rst).
 fn check(
     target: &Target<'_>,
     inputs: &[(String, String)],
     o: CheckOpts,
     out: &mut impl Write,
-) -> Result<bool> {
+) -> Result<Status> {
     let mut s = Session::new(target);
-    let mut ok = true;
+    let (mut rejected, mut pending, mut accepted) = (0usize, 0usize, 0usize);
     let mut shown_formats: Vec<String> = Vec::new();
+    let mut writes = Vec::new();
+    let err = std::io::stderr();
+    let mut err = err.lock();
     for (origin, text) in inputs {
         let r = s.write(text);
         if r.errno != 0 {
-            ok = false;
-            // Errors go to stdout too when checking: they are the result.
+            rejected += 1;
+            // A failed command changes nothing: `s` is the session it saw.
+            let hints = crate::hints::rejection(target, &s, text, &r);
+            if o.json {
+                writes.push(serde_json::json!({
+                    "input": origin,
+                    "text": text,
+                    "verdict": "rejected",
+                    "errno": errno_name(r.errno),
+                    "errno_value": r.errno,
+                    "log": r.logs.iter().map(|l| serde_json::json!({
+                        "code": l.code.name(),
+                        "message": l.msg,
+                        "command": l.cmd,
+                        "caret": l.pos,
+                    })).collect::<Vec<_>>(),
+                    "hints": hints,
+                    "events": [],
+                }));
+                continue;
+            }
             writeln!(
-                out,
+                err,
                 "{origin}: rejected: the write fails with {}",
                 errno_name(r.errno)
             )?;
             for l in &r.logs {
-                write!(out, "{}", l.block())?;
+                write!(err, "{}", l.block())?;
+            }
+            for h in &hints {
+                writeln!(err, "  hint: {h}")?;
             }
             continue;
         }
-        if o.quiet {
-            continue;
-        }
+        let mut events = Vec::new();
+        let mut any_pending = false;
         for &i in &r.waiting {
             let w = &s.waiting()[i];
-            writeln!(out, "{}", String::from_utf8_lossy(&w.line))?;
-            writeln!(
-                out,
-                "  pending: module {} is not loaded: defined when it loads (its BTF types the arguments)",
+            any_pending = true;
+            let why = format!(
+                "module {} is not loaded: defined when it loads (its BTF types the arguments)",
                 w.module
-            )?;
+            );
+            events.push(serde_json::json!({
+                "event": format!("{}/{}", String::from_utf8_lossy(&w.name.0), String::from_utf8_lossy(&w.name.1)),
+                "line": String::from_utf8_lossy(&w.line),
+                "pending": why,
+                "note": null,
+            }));
+            if !o.json && !o.quiet {
+                writeln!(out, "{}", String::from_utf8_lossy(&w.line))?;
+                writeln!(out, "  pending: {why}")?;
+            }
         }
         for &i in &r.added {
             let e = &s.defs()[i];
+            any_pending |= e.pending.is_some();
+            let note = e.unmatched.as_ref().map(|u| {
+                format!("`{u}` matches no traceable function; the event is on the others")
+            });
+            let d = e.def.stored();
+            events.push(serde_json::json!({
+                "event": event_name(&d),
+                "line": offline::show(&e.def),
+                "pending": e.pending,
+                "note": note,
+            }));
+            if o.json || o.quiet {
+                continue;
+            }
             writeln!(out, "{}", offline::show(&e.def))?;
             if let Some(p) = &e.pending {
                 writeln!(out, "  pending: {p}")?;
             }
-            if let Some(u) = &e.unmatched {
-                writeln!(
-                    out,
-                    "  note: `{u}` matches no traceable function; the event is on the others"
-                )?;
+            if let Some(n) = &note {
+                writeln!(out, "  note: {n}")?;
             }
-            let d = e.def.stored();
             if o.format {
                 let name = event_name(&d);
                 if !shown_formats.contains(&name) {
@@ -610,8 +814,41 @@ fn check(
                 )?;
             }
         }
+        if any_pending {
+            pending += 1;
+        } else {
+            accepted += 1;
+        }
+        if o.json {
+            writes.push(serde_json::json!({
+                "input": origin,
+                "text": text,
+                "verdict": if any_pending { "pending" } else { "accepted" },
+                "errno": null,
+                "errno_value": 0,
+                "log": [],
+                "hints": [],
+                "events": events,
+            }));
+        }
     }
-    Ok(ok)
+    if o.json {
+        let doc = serde_json::json!({
+            "schema": "rfprobe-check/1",
+            "accepted": accepted,
+            "pending": pending,
+            "rejected": rejected,
+            "writes": writes,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+    }
+    Ok(if rejected > 0 {
+        Status::Rejected
+    } else if pending > 0 {
+        Status::Pending
+    } else {
+        Status::Ok
+    })
 }
 
 /// `--explain`: what the module compiles for `d`.
@@ -704,86 +941,4 @@ pub fn insn_text(i: &trace_probe::fetch::Insn, tracepoint: bool) -> String {
         tracepoint,
     }
     .to_string()
-}
-
-fn funcs(
-    k: &KernelBtf,
-    pattern: Option<&str>,
-    verbose: bool,
-    out: &mut impl Write,
-) -> Result<bool> {
-    let (module, glob) = match pattern {
-        Some(p) => match p.split_once(':') {
-            Some((m, g)) => {
-                let idx = k
-                    .module_index(m)
-                    .with_context(|| format!("no module '{m}' with BTF"))?;
-                (Some(Some(idx)), g)
-            }
-            None => (None, p),
-        },
-        None => (None, "*"),
-    };
-    let plain = !crate::glob::is_glob(glob.as_bytes());
-    let mut all = k.funcs();
-    all.retain(|(name, loc)| {
-        module.is_none_or(|m| m == loc.module)
-            && if plain {
-                *name == glob.as_bytes()
-            } else {
-                crate::glob::glob_match(glob.as_bytes(), name)
-            }
-    });
-    if all.is_empty() {
-        bail!("no function with BTF matches '{}'", pattern.unwrap_or("*"));
-    }
-    all.sort_by(|a, b| a.0.cmp(b.0).then(a.1.module.cmp(&b.1.module)));
-    let target = verbose.then(|| Target::new(k, Facts::default()));
-    for (name, loc) in &all {
-        let Some(btf) = k.btf_of(loc.module) else {
-            continue;
-        };
-        let proto = discover::prototype(btf, loc.id)?;
-        match loc.module {
-            Some(m) => writeln!(out, "{proto}  [{}]", k.module_name(m))?,
-            None => writeln!(out, "{proto}")?,
-        }
-        if let Some(t) = &target {
-            let name = String::from_utf8_lossy(name);
-            let mut s = Session::new(t);
-            let r = s.write(&format!("f:rfprobe_tool/x {name} $arg*"));
-            if r.errno != 0 {
-                let why = r.logs.first().map(|l| l.msg.as_str()).unwrap_or("");
-                writeln!(
-                    out,
-                    "    (no BTF arguments: {})",
-                    why.trim_start_matches("trace_fprobe: error: ")
-                )?;
-                continue;
-            }
-            let d = s.defs()[0].def.stored();
-            let params: Vec<_> = btf
-                .func_proto(loc.id)
-                .map_err(discover::DiscoverError::from)?
-                .params()
-                .collect::<Result<_, _>>()
-                .map_err(discover::DiscoverError::from)?;
-            for (a, p) in d.args().iter().zip(&params) {
-                let f = trace_probe::layout::arg_field(&d, a);
-                let mut ty = trace_probe::bytes::ByteBuf::<128>::new();
-                let _ = f.write_type(&mut ty);
-                writeln!(
-                    out,
-                    "    {:<40} -> {}:{}",
-                    format!(
-                        "{};",
-                        discover::declare(btf, p.ty, &String::from_utf8_lossy(p.name))
-                    ),
-                    String::from_utf8_lossy(d.arg_name(a)),
-                    String::from_utf8_lossy(ty.as_bytes())
-                )?;
-            }
-        }
-    }
-    Ok(true)
 }

@@ -243,6 +243,73 @@ fn find_fwd(btf: &Btf<'_>, name: &[u8], union: bool) -> Option<TypeId> {
         .filter(|&id| btf.type_by_id(id).is_ok_and(|t| t.kflag() == union))
 }
 
+/// "Did you mean" for a type query [`find_type`] did not find: the nearest
+/// names of the kind asked for (`struct`, `union`, `enum`, `typedef`; any
+/// of them for a bare name), with the keyword to use.
+pub fn type_hints(btf: &Btf<'_>, query: &str) -> Vec<String> {
+    let q = query.split_whitespace().collect::<Vec<_>>().join(" ");
+    let (kw, name) = match q.split_once(' ') {
+        Some((k @ ("struct" | "union" | "enum" | "typedef"), n)) => (Some(k), n),
+        _ => (None, q.as_str()),
+    };
+    let kinds: &[(Kind, &str)] = match kw {
+        Some("struct") => &[(Kind::Struct, "struct ")],
+        Some("union") => &[(Kind::Union, "union ")],
+        Some("enum") => &[(Kind::Enum, "enum "), (Kind::Enum64, "enum ")],
+        Some(_) => &[(Kind::Typedef, "")],
+        None => &[
+            (Kind::Struct, "struct "),
+            (Kind::Union, "union "),
+            (Kind::Typedef, ""),
+            (Kind::Enum, "enum "),
+            (Kind::Enum64, "enum "),
+        ],
+    };
+    let mut names: Vec<String> = Vec::new();
+    for id in (1..btf.end_id()).map(TypeId) {
+        let Ok(t) = btf.type_by_id(id) else {
+            continue;
+        };
+        let Some((_, prefix)) = kinds.iter().find(|(k, _)| *k == t.kind()) else {
+            continue;
+        };
+        if let Ok(n) = btf.name(t.name_off()) {
+            if let Ok(n) = std::str::from_utf8(n) {
+                if !n.is_empty() {
+                    names.push(format!("{prefix}{n}"));
+                }
+            }
+        }
+    }
+    let bare: Vec<&str> = names
+        .iter()
+        .map(|n| n.split_once(' ').map_or(n.as_str(), |(_, b)| b))
+        .collect();
+    let near = crate::hints::nearest(name, bare.iter().copied());
+    let mut picked: Vec<String> = Vec::new();
+    for n in near {
+        for full in names.iter().filter(|f| {
+            f.ends_with(n) && (f.len() == n.len() || f.as_bytes()[f.len() - n.len() - 1] == b' ')
+        }) {
+            if !picked.contains(full) {
+                picked.push(full.clone());
+            }
+        }
+    }
+    picked.truncate(3);
+    if picked.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "did you mean {}?",
+        picked
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )]
+}
+
 /// Finds a type by a user's query: `struct file`, `union bpf_attr`,
 /// `enum pid_type`, `typedef loff_t`, a typedef (`loff_t`, `atomic_t`), or
 /// a bare name (tried as struct, union, typedef, enum, base type in that
@@ -737,6 +804,89 @@ pub fn describe_type(btf: &Btf<'_>, id: TypeId) -> Result<String, DiscoverError>
     };
     w.describe(id, false)?;
     Ok(w.out)
+}
+
+/// A type as data (`rfprobe type --json`, schema `rfprobe-type/1`): kind,
+/// name, size; a struct's or union's members with absolute offsets
+/// (anonymous members expanded in place, as in [`describe_type`]); an
+/// enum's values; a typedef's target; and the pahole-like text.
+pub fn type_json(btf: &Btf<'_>, id: TypeId) -> Result<serde_json::Value, DiscoverError> {
+    use serde_json::json;
+    let t = btf.type_by_id(id)?;
+    let kind = match t.kind() {
+        Kind::Struct => "struct",
+        Kind::Union => "union",
+        Kind::Enum | Kind::Enum64 => "enum",
+        Kind::Typedef => "typedef",
+        Kind::Fwd => "declaration",
+        Kind::Int | Kind::Float => "base",
+        _ => "other",
+    };
+    let mut v = json!({
+        "name": lossy(btf.type_name(id)?),
+        "kind": kind,
+        "size": btf.size_of(id).ok(),
+    });
+    match t.kind() {
+        Kind::Struct | Kind::Union => {
+            let mut members = Vec::new();
+            flat_members(btf, id, 0, &mut members, 0)?;
+            v["members"] = serde_json::Value::Array(members);
+        }
+        Kind::Enum | Kind::Enum64 => {
+            let vals = btf.enum_values(id)?;
+            let signed = vals.is_signed();
+            let mut out = Vec::new();
+            for e in vals {
+                let e = e?;
+                out.push(if signed {
+                    json!({ "name": lossy(e.name), "value": e.value as i64 })
+                } else {
+                    json!({ "name": lossy(e.name), "value": e.value })
+                });
+            }
+            v["values"] = serde_json::Value::Array(out);
+        }
+        Kind::Typedef => {
+            v["target"] = json!(declare(btf, TypeId(t.size_or_type()), ""));
+        }
+        _ => {}
+    }
+    v["text"] = json!(describe_type(btf, id)?);
+    Ok(v)
+}
+
+/// The members of struct/union `id` at bit offset `base`, anonymous
+/// members expanded (bounded depth).
+fn flat_members(
+    btf: &Btf<'_>,
+    id: TypeId,
+    base: u32,
+    out: &mut Vec<serde_json::Value>,
+    depth: usize,
+) -> Result<(), DiscoverError> {
+    use serde_json::json;
+    for m in btf.members(id)? {
+        let m = m?;
+        let bit = base + m.bit_offset;
+        if m.name.is_empty() && depth < MAX_RESOLVE_DEPTH {
+            let inner = btf.skip_modifiers(m.ty)?;
+            if matches!(btf.kind(inner)?, Kind::Struct | Kind::Union) {
+                flat_members(btf, inner, bit, out, depth + 1)?;
+                continue;
+            }
+        }
+        let bits = (m.bitfield_size != 0).then_some(m.bitfield_size);
+        out.push(json!({
+            "name": lossy(m.name),
+            "type": declare(btf, m.ty, ""),
+            "offset": bit / 8,
+            "bit_offset": bit,
+            "bits": bits,
+            "size": btf.size_of(m.ty).ok(),
+        }));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -9,8 +9,12 @@ pub mod btf;
 pub mod cli;
 /// Functions and types from BTF.
 pub mod discover;
+/// `funcs`: what can be probed.
+pub mod funcs;
 /// ftrace globs.
 pub mod glob;
+/// Hints under rejections.
+pub mod hints;
 /// The loaded module and tracefs.
 pub mod live;
 /// Offline `dynamic_events` with the module's parser.

@@ -3,13 +3,10 @@
 //! definitions offline, and drive rfprobe events. See `rfprobe --help` and
 //! Documentation/rfprobe-tool.rst.
 
-use clap::Parser;
-
 fn main() -> std::process::ExitCode {
-    let cli = rfprobe_tool::cli::Cli::parse();
+    let cli = rfprobe_tool::cli::Cli::parse_args(std::env::args_os());
     match rfprobe_tool::cli::run(cli) {
-        Ok(true) => std::process::ExitCode::SUCCESS,
-        Ok(false) => std::process::ExitCode::FAILURE,
+        Ok(status) => std::process::ExitCode::from(status as u8),
         Err(e) => {
             // `rfprobe funcs | head` closes the pipe: not an error.
             if e.downcast_ref::<std::io::Error>()
@@ -18,7 +15,7 @@ fn main() -> std::process::ExitCode {
                 return std::process::ExitCode::SUCCESS;
             }
             eprintln!("rfprobe: {e:#}");
-            std::process::ExitCode::FAILURE
+            std::process::ExitCode::from(rfprobe_tool::cli::Status::Unreadable as u8)
         }
     }
 }

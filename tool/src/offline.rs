@@ -231,6 +231,14 @@ impl<'k> Target<'k> {
         self.btf
     }
 
+    /// Every name functions resolve against (the table), with its module.
+    pub fn function_names(&self) -> Vec<(&str, Option<&str>)> {
+        self.table
+            .iter()
+            .map(|f| (f.name.as_str(), f.module.as_deref()))
+            .collect()
+    }
+
     /// The facts given.
     pub fn facts(&self) -> &Facts {
         &self.facts
@@ -404,6 +412,12 @@ pub struct LogLine {
     pub cmd: String,
     /// Caret column in `cmd`.
     pub pos: u32,
+    /// The entry's detail (e.g. the struct a missing member was looked
+    /// up in), for hints.
+    pub detail: trace_probe::errors::Detail,
+    /// The function a list/glob failure is about (`MOD:NAME` or `NAME`;
+    /// empty if none).
+    pub func: String,
 }
 
 impl LogLine {
@@ -951,6 +965,8 @@ fn log_lines_for(def: &ProbeDef, line: &[u8], f: &Failure, func: &[u8]) -> Vec<L
                 ),
                 cmd: cmd.clone(),
                 pos: e.pos,
+                detail: e.detail,
+                func: String::from_utf8_lossy(func).into_owned(),
             }
         })
         .collect()

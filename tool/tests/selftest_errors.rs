@@ -52,7 +52,7 @@ cat() {
 	fi
 }
 # The write is `rfprobe check` of the recorded writes plus this command;
-# error_log is its error output for the command (timestamped as the
+# error_log is its error output (stderr, hints left out) for the command (timestamped as the
 # module's), verified by the real rfprobe_errlog_verify.
 rfprobe_errlog_check() {
 	_checks=$((_checks + 1))
@@ -60,11 +60,13 @@ rfprobe_errlog_check() {
 	_ec_cmd=$(printf "%s" "$2" | tr -d ^)
 	echo "Test command: $_ec_cmd (expect '$3' at $_ec_pos)"
 	printf "%s\n" "$_ec_cmd" > "$RFPROBE_HOST_CMD"
-	if "$RFPROBE_BIN" check -q -f "$RFPROBE_DIR/dynamic_events" -f "$RFPROBE_HOST_CMD" > "$RFPROBE_HOST_OUT"; then
+	if "$RFPROBE_BIN" check -q -f "$RFPROBE_DIR/dynamic_events" -f "$RFPROBE_HOST_CMD" 2> "$RFPROBE_HOST_OUT" > /dev/null; then
 		echo "the command was accepted"
 		return 1
 	fi
+	# Rejections and their hints are on stderr; error_log has the entries.
 	sed -n "\|^$RFPROBE_HOST_CMD:1: |,\$p" "$RFPROBE_HOST_OUT" | tail -n +2 |
+		command grep -v '^  hint: ' |
 		sed 's/^trace_fprobe: /[    1.000000] trace_fprobe: /' > $RFPROBE_DIR/error_log
 	rfprobe_errlog_verify "$1" "$_ec_cmd" "$_ec_pos" "$3"
 }

@@ -230,6 +230,10 @@ pub enum Detail {
     /// entry (see [`write_error_log_entry_for`]), so that entries stay
     /// small.
     Func,
+    /// `NO_BTF_FIELD`: the BTF struct/union (type id, in the BTF that
+    /// typed the definition) where the member was not found. Not printed
+    /// (C's message has no detail); the tool lists its members as a hint.
+    Member(u32),
 }
 
 impl LogEntry {
@@ -255,7 +259,7 @@ impl LogEntry {
         };
         w.put(&msg[..at])?;
         match self.detail {
-            Detail::None => w.put(b"?")?,
+            Detail::None | Detail::Member(_) => w.put(b"?")?,
             Detail::Count(n) => write_dec(w, u64::from(n), 0, false)?,
             Detail::Func => w.put(if func.is_empty() { b"?" } else { func })?,
         }

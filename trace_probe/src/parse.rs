@@ -28,7 +28,7 @@
 use super::cmdline::tokens;
 use super::desc::{ArgDesc, Base, BtfBitfield, FetchType, Hop, ENTRY_CLOCK, MAX_HOPS};
 use super::errors::{
-    ErrCode, Failure, LogEntry, E2BIG, ECANCELED, EINVAL, ENOENT, ENOMEM, EOPNOTSUPP,
+    Detail, ErrCode, Failure, LogEntry, E2BIG, ECANCELED, EINVAL, ENOENT, ENOMEM, EOPNOTSUPP,
 };
 use super::funcspec;
 use super::kstr::{
@@ -104,12 +104,15 @@ fn matched_close_paren(s: &[u8], open: usize) -> Option<usize> {
 struct PErr {
     errno: i32,
     e: [Option<(ErrCode, i64)>; 2],
+    /// The first entry's detail.
+    detail: Detail,
 }
 
 fn perr(errno: i32, code: ErrCode, off: i64) -> PErr {
     PErr {
         errno,
         e: [Some((code, off)), None],
+        detail: Detail::None,
     }
 }
 
@@ -120,6 +123,9 @@ fn place(def: &ProbeDef, line: &[u8], index: usize, e: PErr) -> Failure {
     let mut f = Failure::silent(e.errno);
     for (slot, ent) in f.entries.iter_mut().zip(e.e.iter()) {
         *slot = ent.map(|(code, off)| LogEntry::new(code, def.log_pos(line, index, off)));
+    }
+    if let Some(first) = &mut f.entries[0] {
+        first.detail = e.detail;
     }
     f
 }
@@ -501,7 +507,10 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                     return Err(perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset));
                 }
                 MemberLookup::NotFound => {
-                    return Err(perr(-ENOENT, ErrCode::NoBtfField, self.ctx.offset));
+                    // The struct searched, for hints (the message is C's).
+                    let mut e = perr(-ENOENT, ErrCode::NoBtfField, self.ctx.offset);
+                    e.detail = Detail::Member(ty);
+                    return Err(e);
                 }
                 MemberLookup::Found {
                     type_id,
@@ -792,6 +801,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                         Some((ErrCode::BadVar, off)),
                         Some((ErrCode::BadFetchArg, off)),
                     ],
+                    detail: Detail::None,
                 });
             }
             b'@' => {
