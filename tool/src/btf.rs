@@ -21,26 +21,26 @@ pub const SYSFS_BTF: &str = "/sys/kernel/btf";
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     /// The file could not be read.
-    #[error("{path}: {source}")]
+    #[error("{path}: {err}")]
     Read {
         /// The file.
         path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
+        /// The I/O error (in the message, not a second `source` line).
+        err: std::io::Error,
     },
     /// An ELF file without a `.BTF` section.
     #[error("{0}: ELF file without a .BTF section (build with CONFIG_DEBUG_INFO_BTF)")]
     NoBtfSection(PathBuf),
     /// An ELF file `object` could not parse.
-    #[error("{path}: not a valid ELF file: {source}")]
+    #[error("{path}: not a valid ELF file: {err}")]
     Elf {
         /// The file.
         path: PathBuf,
         /// The parser's error.
-        source: object::Error,
+        err: object::Error,
     },
     /// The BTF itself is malformed (or a module's BTF does not fit the base).
-    #[error("{path}: invalid BTF: {err:?}")]
+    #[error("{path}: invalid BTF ({err}): a truncated or damaged copy? Copy the whole /sys/kernel/btf/vmlinux")]
     Btf {
         /// The file.
         path: PathBuf,
@@ -51,23 +51,23 @@ pub enum LoadError {
 
 /// Reads `path` as raw BTF, or extracts the `.BTF` section of an ELF file.
 pub fn read_btf_file(path: &Path) -> Result<Vec<u8>, LoadError> {
-    let data = std::fs::read(path).map_err(|source| LoadError::Read {
+    let data = std::fs::read(path).map_err(|err| LoadError::Read {
         path: path.to_owned(),
-        source,
+        err,
     })?;
     if !data.starts_with(b"\x7fELF") {
         return Ok(data);
     }
-    let file = object::File::parse(&*data).map_err(|source| LoadError::Elf {
+    let file = object::File::parse(&*data).map_err(|err| LoadError::Elf {
         path: path.to_owned(),
-        source,
+        err,
     })?;
     let section = file
         .section_by_name(".BTF")
         .ok_or_else(|| LoadError::NoBtfSection(path.to_owned()))?;
-    let bytes = section.data().map_err(|source| LoadError::Elf {
+    let bytes = section.data().map_err(|err| LoadError::Elf {
         path: path.to_owned(),
-        source,
+        err,
     })?;
     Ok(bytes.to_vec())
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The command line (clap) and what each command prints.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -43,17 +43,12 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "FILE")]
     pub functions: Option<PathBuf>,
     /// rfprobe's control-file directory (default: /proc/rfprobe, else
-    /// /sys/kernel/debug/rfprobe).
-    #[arg(long, global = true, hide = true, env = "RFPROBE_DIR")]
+    /// /sys/kernel/debug/rfprobe); from `RFPROBE_DIR` (tests), not an
+    /// option.
+    #[arg(skip)]
     pub rfprobe_dir: Option<PathBuf>,
-    /// The tracefs mount.
-    #[arg(
-        long,
-        global = true,
-        hide = true,
-        env = "RFPROBE_TRACEFS",
-        default_value = "/sys/kernel/tracing"
-    )]
+    /// The tracefs mount (`RFPROBE_TRACEFS`, default /sys/kernel/tracing).
+    #[arg(skip)]
     pub tracefs: PathBuf,
     /// What to do.
     #[command(subcommand)]
@@ -236,10 +231,14 @@ impl Cli {
     /// except that a definition that is a removal (`-:GRP/EVENT`) needs no
     /// `--` before it.
     pub fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Cli {
-        Cli::parse_from(args.into_iter().map(|a| match a.to_str() {
+        let mut cli = Cli::parse_from(args.into_iter().map(|a| match a.to_str() {
             Some(t) if t.starts_with("-:") => format!("{REMOVAL_MARK}{t}").into(),
             _ => a,
-        }))
+        }));
+        cli.rfprobe_dir = std::env::var_os("RFPROBE_DIR").map(PathBuf::from);
+        cli.tracefs = std::env::var_os("RFPROBE_TRACEFS")
+            .map_or_else(|| PathBuf::from("/sys/kernel/tracing"), PathBuf::from);
+        cli
     }
 }
 
@@ -389,13 +388,17 @@ pub fn run(cli: Cli) -> Result<Status> {
             let k = load_btf(&cli)?;
             let target = Target::new(&k, facts(&cli, existing)?);
             let mut inputs: Vec<(String, String)> = Vec::new();
+            let mut bad = Vec::new();
             for f in files {
-                read_defs(f, &mut inputs)?;
+                read_defs(f, &mut inputs, &mut bad)?;
+            }
+            for b in &bad {
+                eprintln!("{b}");
             }
             for (i, d) in defs.iter().enumerate() {
                 inputs.push((format!("argument {}", i + 1), def_text(d).to_string()));
             }
-            if inputs.is_empty() {
+            if inputs.is_empty() && bad.is_empty() {
                 return usage("check: nothing to check: give definitions or -f FILE");
             }
             if *verdicts {
@@ -421,7 +424,10 @@ pub fn run(cli: Cli) -> Result<Status> {
                 quiet: *quiet,
                 json: *json,
             };
-            let status = check(&target, &inputs, opts, &mut out)?;
+            let mut status = check(&target, &inputs, opts, &mut out)?;
+            if !bad.is_empty() {
+                status = Status::Rejected;
+            }
             if *list {
                 // The listing a `cat dynamic_events` would show.
                 let mut s = Session::new(&target);
@@ -441,17 +447,21 @@ pub fn run(cli: Cli) -> Result<Status> {
         } => {
             let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
             let mut inputs: Vec<(String, String)> = Vec::new();
+            let mut bad = Vec::new();
             for f in files {
-                read_defs(f, &mut inputs)?;
+                read_defs(f, &mut inputs, &mut bad)?;
             }
+            for b in &bad {
+                eprintln!("{b}");
+            }
+            let mut ok = bad.is_empty();
             inputs.extend(
                 defs.iter()
                     .map(|d| (String::new(), def_text(d).to_string())),
             );
-            if inputs.is_empty() {
-                bail!("nothing to add: give definitions or -f FILE");
+            if inputs.is_empty() && bad.is_empty() {
+                return usage("add: nothing to add: give definitions or -f FILE");
             }
-            let mut ok = true;
             if *verdicts {
                 for (_, d) in &inputs {
                     let v = live.verdict(d)?;
@@ -525,7 +535,7 @@ pub fn run(cli: Cli) -> Result<Status> {
                 return Ok(Status::Ok);
             }
             if events.is_empty() {
-                bail!("rm: name events to remove, or --all");
+                return usage("rm: name events to remove, or --all");
             }
             let mut ok = true;
             for e in events {
@@ -594,11 +604,119 @@ pub fn run(cli: Cli) -> Result<Status> {
         }
         Cmd::Man { dir } => {
             std::fs::create_dir_all(dir).with_context(|| format!("{}", dir.display()))?;
-            clap_mangen::generate_to(Cli::command(), dir)?;
+            write_man_pages(dir)?;
             writeln!(out, "man pages written to {}", dir.display())?;
             Ok(Status::Ok)
         }
     }
+}
+
+/// The EXIT STATUS section of every man page (see [`Status`]).
+const EXIT_STATUS: &[(u8, &str)] = &[
+    (0, "Done: every definition accepted and attached at once (check, add), or the listing printed."),
+    (1, "A definition was rejected, a name matched nothing (funcs, type), or a line of lost does not add up."),
+    (2, "Usage error: an unknown option, a missing argument, nothing to check."),
+    (3, "Every definition accepted, some only pending: they wait for a module or tracepoint that is not loaded."),
+    (4, "An input could not be read: BTF, kallsyms, a function list, a definitions file, or the module's control files."),
+];
+
+/// Each command's EXAMPLES (the top page's under "rfprobe").
+const EXAMPLES: &[(&str, &[&str])] = &[
+    ("rfprobe", &[
+        "rfprobe funcs -v vfs_read          # what vfs_read's arguments record",
+        "rfprobe check 'f:vfs/rd vfs_read file->f_pos count'",
+        "sudo rfprobe add 'f:vfs/rd vfs_read file->f_pos count'",
+        "sudo rfprobe stream -n 5 vfs/rd",
+    ]),
+    ("funcs", &[
+        "rfprobe funcs 'vfs_*'",
+        "rfprobe funcs -v 'vfs_read,vfs_write'",
+        "rfprobe funcs 'ext4_*,!ext4_fc_*'",
+        "rfprobe funcs -t -v 'sched_*'            # tracepoints and their arguments",
+        "rfprobe funcs --json -v tcp_sendmsg | jq '.entries[0].params'",
+        "rfprobe --btf vmlinux.btf --functions available_filter_functions_addrs funcs 'vfs_*'",
+    ]),
+    ("type", &[
+        "rfprobe type 'struct file'",
+        "rfprobe type 'enum pid_type' loff_t",
+        "rfprobe type --json task_struct | jq '.types[0].members[] | select(.name == \"pid\")'",
+    ]),
+    ("check", &[
+        "rfprobe check 'f:vfs/rd vfs_read file->f_pos count'",
+        "rfprobe check --format --explain 'f getname_flags%return $retval->name:string'",
+        "rfprobe check -f definitions.txt --json > verdicts.json",
+        "rfprobe check -- '-:vfs/rd'        # -- is optional before a removal",
+        "rfprobe --btf vmlinux.btf --functions available_filter_functions_addrs check -f definitions.txt",
+    ]),
+    ("add", &[
+        "sudo rfprobe add 'f:vfs/rd vfs_read file->f_pos count'",
+        "sudo rfprobe add --verdicts -f definitions.txt",
+    ]),
+    ("list", &["sudo rfprobe list -l"]),
+    ("lost", &["sudo rfprobe lost vfs/rd"]),
+    ("rm", &["sudo rfprobe rm vfs/rd", "sudo rfprobe rm --all"]),
+    ("enable", &["sudo rfprobe enable vfs/rd"]),
+    ("disable", &["sudo rfprobe disable rd"]),
+    ("errors", &["sudo rfprobe errors", "sudo rfprobe errors --clear"]),
+    ("stream", &[
+        "sudo rfprobe stream -n 10 vfs/rd",
+        "sudo rfprobe stream --json --filter 'count > 4096' -d 5 vfs/rd",
+    ]),
+    ("completions", &["rfprobe completions bash > /etc/bash_completion.d/rfprobe"]),
+    ("man", &["rfprobe man /usr/local/share/man/man1"]),
+];
+
+/// Text as a roff line: a leading `.` or `'` escaped, backslashes doubled,
+/// `-` as `\-` (a real minus).
+fn roff_line(l: &str) -> String {
+    let l = l.replace('\\', "\\e").replace('-', "\\-");
+    if l.starts_with('.') || l.starts_with('\'') {
+        format!("\\&{l}")
+    } else {
+        l
+    }
+}
+
+/// rfprobe.1 and one page per command (clap_mangen's sections), each with
+/// EXAMPLES and EXIT STATUS before VERSION.
+fn write_man_pages(dir: &Path) -> Result<()> {
+    fn pages(cmd: &clap::Command, out: &mut Vec<clap::Command>) {
+        for c in cmd.get_subcommands().filter(|c| !c.is_hide_set()) {
+            pages(c, out);
+        }
+        out.push(cmd.clone());
+    }
+    let mut top = Cli::command().disable_help_subcommand(true);
+    top.build();
+    let mut all = Vec::new();
+    pages(&top, &mut all);
+    for cmd in all {
+        let name = cmd.get_name().to_string();
+        let man = clap_mangen::Man::new(cmd);
+        let mut page = Vec::new();
+        man.render(&mut page)?;
+        let page = String::from_utf8(page)?;
+        let mut extra = String::new();
+        if let Some((_, ex)) = EXAMPLES.iter().find(|(n, _)| *n == name) {
+            extra.push_str(".SH EXAMPLES\n.nf\n");
+            for l in *ex {
+                extra.push_str(&roff_line(l));
+                extra.push('\n');
+            }
+            extra.push_str(".fi\n");
+        }
+        extra.push_str(".SH \"EXIT STATUS\"\n");
+        for (code, what) in EXIT_STATUS {
+            extra.push_str(&format!(".TP\n{code}\n{}\n", roff_line(what)));
+        }
+        let page = match page.find(".SH VERSION") {
+            Some(at) => format!("{}{extra}{}", &page[..at], &page[at..]),
+            None => format!("{page}{extra}"),
+        };
+        std::fs::write(dir.join(man.get_filename()), page)
+            .with_context(|| format!("{}", dir.display()))?;
+    }
+    Ok(())
 }
 
 /// A usage error found after parsing: reported, exit status 2.
@@ -674,25 +792,55 @@ fn facts(cli: &Cli, existing: &[String]) -> Result<Facts> {
     Ok(f)
 }
 
-fn read_defs(path: &Path, out: &mut Vec<(String, String)>) -> Result<()> {
-    let (name, reader): (String, Box<dyn BufRead>) = if path == Path::new("-") {
-        ("<stdin>".to_string(), Box::new(std::io::stdin().lock()))
+/// Reads definitions from `path` (`-`: stdin), one per line; `#`
+/// comments and blank lines are skipped. A line that is not UTF-8 is not
+/// a definition the tool can check: it is reported in `bad` (with its
+/// line and column) and the others are read on.
+fn read_defs(path: &Path, out: &mut Vec<(String, String)>, bad: &mut Vec<String>) -> Result<()> {
+    use std::io::Read as _;
+    let mut data = Vec::new();
+    let name = if path == Path::new("-") {
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut data)
+            .context("<stdin>")?;
+        "<stdin>".to_string()
     } else {
-        let f = std::fs::File::open(path).with_context(|| format!("{}", path.display()))?;
-        (
-            path.display().to_string(),
-            Box::new(std::io::BufReader::new(f)),
-        )
+        std::fs::File::open(path)
+            .and_then(|mut f| f.read_to_end(&mut data))
+            .with_context(|| format!("{}", path.display()))?;
+        path.display().to_string()
     };
-    for (i, l) in reader.lines().enumerate() {
-        let l = l.with_context(|| name.clone())?;
+    for (i, l) in data.split(|&c| c == b'\n').enumerate() {
+        let l = l.strip_suffix(b"\r").unwrap_or(l);
+        let l = match std::str::from_utf8(l) {
+            Ok(l) => l,
+            Err(e) => {
+                let at = e.valid_up_to();
+                bad.push(format!(
+                    "{name}:{}: rejected: byte {:#04x} at column {} is not UTF-8 text; the line is skipped",
+                    i + 1,
+                    l[at],
+                    at
+                ));
+                continue;
+            }
+        };
         let t = l.trim();
         if t.is_empty() || t.starts_with('#') {
             continue;
         }
-        out.push((format!("{name}:{}", i + 1), l));
+        out.push((format!("{name}:{}", i + 1), l.to_string()));
     }
     Ok(())
+}
+
+/// Text for a terminal: control bytes shown as `?` (one column each, so a
+/// caret under the text stays in place).
+fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() && c != '\n' { '?' } else { c })
+        .collect()
 }
 
 #[derive(Clone, Copy)]
@@ -745,14 +893,15 @@ fn check(
             }
             writeln!(
                 err,
-                "{origin}: rejected: the write fails with {}",
+                "{}: rejected: the write fails with {}",
+                printable(origin),
                 errno_name(r.errno)
             )?;
             for l in &r.logs {
-                write!(err, "{}", l.block())?;
+                write!(err, "{}", printable(&l.block()))?;
             }
             for h in &hints {
-                writeln!(err, "  hint: {h}")?;
+                writeln!(err, "  hint: {}", printable(h))?;
             }
             continue;
         }

@@ -403,22 +403,42 @@ fn btf_from_elf_and_modules() {
 
 #[test]
 fn completions_and_man_pages() {
-    let o = rfprobe(None, &["completions", "bash"], None);
-    assert!(o.status.success());
-    assert!(text(&o).0.contains("rfprobe"));
+    // Every shell's completion offers the options, none of the test-only
+    // settings (environment variables, not options).
+    for shell in ["bash", "zsh", "fish"] {
+        let o = rfprobe(None, &["completions", shell], None);
+        assert!(o.status.success());
+        let t = text(&o).0;
+        assert!(t.contains("functions"), "{shell}");
+        assert!(t.contains("json"), "{shell}");
+        assert!(
+            !t.contains("rfprobe-dir") && !t.contains("--tracefs"),
+            "{shell}"
+        );
+    }
     let dir = std::env::temp_dir().join(format!("rfprobe-man-{}", std::process::id()));
     let o = rfprobe(None, &["man", dir.to_str().unwrap()], None);
     assert!(o.status.success());
-    for page in [
-        "rfprobe.1",
-        "rfprobe-check.1",
-        "rfprobe-funcs.1",
-        "rfprobe-stream.1",
-    ] {
-        let p = dir.join(page);
+    let mut pages = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let page = p.file_name().unwrap().to_string_lossy().into_owned();
         let t = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        pages += 1;
         assert!(t.contains(".TH"), "{page}");
+        // EXAMPLES on every command's page; EXIT STATUS with the five codes.
+        assert!(t.contains(".SH EXAMPLES\n.nf\n"), "{page}");
+        assert!(t.contains(".SH \"EXIT STATUS\"\n.TP\n0\n"), "{page}");
+        assert!(t.contains(".TP\n4\nAn input could not be read"), "{page}");
+        assert!(!t.contains(".SH EXTRA"), "{page}");
     }
+    // rfprobe.1 and one page per command.
+    assert_eq!(pages, 14);
+    let check = std::fs::read_to_string(dir.join("rfprobe-check.1")).unwrap();
+    assert!(
+        check.contains("rfprobe check \\-f definitions.txt \\-\\-json > verdicts.json\n"),
+        "{check}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
