@@ -15,7 +15,8 @@
 #   make host-test    cargo fmt --check, clippy, cargo test for the host crates
 #   make kernel       build (or reuse) the KVARIANT test kernel
 #   make bench        benchmark vs the C fprobe events (fast kernel, QEMU -icount):
-#                     BENCH="--smoke" or "--shapes count,string" (selftests/bench/run.sh)
+#                     BENCH="--smoke" or "--shapes count,string" (selftests/bench/run.sh);
+#                     first the rfprobe tool's speed and memory (make tool-bench)
 #   make install      build against KDIR (default: the running kernel's
 #                     /lib/modules/$(uname -r)/build) and install it there
 #                     (modules_install + depmod; INSTALL_MOD_PATH= for a staging root;
@@ -48,7 +49,7 @@ MODDIR := $(TOP)/build/kdir-$(shell echo $(abspath $(KDIR)) | sha1sum | cut -c1-
 KDIR_CMD := echo $(abspath $(KDIR))
 endif
 
-.PHONY: all module setup kernel demo check vmtest vng-check check-installed host-test bench clean install dkms-source dkms-install dkms-remove tool tool-install
+.PHONY: all module setup kernel demo check vmtest vng-check check-installed host-test bench tool-bench clean install dkms-source dkms-install dkms-remove tool tool-install
 
 all: module
 
@@ -81,8 +82,14 @@ demo:
 check:
 	@$(SELFTESTS)/check.sh
 
-bench: setup
+bench: setup tool-bench
 	@$(MAKE) --no-print-directory KVARIANT=fast KDIR= module && $(SELFTESTS)/bench/run.sh $(BENCH)
+
+# The rfprobe tool's speed and peak memory against its targets (test
+# kernel's BTF and the host's).
+tool-bench:
+	@kdir=$$($(SELFTESTS)/build-kernel.sh fast) && \
+		RFPROBE_TEST_BTF_VMLINUX=$$kdir/vmlinux.btf cargo bench -q -p rfprobe-tool --bench speed
 
 # A user's install: no packages installed, no test kernel built.
 install:

@@ -108,7 +108,8 @@ pub fn module_name_from_path(path: &Path) -> String {
 
 /// A module's split BTF, loaded on first use.
 struct ModuleBtf {
-    name: String,
+    /// Kept for the life of the process (function records point at it).
+    name: &'static str,
     path: PathBuf,
     btf: OnceLock<Option<&'static Btf<'static>>>,
 }
@@ -163,7 +164,7 @@ impl KernelBtf {
             modules: modules
                 .iter()
                 .map(|p| ModuleBtf {
-                    name: module_name_from_path(p),
+                    name: module_name_from_path(p).leak(),
                     path: p.clone(),
                     btf: OnceLock::new(),
                 })
@@ -207,8 +208,8 @@ impl KernelBtf {
     }
 
     /// Name of module `i`.
-    pub fn module_name(&self, i: usize) -> &str {
-        &self.modules[i].name
+    pub fn module_name(&self, i: usize) -> &'static str {
+        self.modules[i].name
     }
 
     /// The index of the module called `name`.

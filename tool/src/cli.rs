@@ -387,6 +387,13 @@ pub fn run(cli: Cli) -> Result<Status> {
         } => {
             let k = load_btf(&cli)?;
             let target = Target::new(&k, facts(&cli, existing)?);
+            if cli.btf.is_none() && !target.exact() {
+                eprintln!(
+                    "rfprobe: warning: cannot read tracefs available_filter_functions (root, \
+                     tracefs mounted?): which functions can be traced is taken from \
+                     /proc/kallsyms, where notrace functions pass too"
+                );
+            }
             let mut inputs: Vec<(String, String)> = Vec::new();
             let mut bad = Vec::new();
             for f in files {
@@ -746,18 +753,21 @@ fn load_btf(cli: &Cli) -> Result<KernelBtf> {
 fn facts(cli: &Cli, existing: &[String]) -> Result<Facts> {
     let mut f = Facts::default();
     let running = cli.btf.is_none();
-    let kallsyms = match &cli.kallsyms {
-        Some(p) => Some(
-            std::fs::read_to_string(p).with_context(|| format!("--kallsyms {}", p.display()))?,
-        ),
-        None if running => std::fs::read_to_string("/proc/kallsyms").ok(),
-        None => None,
+    // A given file is read now (an unreadable one is an error); the
+    // running kernel's only if a question needs it.
+    f.kallsyms = match &cli.kallsyms {
+        Some(p) => offline::KallsymsSource::given(Kallsyms::parse(
+            std::fs::read_to_string(p)
+                .with_context(|| format!("--kallsyms {}", p.display()))?
+                .leak(),
+        )),
+        None if running => offline::KallsymsSource::lazy("/proc/kallsyms"),
+        None => offline::KallsymsSource::default(),
     };
-    f.kallsyms = kallsyms.map(|t| Kallsyms::parse(&t));
     if let Some(p) = &cli.functions {
         let t =
             std::fs::read_to_string(p).with_context(|| format!("--functions {}", p.display()))?;
-        f.filter_functions = Some(Facts::parse_filter_functions(&t));
+        f.filter_functions = Some(Facts::parse_filter_functions(t.leak()));
     }
     if running {
         f.lockdown = offline::Lockdown::running();
@@ -765,7 +775,7 @@ fn facts(cli: &Cli, existing: &[String]) -> Result<Facts> {
         let list = std::fs::read_to_string(cli.tracefs.join("available_filter_functions_addrs"))
             .or_else(|_| std::fs::read_to_string(cli.tracefs.join("available_filter_functions")));
         if let (Ok(t), None) = (list, &cli.functions) {
-            f.filter_functions = Some(Facts::parse_filter_functions(&t));
+            f.filter_functions = Some(Facts::parse_filter_functions(t.leak()));
         }
         if let Ok(groups) = std::fs::read_dir(cli.tracefs.join("events")) {
             for g in groups.flatten() {
@@ -934,14 +944,14 @@ fn check(
             let d = e.def.stored();
             events.push(serde_json::json!({
                 "event": event_name(&d),
-                "line": offline::show(&e.def),
+                "line": offline::show(&e.def.stored()),
                 "pending": e.pending,
                 "note": note,
             }));
             if o.json || o.quiet {
                 continue;
             }
-            writeln!(out, "{}", offline::show(&e.def))?;
+            writeln!(out, "{}", offline::show(&e.def.stored()))?;
             if let Some(p) = &e.pending {
                 writeln!(out, "  pending: {p}")?;
             }

@@ -128,7 +128,7 @@ pub fn run(
             anyhow::bail!("no module '{m}' with BTF");
         }
     }
-    let exact = target.facts().filter_functions.is_some();
+    let exact = target.exact();
     if !tracepoints && !exact {
         eprintln!(
             "rfprobe: warning: no list of the target's traceable functions (tracefs \
@@ -235,7 +235,7 @@ fn function_entries(
     let k = target.btf();
     // Which names exist: exact from ftrace's list, else kallsyms' (a
     // clone's name is right either way; "not traceable" needs the list).
-    let known = exact || target.facts().kallsyms.is_some();
+    let known = exact || target.facts().kallsyms.get().is_some();
     let names = known.then(|| attach_names(target));
     // A pattern may name the function or the clone ftrace knows it by.
     let selected = |n: &str, module: Option<&str>| {

@@ -445,14 +445,14 @@ fn list_hint(target: &Target<'_>, line: &str, func: &str) -> Vec<String> {
     };
     let mut failing: Vec<String> = Vec::new();
     for f in &set {
-        let name = match &f.module {
+        let name = match f.module {
             Some(m) => format!("{m}:{}", f.name),
-            None => f.name.clone(),
+            None => f.name.to_string(),
         };
         let mut s = Session::new(target);
         let r = s.write(&format!("{kind}:rfprobe_hint/one {name}{body}"));
-        if r.errno != 0 && !failing.contains(&f.name) {
-            failing.push(f.name.clone());
+        if r.errno != 0 && !failing.iter().any(|n| n == f.name) {
+            failing.push(f.name.to_string());
         }
     }
     if failing.is_empty() {

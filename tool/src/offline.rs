@@ -38,68 +38,137 @@ use crate::glob::{glob_match, is_glob};
 /// given.
 pub const DATA_SYMBOLS: &[&str] = &["jiffies", "jiffies_64"];
 
-/// `/proc/kallsyms`, as names.
+/// `/proc/kallsyms`, as names. The text is kept for the life of the
+/// process (like the BTF blobs): symbols are slices of it, not copies.
 #[derive(Default, Debug)]
 pub struct Kallsyms {
-    /// Text symbols (`t`/`T`), with their module if any.
-    pub text: HashMap<String, Option<String>>,
     /// Every symbol name.
-    pub all: HashSet<String>,
+    pub all: HashSet<&'static str, FastHash>,
     /// Text symbols in file order, with address and module.
     pub funcs: Vec<FuncRec>,
 }
 
 /// One traceable function: address (0 when not known), name, module.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// Names are slices of a kept text (`/proc/kallsyms`, a function list or
+/// the BTF).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct FuncRec {
     /// The name (compiler suffixes included).
-    pub name: String,
+    pub name: &'static str,
     /// The ftrace location or start address; 0 when the list gave none.
     pub addr: u64,
     /// The module, `None` for vmlinux.
-    pub module: Option<String>,
+    pub module: Option<&'static str>,
+}
+
+/// A fast hasher for the tool's name sets (FxHash's multiply-rotate: the
+/// keys are kernel symbol names, not attacker-chosen).
+#[derive(Default, Clone, Copy, Debug)]
+pub struct FastHash;
+
+/// [`FastHash`]'s state.
+#[derive(Default, Clone, Copy, Debug)]
+pub struct FastHasher(u64);
+
+impl std::hash::BuildHasher for FastHash {
+    type Hasher = FastHasher;
+    fn build_hasher(&self) -> FastHasher {
+        FastHasher(0)
+    }
+}
+
+impl std::hash::Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 impl Kallsyms {
-    /// Parses the text of `/proc/kallsyms` (`ADDR TYPE NAME [MODULE]`).
-    /// Addresses are not used (they read as 0 for non-root users).
-    pub fn parse(text: &str) -> Kallsyms {
-        let mut k = Kallsyms::default();
+    /// Parses the text of `/proc/kallsyms` (`ADDR TYPE NAME [MODULE]`),
+    /// kept for the life of the process. Addresses read as 0 for non-root
+    /// users; they are only used to pick among same-name functions.
+    pub fn parse(text: &'static str) -> Kallsyms {
+        let mut k = Kallsyms {
+            all: HashSet::with_capacity_and_hasher(text.len() / 40, FastHash),
+            funcs: Vec::new(),
+        };
         for l in text.lines() {
             let mut it = l.split_ascii_whitespace();
-            let (Some(_), Some(ty), Some(name)) = (it.next(), it.next(), it.next()) else {
+            let (Some(addr), Some(ty), Some(name)) = (it.next(), it.next(), it.next()) else {
                 continue;
             };
-            let module = it
-                .next()
-                .and_then(|m| m.strip_prefix('[')?.strip_suffix(']'))
-                .map(str::to_string);
             if ty.eq_ignore_ascii_case("t") {
+                let module = it
+                    .next()
+                    .and_then(|m| m.strip_prefix('[')?.strip_suffix(']'));
                 k.funcs.push(FuncRec {
-                    name: name.to_string(),
-                    addr: u64::from_str_radix(it_addr(l), 16).unwrap_or(0),
-                    module: module.clone(),
+                    name,
+                    addr: u64::from_str_radix(addr, 16).unwrap_or(0),
+                    module,
                 });
-                k.text.entry(name.to_string()).or_insert(module);
             }
-            k.all.insert(name.to_string());
+            k.all.insert(name);
         }
         k
     }
 }
 
-/// The first word of a line.
-fn it_addr(l: &str) -> &str {
-    l.split_ascii_whitespace().next().unwrap_or("")
+/// Where kallsyms comes from. The running kernel's is read only when a
+/// question needs it (a `@SYM`, or no function list): reading
+/// /proc/kallsyms costs more than the rest of a check.
+#[derive(Default)]
+pub struct KallsymsSource {
+    /// Read from this file on first use (`/proc/kallsyms`).
+    pub path: Option<std::path::PathBuf>,
+    cell: std::sync::OnceLock<Option<Kallsyms>>,
+}
+
+impl KallsymsSource {
+    /// Already parsed (a file given on the command line).
+    pub fn given(k: Kallsyms) -> Self {
+        let cell = std::sync::OnceLock::new();
+        let _ = cell.set(Some(k));
+        KallsymsSource { path: None, cell }
+    }
+
+    /// Read from `path` when first needed (unreadable: none).
+    pub fn lazy(path: impl Into<std::path::PathBuf>) -> Self {
+        KallsymsSource {
+            path: Some(path.into()),
+            cell: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The symbols, if there are any.
+    pub fn get(&self) -> Option<&Kallsyms> {
+        self.cell
+            .get_or_init(|| {
+                let t = std::fs::read_to_string(self.path.as_ref()?).ok()?;
+                Some(Kallsyms::parse(t.leak()))
+            })
+            .as_ref()
+    }
 }
 
 /// What is known about the target kernel beyond its BTF.
 #[derive(Default)]
 pub struct Facts {
-    /// `/proc/kallsyms`.
-    pub kallsyms: Option<Kallsyms>,
+    /// `/proc/kallsyms` (or a copy): given, or read when first needed.
+    pub kallsyms: KallsymsSource,
     /// ftrace's traceable functions (`available_filter_functions_addrs`
-    /// or `available_filter_functions`, or a file in either format).
+    /// or `available_filter_functions`, or a file in either format);
+    /// [`Target::new`] takes it.
     pub filter_functions: Option<Vec<FuncRec>>,
     /// Existing trace events `(group, event)` a new name may collide with.
     pub existing: HashSet<(String, String)>,
@@ -152,31 +221,29 @@ impl Facts {
     /// Parses `available_filter_functions_addrs` (`ADDR NAME [MODULE]`
     /// per line) or `available_filter_functions` (`NAME [MODULE]`).
     /// Records ftrace could not name are skipped, as the module does.
-    pub fn parse_filter_functions(text: &str) -> Vec<FuncRec> {
-        let mut out = Vec::new();
+    /// (The text is kept for the life of the process.)
+    pub fn parse_filter_functions(text: &'static str) -> Vec<FuncRec> {
+        let mut out = Vec::with_capacity(text.len() / 32);
         for l in text.lines() {
-            let toks: Vec<&str> = l.split_ascii_whitespace().collect();
-            let with_addr = toks.len() >= 2
-                && toks[0].len() >= 8
-                && toks[0].bytes().all(|c| c.is_ascii_hexdigit());
-            let (addr, rest) = if with_addr {
-                (u64::from_str_radix(toks[0], 16).unwrap_or(0), &toks[1..])
+            let mut toks = l.split_ascii_whitespace();
+            let Some(first) = toks.next() else { continue };
+            let with_addr = first.len() >= 8 && first.bytes().all(|c| c.is_ascii_hexdigit());
+            let (addr, name) = if with_addr {
+                match toks.next() {
+                    Some(n) => (u64::from_str_radix(first, 16).unwrap_or(0), n),
+                    // A lone hex word is a function's name.
+                    None => (0, first),
+                }
             } else {
-                (0, &toks[..])
+                (0, first)
             };
-            let Some(name) = rest.first() else { continue };
             if name.starts_with("__ftrace_invalid_address__") {
                 continue;
             }
-            let module = rest
-                .get(1)
-                .and_then(|m| m.strip_prefix('[')?.strip_suffix(']'))
-                .map(str::to_string);
-            out.push(FuncRec {
-                name: name.to_string(),
-                addr,
-                module,
-            });
+            let module = toks
+                .next()
+                .and_then(|m| m.strip_prefix('[')?.strip_suffix(']'));
+            out.push(FuncRec { name, addr, module });
         }
         out
     }
@@ -186,44 +253,100 @@ impl Facts {
 pub struct Target<'k> {
     btf: &'k KernelBtf,
     facts: Facts,
-    /// What the module resolves function parts against, sorted by name
-    /// then address: ftrace's list if given, else kallsyms' text symbols,
-    /// else BTF `FUNC`s (one per name, address 0).
+    /// What the module resolves function parts against: ftrace's list if
+    /// given, else kallsyms' text symbols, else BTF `FUNC`s (one per name,
+    /// address 0); in their order.
     table: Vec<FuncRec>,
-    funcs: HashSet<&'static [u8]>,
-    vars: HashSet<&'static [u8]>,
+    /// Name → the first index into `table` with that name.
+    by_name: HashMap<&'static str, u32, FastHash>,
+    /// Index → the next index with the same name (`u32::MAX`: none).
+    same: Vec<u32>,
+    /// The modules `table` names.
+    modules: HashSet<&'static str, FastHash>,
+    /// `table` indexes in name order, for lists and globs (built once).
+    sorted: std::sync::OnceLock<Vec<u32>>,
+    /// Is the table ftrace's own list (what can be traced, exactly)?
+    exact: bool,
+    /// The table indexes each list or glob matched (by its text).
+    sets: std::sync::Mutex<HashMap<Vec<u8>, Vec<u32>>>,
     dentry: Option<DentryOffsets>,
 }
 
 impl<'k> Target<'k> {
     /// Derives the name sets (loads every module's BTF).
-    pub fn new(btf: &'k KernelBtf, facts: Facts) -> Target<'k> {
-        let funcs = btf.funcs().into_iter().map(|(n, _)| n).collect();
-        let vars = btf.vars().into_keys().collect();
+    pub fn new(btf: &'k KernelBtf, mut facts: Facts) -> Target<'k> {
         let dentry = DentryOffsets::from_btf(btf.vmlinux());
-        let mut table = if let Some(ff) = &facts.filter_functions {
-            ff.clone()
-        } else if let Some(k) = &facts.kallsyms {
+        let exact = facts.filter_functions.is_some();
+        let table = if let Some(ff) = facts.filter_functions.take() {
+            ff
+        } else if let Some(k) = facts.kallsyms.get() {
             k.funcs.clone()
         } else {
             btf.funcs()
                 .into_iter()
-                .map(|(n, loc)| FuncRec {
-                    name: String::from_utf8_lossy(n).into_owned(),
-                    addr: 0,
-                    module: loc.module.map(|m| btf.module_name(m).to_string()),
+                .filter_map(|(n, loc)| {
+                    Some(FuncRec {
+                        name: std::str::from_utf8(n).ok()?,
+                        addr: 0,
+                        module: loc.module.map(|m| btf.module_name(m)),
+                    })
                 })
                 .collect()
         };
-        table.sort();
+        // Single names are looked up by hash (same-name functions by
+        // address, as in a sorted list); lists and globs use a name-sorted
+        // index, built when one first comes.
+        let mut by_name: HashMap<&'static str, u32, FastHash> =
+            HashMap::with_capacity_and_hasher(table.len(), FastHash);
+        let mut same = vec![u32::MAX; table.len()];
+        let mut modules: HashSet<&'static str, FastHash> = HashSet::default();
+        for (i, f) in table.iter().enumerate().rev() {
+            if let Some(prev) = by_name.insert(f.name, i as u32) {
+                same[i] = prev;
+            }
+            if let Some(m) = f.module {
+                modules.insert(m);
+            }
+        }
         Target {
             btf,
             facts,
             table,
-            funcs,
-            vars,
+            by_name,
+            same,
+            modules,
+            sorted: std::sync::OnceLock::new(),
+            exact,
+            sets: std::sync::Mutex::default(),
             dentry,
         }
+    }
+
+    /// Table indexes in name order (then address, module).
+    fn sorted(&self) -> &[u32] {
+        self.sorted.get_or_init(|| {
+            let mut idx: Vec<u32> = (0..self.table.len() as u32).collect();
+            idx.sort_unstable_by(|&a, &b| self.table[a as usize].cmp(&self.table[b as usize]));
+            idx
+        })
+    }
+
+    /// The functions of one name, by address.
+    fn named(&self, name: &[u8]) -> impl Iterator<Item = &FuncRec> {
+        let mut at = std::str::from_utf8(name)
+            .ok()
+            .and_then(|n| self.by_name.get(n))
+            .copied()
+            .unwrap_or(u32::MAX);
+        let mut v: Vec<&FuncRec> = Vec::new();
+        while at != u32::MAX {
+            v.push(&self.table[at as usize]);
+            at = self.same[at as usize];
+        }
+        if v.len() > 1 {
+            v.sort();
+        }
+        v.into_iter()
     }
 
     /// The BTF.
@@ -231,12 +354,15 @@ impl<'k> Target<'k> {
         self.btf
     }
 
+    /// Is what can be traced known exactly (ftrace's list of the target,
+    /// not kallsyms' or BTF's names)?
+    pub fn exact(&self) -> bool {
+        self.exact
+    }
+
     /// Every name functions resolve against (the table), with its module.
     pub fn function_names(&self) -> Vec<(&str, Option<&str>)> {
-        self.table
-            .iter()
-            .map(|f| (f.name.as_str(), f.module.as_deref()))
-            .collect()
+        self.table.iter().map(|f| (f.name, f.module)).collect()
     }
 
     /// The facts given.
@@ -252,34 +378,40 @@ impl<'k> Target<'k> {
                 .iter()
                 .any(|f| glob_match(filter, f.name.as_bytes()))
         } else {
-            let first = self.table.partition_point(|f| f.name.as_bytes() < filter);
-            self.table
-                .get(first)
-                .is_some_and(|f| f.name.as_bytes() == filter)
+            self.named(filter).next().is_some()
         }
     }
 
     /// Is module `m` loaded: does the function list name it, or is its BTF
     /// there (`/sys/kernel/btf/MOD` exists while the module is loaded)?
     pub fn module_loaded(&self, m: &[u8]) -> bool {
-        std::str::from_utf8(m).is_ok_and(|m| {
-            self.btf.module_index(m).is_some()
-                || self.table.iter().any(|f| f.module.as_deref() == Some(m))
-        })
+        std::str::from_utf8(m)
+            .is_ok_and(|m| self.btf.module_index(m).is_some() || self.modules.contains(m))
     }
 
     /// The functions `spec` names, as the module's `funcs::resolve` finds
     /// them in ftrace's list (see [`plan::Resolved`]).
     pub fn resolve(&self, spec: &Spec<'_>) -> (Resolved, Vec<&FuncRec>) {
         let in_module = |f: &FuncRec, m: Option<&[u8]>| {
-            m.is_none_or(|m| f.module.as_deref().map(str::as_bytes) == Some(m))
+            m.is_none_or(|m| f.module.map(str::as_bytes) == Some(m))
         };
         let Some(item) = spec.single() else {
-            let set: Vec<&FuncRec> = self
-                .table
-                .iter()
-                .filter(|f| spec.matches(f.module.as_deref().map(str::as_bytes), f.name.as_bytes()))
-                .collect();
+            // The same list or glob recurs in a file of definitions: its
+            // set is computed once.
+            let mut memo = self
+                .sets
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let idx = memo.entry(spec.text().to_vec()).or_insert_with(|| {
+                self.set_candidates(spec)
+                    .into_iter()
+                    .filter(|&i| {
+                        let f = &self.table[i as usize];
+                        spec.matches(f.module.map(str::as_bytes), f.name.as_bytes())
+                    })
+                    .collect()
+            });
+            let set: Vec<&FuncRec> = idx.iter().map(|&i| &self.table[i as usize]).collect();
             let r = if set.is_empty() {
                 Resolved::NoMatch
             } else {
@@ -292,12 +424,8 @@ impl<'k> Target<'k> {
                 return (Resolved::Pending, Vec::new());
             }
         }
-        let first = self
-            .table
-            .partition_point(|f| f.name.as_bytes() < item.name);
-        let named: Vec<&FuncRec> = self.table[first..]
-            .iter()
-            .take_while(|f| f.name.as_bytes() == item.name)
+        let named: Vec<&FuncRec> = self
+            .named(item.name)
             .filter(|f| in_module(f, item.module))
             .collect();
         let r = match item.at {
@@ -323,16 +451,53 @@ impl<'k> Target<'k> {
         (r, named)
     }
 
+    /// Indexes into the table of every function a list or glob can match,
+    /// in name order: for each item, the names that start with its literal
+    /// prefix (the text before its first `*`, `?` or `[`), found by binary
+    /// search in the sorted index; [`Spec::matches`] then decides.
+    fn set_candidates(&self, spec: &Spec<'_>) -> Vec<u32> {
+        let sorted = self.sorted();
+        let name = |i: &u32| self.table[*i as usize].name;
+        let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
+        for it in spec.items().filter(|i| !i.exclude) {
+            let lit = it
+                .name
+                .iter()
+                .position(|c| matches!(c, b'*' | b'?' | b'['))
+                .map_or(it.name, |p| &it.name[..p]);
+            let lit = std::str::from_utf8(lit).unwrap_or("");
+            let lo = sorted.partition_point(|i| name(i) < lit);
+            let hi = lo + sorted[lo..].partition_point(|i| name(i).starts_with(lit));
+            ranges.push(lo..hi);
+        }
+        ranges.sort_by_key(|r| r.start);
+        let mut out = Vec::new();
+        let mut next = 0;
+        for r in ranges {
+            out.extend_from_slice(&sorted[r.start.max(next)..r.end.max(next)]);
+            next = next.max(r.end);
+        }
+        out
+    }
+
     /// `@SYM`: does the symbol exist (`kallsyms_lookup_name()`)? As in the
     /// module, a per-CPU variable of the BTF per-CPU section resolves even
     /// when kallsyms does not list it.
     pub fn symbol_exists(&self, name: &[u8]) -> bool {
-        if let Some(k) = &self.facts.kallsyms {
+        if let Some(k) = self.facts.kallsyms.get() {
             return std::str::from_utf8(name).is_ok_and(|n| k.all.contains(n))
                 || self.btf.vmlinux().percpu_var(name).is_some();
         }
-        self.funcs.contains(name)
-            || self.vars.contains(name)
+        let k = self.btf;
+        let in_btf = |kind: btf_query::Kind| {
+            k.vmlinux().find_by_name_kind(name, kind).is_some()
+                || (0..k.nr_modules()).any(|i| {
+                    k.module(i)
+                        .is_some_and(|m| m.find_by_name_kind(name, kind).is_some())
+                })
+        };
+        in_btf(btf_query::Kind::Func)
+            || in_btf(btf_query::Kind::Var)
             || DATA_SYMBOLS.iter().any(|s| s.as_bytes() == name)
     }
 
@@ -342,16 +507,10 @@ impl<'k> Target<'k> {
         if self.btf.vmlinux().find_func_for_symbol(name).is_some() {
             return None;
         }
-        let from_list = std::str::from_utf8(name).ok().and_then(|n| {
-            let first = self.table.partition_point(|f| f.name.as_str() < n);
-            let m = self
-                .table
-                .get(first)
-                .filter(|f| f.name == n)?
-                .module
-                .as_deref()?;
-            self.btf.module_index(m)
-        });
+        let from_list = self
+            .named(name)
+            .next()
+            .and_then(|f| self.btf.module_index(f.module?));
         from_list.or_else(|| self.btf.module_with_func(name))
     }
 
@@ -369,7 +528,7 @@ impl<'k> Target<'k> {
     fn tracepoint_exists(&self, name: &[u8]) -> bool {
         let mut stub = b"__probestub_".to_vec();
         stub.extend_from_slice(name);
-        self.funcs.contains(&stub[..])
+        self.btf.vmlinux().find_func(&stub).is_some() || self.btf.module_with_func(&stub).is_some()
     }
 }
 
@@ -473,7 +632,7 @@ impl plan::Kernel for TargetView<'_, '_, '_> {
 
     fn func(&self, i: usize) -> (&[u8], Option<&[u8]>) {
         self.set.get(i).map_or((&[][..], None), |f| {
-            (f.name.as_bytes(), f.module.as_deref().map(str::as_bytes))
+            (f.name.as_bytes(), f.module.map(str::as_bytes))
         })
     }
 
@@ -568,12 +727,35 @@ impl plan::Kernel for TargetView<'_, '_, '_> {
     }
 }
 
-/// A definition's parts, owned (an extra fetch group of a set).
-struct OwnedDef {
+/// A definition's parts, owned and compact (what is stored: a parse
+/// workspace is a fixed-size `ProbeDef` of tens of kilobytes).
+pub struct OwnedDef {
     head: DefHead,
     args: Vec<ProbeArg>,
     entry: Vec<u16>,
     text: Vec<u8>,
+}
+
+impl OwnedDef {
+    /// A copy of `d`.
+    pub fn of(d: &StoredDef<'_>) -> OwnedDef {
+        OwnedDef {
+            head: d.head,
+            args: d.args.to_vec(),
+            entry: d.entry.to_vec(),
+            text: d.text.to_vec(),
+        }
+    }
+
+    /// The definition.
+    pub fn stored(&self) -> StoredDef<'_> {
+        StoredDef {
+            head: self.head,
+            args: &self.args,
+            entry: &self.entry,
+            text: &self.text,
+        }
+    }
 }
 
 /// [`plan::Groups`] that keeps each group's definition.
@@ -589,22 +771,11 @@ impl plan::Groups for OwnedGroups {
     }
 
     fn extra_def(&self, g: usize) -> StoredDef<'_> {
-        let o = &self.extra[g];
-        StoredDef {
-            head: o.head,
-            args: &o.args,
-            entry: &o.entry,
-            text: &o.text,
-        }
+        self.extra[g].stored()
     }
 
     fn new_group(&mut self, def: &StoredDef<'_>) -> Result<(), i32> {
-        self.extra.push(OwnedDef {
-            head: def.head,
-            args: def.args.to_vec(),
-            entry: def.entry.to_vec(),
-            text: def.text.to_vec(),
-        });
+        self.extra.push(OwnedDef::of(def));
         Ok(())
     }
 
@@ -645,7 +816,7 @@ pub fn errno_name(e: i32) -> String {
 /// A definition in the session, with the module whose BTF resolved it.
 pub struct Entry {
     /// The parsed definition.
-    pub def: Box<ProbeDef>,
+    pub def: OwnedDef,
     /// Module index into [`KernelBtf`], `None` for vmlinux.
     pub module: Option<usize>,
     /// What the probe waits for, if it is not attached at once (a module
@@ -675,6 +846,8 @@ pub struct Session<'t, 'k> {
     by_name: HashMap<(Vec<u8>, Vec<u8>), Vec<usize>>,
     /// Definitions waiting for their module, as the module keeps them.
     waiting: Vec<Waiting>,
+    /// The two parse workspaces, kept between writes.
+    workspaces: std::cell::RefCell<Option<(Box<ProbeDef>, Box<ProbeDef>)>>,
 }
 
 impl<'t, 'k> Session<'t, 'k> {
@@ -685,6 +858,7 @@ impl<'t, 'k> Session<'t, 'k> {
             defs: Vec::new(),
             by_name: HashMap::new(),
             waiting: Vec::new(),
+            workspaces: std::cell::RefCell::new(None),
         }
     }
 
@@ -773,14 +947,31 @@ impl<'t, 'k> Session<'t, 'k> {
     /// program, as the module compiles it.
     fn define(&self, line: &[u8], logs: &mut Vec<LogLine>) -> Result<Defined, i32> {
         let t = self.target;
-        let mut def = Box::new(ProbeDef::new());
-        let mut second = Box::new(ProbeDef::new());
+        // Parse workspaces, reused from write to write.
+        let (mut def, mut second) = self
+            .workspaces
+            .borrow_mut()
+            .take()
+            .unwrap_or_else(|| (Box::new(ProbeDef::new()), Box::new(ProbeDef::new())));
+        let r = self.define_in(t, line, logs, &mut def, &mut second);
+        *self.workspaces.borrow_mut() = Some((def, second));
+        r
+    }
+
+    fn define_in(
+        &self,
+        t: &Target<'_>,
+        line: &[u8],
+        logs: &mut Vec<LogLine>,
+        def: &mut ProbeDef,
+        second: &mut ProbeDef,
+    ) -> Result<Defined, i32> {
         let mut view = TargetView {
             session: self,
             set: Vec::new(),
         };
         let mut groups = OwnedGroups::default();
-        let verdict = plan::decide(&mut view, line, &mut def, &mut second, &mut groups);
+        let verdict = plan::decide(&mut view, line, def, second, &mut groups);
         let plan = match verdict {
             Verdict::Define(p) => p,
             Verdict::Wait { module } => {
@@ -793,15 +984,15 @@ impl<'t, 'k> Session<'t, 'k> {
             }
             Verdict::Reject(r) => {
                 let ws: &ProbeDef = match r.ws {
-                    Workspace::Main => &def,
-                    Workspace::Second => &second,
+                    Workspace::Main => def,
+                    Workspace::Second => second,
                 };
                 let func = r
                     .func
                     .and_then(|i| view.set.get(i))
-                    .map(|f| match &f.module {
+                    .map(|f| match f.module {
                         Some(m) => format!("{m}:{}", f.name),
-                        None => f.name.clone(),
+                        None => f.name.to_string(),
                     })
                     .unwrap_or_default();
                 logs.extend(log_lines_for(ws, line, &r.failure, func.as_bytes()));
@@ -811,8 +1002,8 @@ impl<'t, 'k> Session<'t, 'k> {
         // The record program, compiled as the module compiles it (`@SYM`
         // addresses are placeholders offline; they were checked above).
         if compile(&def.stored()).is_err() {
-            let f = plan::compile_failure(&def, line, false);
-            logs.extend(log_lines(&def, line, &f));
+            let f = plan::compile_failure(def, line, false);
+            logs.extend(log_lines(def, line, &f));
             return Err(f.errno);
         }
         let pending = match plan.target {
@@ -836,7 +1027,7 @@ impl<'t, 'k> Session<'t, 'k> {
             Some(String::from_utf8_lossy(part.get(at..at + len)?).into_owned())
         });
         Ok(Defined::Now(Entry {
-            def,
+            def: OwnedDef::of(&def.stored()),
             module,
             pending,
             unmatched,
@@ -851,7 +1042,7 @@ impl<'t, 'k> Session<'t, 'k> {
             .map(|w| String::from_utf8_lossy(&w.line).into_owned());
         self.defs
             .iter()
-            .map(|e| show(&e.def))
+            .map(|e| show(&e.def.stored()))
             .chain(waiting)
             .collect()
     }
@@ -889,9 +1080,9 @@ pub fn event_name(d: &StoredDef<'_>) -> String {
 }
 
 /// The `dynamic_events` line of a definition (without newline).
-pub fn show(def: &ProbeDef) -> String {
+pub fn show(def: &StoredDef<'_>) -> String {
     let mut b = ByteBuf::<8192>::new();
-    let _ = def.stored().write_show(&mut b);
+    let _ = def.write_show(&mut b);
     String::from_utf8_lossy(b.as_bytes())
         .trim_end_matches('\n')
         .to_string()
@@ -970,4 +1161,67 @@ fn log_lines_for(def: &ProbeDef, line: &[u8], f: &Failure, func: &[u8]) -> Vec<L
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The set of a list or glob found through the sorted table's prefix
+    /// ranges (and memoised) is exactly the set a pass over every function
+    /// finds.
+    #[test]
+    fn set_candidates_are_the_full_scan() {
+        let names = "ffff0001 vfs_read\nffff0002 vfs_readv\nffff0003 vfs_write\n\
+                     ffff0004 ksys_read\nffff0005 do_iter_read\nffff0006 ext4_file_read_iter [ext4]\n\
+                     ffff0007 vfs_read [mymod]\nffff0008 a\nffff0009 __x64_sys_read\n\
+                     ffff000a vfs_read.isra.0\nffff000b [x]y\n";
+        let btf_path = std::env::var_os("RFPROBE_TEST_BTF_VMLINUX");
+        let Some(btf_path) = btf_path else {
+            eprintln!("SKIP: set_candidates_are_the_full_scan: set RFPROBE_TEST_BTF_VMLINUX");
+            return;
+        };
+        let k = KernelBtf::from_files(std::path::Path::new(&btf_path), &[]).unwrap();
+        let facts = Facts {
+            filter_functions: Some(Facts::parse_filter_functions(names)),
+            ..Facts::default()
+        };
+        let t = Target::new(&k, facts);
+        // Sets come in name order (same names by address: here the order of
+        // their modules too).
+        let mut all = t.function_names();
+        all.sort();
+        for spec in [
+            "vfs_*",
+            "vfs_read*,!vfs_readv",
+            "*_read_iter",
+            "*read*",
+            "ksys_read,vfs_write",
+            "mymod:vfs_*",
+            "ext4:*",
+            "?fs_read",
+            "[kv]*",
+            "v*,vfs_r*,vfs_read",
+            "*",
+            "*,!*read*",
+            "zzz*,vfs_write",
+            "[x]y,a",
+        ] {
+            let s = Spec::parse(spec.as_bytes()).unwrap();
+            if s.single().is_some() {
+                continue;
+            }
+            let want: Vec<(&str, Option<&str>)> = all
+                .iter()
+                .copied()
+                .filter(|(n, m)| s.matches(m.map(str::as_bytes), n.as_bytes()))
+                .collect();
+            for _ in 0..2 {
+                let (_, got) = t.resolve(&s);
+                let got: Vec<(&str, Option<&str>)> =
+                    got.iter().map(|f| (f.name, f.module)).collect();
+                assert_eq!(got, want, "{spec}");
+            }
+        }
+    }
 }
