@@ -141,11 +141,15 @@ pub fn rejection(
                     }
                 }
             }
+            // The function is not there (the caret may be on an argument
+            // that needed its BTF).
             ErrCode::NoBtfEntry
             | ErrCode::FailRegProbe
             | ErrCode::NoFuncMatch
             | ErrCode::BadProbeAddr
-                if single.as_ref().is_some_and(|(_, n)| n == word) =>
+                if single
+                    .as_ref()
+                    .is_some_and(|(_, n)| !target.attachable(n.as_bytes())) =>
             {
                 let (module, name) = single.as_ref().expect("checked");
                 hints.extend(function_hint(target, module.as_deref(), name));

@@ -453,7 +453,7 @@ impl<'k> Target<'k> {
 
     /// Indexes into the table of every function a list or glob can match,
     /// in name order: for each item, the names that start with its literal
-    /// prefix (the text before its first `*`, `?` or `[`), found by binary
+    /// prefix (the text before its first `*`, `?`, `[` or `\` escape), found by binary
     /// search in the sorted index; [`Spec::matches`] then decides.
     fn set_candidates(&self, spec: &Spec<'_>) -> Vec<u32> {
         let sorted = self.sorted();
@@ -463,7 +463,7 @@ impl<'k> Target<'k> {
             let lit = it
                 .name
                 .iter()
-                .position(|c| matches!(c, b'*' | b'?' | b'['))
+                .position(|c| matches!(c, b'*' | b'?' | b'[' | b'\\'))
                 .map_or(it.name, |p| &it.name[..p]);
             let lit = std::str::from_utf8(lit).unwrap_or("");
             let lo = sorted.partition_point(|i| name(i) < lit);
@@ -1206,6 +1206,8 @@ mod tests {
             "*,!*read*",
             "zzz*,vfs_write",
             "[x]y,a",
+            "vfs_rea\\d,a",
+            "vfs_r\\*",
         ] {
             let s = Spec::parse(spec.as_bytes()).unwrap();
             if s.single().is_some() {

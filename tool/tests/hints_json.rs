@@ -183,6 +183,22 @@ fn hints_for_names() {
         ),
         "{err}"
     );
+    // With an argument, the caret is on the argument (it needed the
+    // function's BTF); the hint is about the function all the same.
+    let o = rfprobe(&btf, &["check", "f vfs_raed count"]);
+    assert!(
+        hints(&o)[0].starts_with("did you mean `vfs_read`"),
+        "{}",
+        err_of(&o)
+    );
+    // An attachable function rejected for an argument gets no function hint.
+    let o = rfprobe(&btf, &["check", "f vfs_read @nosuch_symbol_x"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        !hints(&o).iter().any(|h| h.contains("vfs_read")),
+        "{}",
+        err_of(&o)
+    );
     let o = rfprobe(&btf, &["check", "f vfs_read file->f_pso"]);
     let h = hints(&o);
     assert_eq!(h[0], "did you mean `f_pos`?", "{h:?}");
