@@ -295,6 +295,16 @@ rfprobe_tp_probe(void *data, unsigned long a1, unsigned long a2, unsigned long a
 }
 NOKPROBE_SYMBOL(rfprobe_tp_probe);
 #define RFPROBE_TP_FUNC(t) ((void *)rfprobe_tp_probe)
+
+/* Without kCFI the tracepoint calls rfprobe_tp_probe: no ftrace_ops. */
+static inline int rfprobe_tp_ops_register(struct rfprobe_tp *t, unsigned long stub)
+{
+	return 0;
+}
+
+static inline void rfprobe_tp_ops_unregister(struct rfprobe_tp *t)
+{
+}
 #else
 static void notrace rfprobe_tp_ops_func(unsigned long ip, unsigned long parent_ip,
 					struct ftrace_ops *op, struct ftrace_regs *fregs)
@@ -318,6 +328,28 @@ static void notrace rfprobe_tp_ops_func(unsigned long ip, unsigned long parent_i
 }
 NOKPROBE_SYMBOL(rfprobe_tp_ops_func);
 #define RFPROBE_TP_FUNC(t) ((t)->tp->probestub)
+
+/* The ftrace_ops on the stub: a fresh one for every attach (see rfprobe_ops_reset()). */
+static int rfprobe_tp_ops_register(struct rfprobe_tp *t, unsigned long stub)
+{
+	int ret;
+
+	memset(&t->ops, 0, sizeof(t->ops));
+	t->ops.func = rfprobe_tp_ops_func;
+	ret = ftrace_set_filter_ip(&t->ops, stub, 0, 0);
+	if (!ret)
+		ret = register_ftrace_function(&t->ops);
+	if (ret)
+		ftrace_free_filter(&t->ops);
+	return ret;
+}
+
+/* Waits for callbacks in flight (ftrace_shutdown() synchronizes). */
+static void rfprobe_tp_ops_unregister(struct rfprobe_tp *t)
+{
+	unregister_ftrace_function(&t->ops);
+	ftrace_free_filter(&t->ops);
+}
 #endif
 
 struct rfprobe_tp *rfprobe_tp_new(void *probe)
@@ -339,25 +371,12 @@ int rfprobe_tp_attach(struct rfprobe_tp *t, struct tracepoint *tp)
 	if (!copy_from_kernel_nofault(&insn, (void *)stub, sizeof(insn)) && is_endbr(insn))
 		t->ip += ENDBR_INSN_SIZE;
 	t->tp = tp;
-#ifdef CONFIG_CFI_CLANG
-	/* A fresh ftrace_ops for every attach (see rfprobe_ops_reset()). */
-	memset(&t->ops, 0, sizeof(t->ops));
-	t->ops.func = rfprobe_tp_ops_func;
-	ret = ftrace_set_filter_ip(&t->ops, stub, 0, 0);
-	if (!ret)
-		ret = register_ftrace_function(&t->ops);
-	if (ret) {
-		ftrace_free_filter(&t->ops);
+	ret = rfprobe_tp_ops_register(t, stub);
+	if (ret)
 		return ret;
-	}
-#endif
 	ret = tracepoint_probe_register(tp, RFPROBE_TP_FUNC(t), t);
-#ifdef CONFIG_CFI_CLANG
-	if (ret) {
-		unregister_ftrace_function(&t->ops);
-		ftrace_free_filter(&t->ops);
-	}
-#endif
+	if (ret)
+		rfprobe_tp_ops_unregister(t);
 	return ret;
 }
 /*
@@ -373,11 +392,7 @@ void rfprobe_tp_detach(struct rfprobe_tp *t)
 {
 	WARN_ON_ONCE(tracepoint_probe_unregister(t->tp, RFPROBE_TP_FUNC(t), t));
 	tracepoint_synchronize_unregister();
-#ifdef CONFIG_CFI_CLANG
-	/* Waits for callbacks in flight (ftrace_shutdown() synchronizes). */
-	unregister_ftrace_function(&t->ops);
-	ftrace_free_filter(&t->ops);
-#endif
+	rfprobe_tp_ops_unregister(t);
 	t->tp = NULL;
 }
 

@@ -7,6 +7,7 @@
 #define RFPROBE_HELPERS_H
 
 #include <linux/types.h>
+#include <linux/trace_events.h>
 
 struct fprobe;
 
@@ -118,7 +119,6 @@ void rfprobe_synchronize_rcu(void);
 void *rfprobe_scratch_get(void __percpu *area, unsigned long stride);
 void rfprobe_scratch_put(void *slice, unsigned long stride);
 
-struct list_head;
 /*
  * The two event callbacks whose C prototype has an enum, class->reg (enum
  * trace_reg) and funcs->trace (enum print_line_t): kCFI encodes an enum by
@@ -126,7 +126,6 @@ struct list_head;
  * trampolines, which call rfprobe's function of the same prototype with
  * the enum as its integer (stored beside the class and the functions).
  */
-#include <linux/trace_events.h>
 struct rfprobe_event_class {
 	struct trace_event_class class;
 	int (*reg)(struct trace_event_call *call, unsigned int type, void *data);

@@ -14,7 +14,6 @@
 //! flag: a nested run that finds it taken counts a miss instead of
 //! overwriting the record being built (see `percpu::Scratch::claim`).
 
-use crate::attach::ExitFprobe;
 use crate::bindings;
 use crate::outputs::USERS_PERF;
 use crate::percpu::SCRATCH_SIZE;
@@ -106,6 +105,25 @@ unsafe fn reserved<'r>(p: NonNull<u8>, len: usize) -> &'r mut [u8] {
     unsafe { core::slice::from_raw_parts_mut(p.as_ptr(), len) }
 }
 
+/// Fills a fixed-size record reserved for `hit`: the header, then the
+/// program run straight into it ([`interp::run_static`]). The one body of
+/// the three ways of reserving a static record.
+///
+/// # Safety
+///
+/// `p` is an open reservation of `size` bytes, the program's static size.
+#[inline(always)]
+unsafe fn fill_static<const EXIT: bool, const FULL_REGS: bool>(
+    hit: &Hit<'_, EXIT, FULL_REGS>,
+    p: NonNull<u8>,
+    size: usize,
+) {
+    // SAFETY: Caller.
+    let rec = unsafe { reserved(p, size) };
+    hit.write_head(rec);
+    let _ = interp::run_static(&hit.probe.prog, &hit.probe.insns, &hit.machine(), rec);
+}
+
 /// The common case of a hit, kept free of everything else so that it
 /// compiles to a short straight line: a fixed-size record (no strings) for
 /// one enabled trace instance. Reserves the record, runs the program
@@ -116,14 +134,11 @@ fn record_static<const EXIT: bool, const FULL_REGS: bool>(
     file: EventFile<'_>,
     size: usize,
 ) -> Outcome {
-    let probe = hit.probe;
     match file.reserve_direct(size) {
         Direct::Rec(p, buffer) => {
             // SAFETY: The reservation holds `size` bytes, open until the
             // commit.
-            let rec = unsafe { reserved(p, size) };
-            hit.write_head(rec);
-            let _ = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
+            unsafe { fill_static(hit, p, size) };
             buffer.commit();
             Outcome::Written
         }
@@ -141,14 +156,11 @@ fn record_static_filtered<const EXIT: bool, const FULL_REGS: bool>(
     file: EventFile<'_>,
     size: usize,
 ) -> Option<Outcome> {
-    let probe = hit.probe;
     match file.reserve_filtered(size) {
         Reserve::Rec(p, filtered) => {
             // SAFETY: The reservation holds `size` bytes, open until the
             // commit.
-            let rec = unsafe { reserved(p, size) };
-            hit.write_head(rec);
-            let _ = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
+            unsafe { fill_static(hit, p, size) };
             Some(filtered.commit(file, p))
         }
         Reserve::Miss => Some(file.refused()),
@@ -168,16 +180,13 @@ fn record_static_generic<const EXIT: bool, const FULL_REGS: bool>(
             return o;
         }
     }
-    let probe = hit.probe;
     let mut fb = CoreBuffer::new();
     let p = match fb.reserve::<false>(file, size) {
         Ok(p) => p,
         Err(o) => return o,
     };
     // SAFETY: The reservation holds `size` bytes, open until the commit.
-    let rec = unsafe { reserved(p, size) };
-    hit.write_head(rec);
-    let _ = interp::run_static(&probe.prog, &probe.insns, &hit.machine(), rec);
+    unsafe { fill_static(hit, p, size) };
     // SAFETY: From the reservation above, on `file`.
     unsafe { fb.commit(file, hit.commit_regs()) }
 }
@@ -479,10 +488,8 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
 /// `fp` is the `fprobe` of a registered exit probe.
 #[inline(always)]
 unsafe fn exit_probe<'a>(fp: *mut bindings::fprobe) -> &'a Probe {
-    // SAFETY: fprobe only calls registered probes' fprobes (caller), each
-    // an `ExitFprobe` (repr(transparent)) that is the first field of its
-    // `Probe`; probes are freed after unregistering.
-    unsafe { Probe::from_fprobe(&*fp.cast::<ExitFprobe>()) }
+    // SAFETY: fprobe only calls registered probes' fprobes (caller).
+    unsafe { Probe::from_raw_fprobe(fp) }
 }
 
 /// fprobe entry handler of exit probes that use entry arguments: stores them.

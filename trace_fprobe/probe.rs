@@ -180,6 +180,19 @@ impl Probe {
         unsafe { &*(fp as *const ExitFprobe).cast::<Probe>() }
     }
 
+    /// The probe of the raw `fprobe` the fprobe core passes its handlers.
+    ///
+    /// # Safety
+    ///
+    /// `fp` is the `fprobe` of a registered exit probe (an `ExitFprobe`,
+    /// repr(transparent), the `fp` field of a `Probe`); probes are freed only
+    /// after unregistering, so it lives for `'a` while a handler runs.
+    #[inline(always)]
+    pub(crate) unsafe fn from_raw_fprobe<'a>(fp: *mut crate::bindings::fprobe) -> &'a Probe {
+        // SAFETY: Caller.
+        unsafe { Probe::from_fprobe(&*fp.cast::<ExitFprobe>()) }
+    }
+
     /// The probe's definition (compact form).
     #[inline(always)]
     pub(crate) fn def(&self) -> StoredDef<'_> {

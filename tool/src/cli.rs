@@ -247,6 +247,12 @@ fn def_text(d: &str) -> &str {
     d.strip_prefix(REMOVAL_MARK).unwrap_or(d)
 }
 
+/// A name that matches nothing (an event to remove or enable): reported,
+/// exit status 1 ([`Status::Rejected`]), not an unreadable input.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NoMatch(pub String);
+
 /// The exit status of a command (documented in rfprobe(1), EXIT STATUS).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {

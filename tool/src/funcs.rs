@@ -348,25 +348,17 @@ fn fill_function(target: &Target<'_>, btf: &Btf<'_>, id: TypeId, e: &mut Entry) 
         Some(m) => format!("{m}:{attach_name}"),
         None => attach_name.clone(),
     };
-    let mut fetch: Vec<Option<String>> = vec![None; params.len()];
-    if params.is_empty() {
+    let fetch = if params.is_empty() {
         e.no_args = Some("no parameters".into());
+        Vec::new()
     } else {
-        let mut s = Session::new(target);
-        let r = s.write(&format!("f:rfprobe_tool/x {func} $arg*"));
-        if r.errno != 0 {
-            let why = r.logs.first().map(|l| l.msg.as_str()).unwrap_or("rejected");
-            e.no_args = Some(format!(
-                "no BTF arguments: {}",
-                why.trim_start_matches("trace_fprobe: error: ")
-            ));
-        } else if let Some(d) = s.defs().first() {
-            let d = d.def.stored();
-            for (slot, a) in fetch.iter_mut().zip(d.args()) {
-                *slot = Some(arg_fetch(&d, a));
-            }
-        }
-    }
+        all_args(
+            target,
+            &format!("f:rfprobe_tool/x {func} $arg*"),
+            params.len(),
+            e,
+        )
+    };
     let mut after_struct = false;
     for (p, f) in params.iter().zip(fetch) {
         let name = String::from_utf8_lossy(p.name).into_owned();
@@ -401,6 +393,28 @@ fn fill_function(target: &Target<'_>, btf: &Btf<'_>, id: TypeId, e: &mut Entry) 
             note: by_value_note(btf, ret),
         });
     }
+}
+
+/// What `$arg*` records for each of `n` parameters: the definition `def`
+/// (ending in `$arg*`) checked on the target; if it is rejected, the
+/// module's reason goes to `e.no_args`.
+fn all_args(target: &Target<'_>, def: &str, n: usize, e: &mut Entry) -> Vec<Option<String>> {
+    let mut fetch = vec![None; n];
+    let mut s = Session::new(target);
+    let r = s.write(def);
+    if r.errno != 0 {
+        let why = r.logs.first().map(|l| l.msg.as_str()).unwrap_or("rejected");
+        e.no_args = Some(format!(
+            "no BTF arguments: {}",
+            why.trim_start_matches("trace_fprobe: error: ")
+        ));
+    } else if let Some(d) = s.defs().first() {
+        let d = d.def.stored();
+        for (slot, a) in fetch.iter_mut().zip(d.args()) {
+            *slot = Some(arg_fetch(&d, a));
+        }
+    }
+    fetch
 }
 
 /// `NAME:TYPE` of an argument of a stored definition.
@@ -472,21 +486,12 @@ fn tracepoint_entries(target: &Target<'_>, sel: &Selector<'_>, verbose: bool) ->
                 Some(m) => format!("{m}:{}", e.name),
                 None => e.name.clone(),
             };
-            let mut s = Session::new(target);
-            let r = s.write(&format!("t:rfprobe_tool/x {tp} $arg*"));
-            let mut fetch: Vec<Option<String>> = vec![None; params.len()];
-            if r.errno != 0 {
-                let why = r.logs.first().map(|l| l.msg.as_str()).unwrap_or("rejected");
-                e.no_args = Some(format!(
-                    "no BTF arguments: {}",
-                    why.trim_start_matches("trace_fprobe: error: ")
-                ));
-            } else if let Some(d) = s.defs().first() {
-                let d = d.def.stored();
-                for (slot, a) in fetch.iter_mut().zip(d.args()) {
-                    *slot = Some(arg_fetch(&d, a));
-                }
-            }
+            let fetch = all_args(
+                target,
+                &format!("t:rfprobe_tool/x {tp} $arg*"),
+                params.len(),
+                &mut e,
+            );
             for ((p, decl), f) in params.iter().zip(decls).zip(fetch) {
                 e.params.push(ParamInfo {
                     name: String::from_utf8_lossy(p.name).into_owned(),

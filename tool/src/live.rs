@@ -306,7 +306,31 @@ impl Live {
             .collect();
         match m.as_slice() {
             [one] => Ok((*one).clone()),
-            [] => bail!("no rfprobe event '{name}' (see `rfprobe list`)"),
+            [] => {
+                let short: Vec<&str> = evs
+                    .iter()
+                    .map(|e| e.rsplit('/').next().unwrap_or(e))
+                    .collect();
+                let near = if name.contains('/') {
+                    crate::hints::nearest(name, evs.iter().map(String::as_str))
+                } else {
+                    crate::hints::nearest(name, short)
+                };
+                let hint = match near.as_slice() {
+                    [] => String::new(),
+                    n => format!(
+                        "\n  hint: did you mean {}?",
+                        n.iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                Err(crate::cli::NoMatch(format!(
+                    "no rfprobe event '{name}' (see `rfprobe list`){hint}"
+                ))
+                .into())
+            }
             _ => bail!(
                 "'{name}' is ambiguous: {} (give GROUP/EVENT)",
                 m.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")

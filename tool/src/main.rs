@@ -15,7 +15,12 @@ fn main() -> std::process::ExitCode {
                 return std::process::ExitCode::SUCCESS;
             }
             eprintln!("rfprobe: {e:#}");
-            std::process::ExitCode::from(rfprobe_tool::cli::Status::Unreadable as u8)
+            let status = if e.downcast_ref::<rfprobe_tool::cli::NoMatch>().is_some() {
+                rfprobe_tool::cli::Status::Rejected
+            } else {
+                rfprobe_tool::cli::Status::Unreadable
+            };
+            std::process::ExitCode::from(status as u8)
         }
     }
 }
