@@ -13,9 +13,16 @@
 # mokutil (README.md, "Secure Boot"). Compressed modules (.ko.xz, .ko.gz,
 # .ko.zst) are decompressed, signed and compressed again.
 set -eu
+usage() {
+	echo "usage: sign-module.sh KDIR INSTALLED_MODULE [MOK_KEY MOK_CERT]" >&2
+	exit 2
+}
+[ $# -ge 2 ] && [ $# -le 4 ] || usage
 kdir=$1 ko=$2 key=${3:-} cert=${4:-}
 conf=$kdir/include/config/auto.conf
 [ -f "$conf" ] || conf=$kdir/.config
+[ -f "$conf" ] || { echo "rfprobe: $kdir: no kernel build tree (no .config)" >&2; exit 1; }
+[ -f "$ko" ] || { echo "rfprobe: $ko: no such module" >&2; exit 1; }
 sig_enabled=$(grep -q '^CONFIG_MODULE_SIG=y' "$conf" 2>/dev/null && echo y || echo n)
 hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"/\1/p' "$conf" 2>/dev/null)
 : "${hash:=sha256}"

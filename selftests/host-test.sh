@@ -30,6 +30,13 @@ cargo test --workspace >"$log" 2>&1 || rc=$?
 grep -E '^(test result:|SKIP|     Running|failures:|---- )' "$log" || true
 total=$(grep -Eo '[0-9]+ passed' "$log" | awk '{s += $1} END {print s + 0}')
 failed=$(grep -Eo '[0-9]+ failed' "$log" | awk '{s += $1} END {print s + 0}')
+info "the scripts' argument errors"
+sa_rc=0
+sa=$("$RFPROBE_TOP/selftests/script-args-test.sh" 2>&1) || sa_rc=$?
+echo "$sa"
+total=$((total + $(grep -Eo '[0-9]+ passed' <<<"$sa" | tail -1 | cut -d' ' -f1)))
+failed=$((failed + $(grep -Eo '[0-9]+ failed' <<<"$sa" | tail -1 | cut -d' ' -f1)))
+[ "$sa_rc" = 0 ] || rc=$sa_rc
 info "release build of the rfprobe tool (copied into the VM for tool.tc)"
 cargo build --release --quiet -p rfprobe-tool >>"$log" 2>&1 || rc=$?
 echo "host tests: $total passed, $failed failed (log: $log)"

@@ -43,7 +43,7 @@ while getopts "k:m:p:t:o:c:f:s:q:e:a:h" opt; do
 	a) kargs=$OPTARG ;;
 	e) [[ $OPTARG =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || die "-e wants NAME=VALUE, not '$OPTARG'"
 	   guest_env+=("$OPTARG") ;;
-	*) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	*) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))

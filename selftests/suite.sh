@@ -33,7 +33,7 @@ while getopts "m:it:o:h" opt; do
 	i) installed=1 ;;
 	t) testmods=$(realpath "$OPTARG") ;;
 	o) logdir=$OPTARG ;;
-	*) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	*) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))

@@ -32,7 +32,7 @@ while getopts "k:m:i:o:v:h" opt; do
 	i) root=$(realpath "$OPTARG") ;;
 	o) logdir=$OPTARG ;;
 	v) vng_extra=$OPTARG ;;
-	*) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	*) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
