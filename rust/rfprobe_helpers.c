@@ -12,6 +12,8 @@
 #include <linux/fs.h>
 #include <linux/kallsyms.h>
 #include <linux/ftrace.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
 #include <linux/fprobe.h>
 #include <linux/kprobes.h>
 #include <linux/slab.h>
@@ -394,6 +396,108 @@ void rfprobe_tp_detach(struct rfprobe_tp *t)
 	tracepoint_synchronize_unregister();
 	rfprobe_tp_ops_unregister(t);
 	t->tp = NULL;
+}
+
+/*
+ * w probes. One perf hardware breakpoint per CPU, created when the event is
+ * enabled and released when it is disabled, as upstream's wprobe events do.
+ * The overflow handler runs in the debug exception (an NMI-like context:
+ * the record path is NMI-safe) with the registers of the access; on x86 a
+ * data breakpoint traps after the instruction, so the ip is the next one.
+ */
+struct rfprobe_wp {
+	struct perf_event * __percpu *bp;
+	void *probe;
+};
+
+struct rfprobe_wp *rfprobe_wp_new(void *probe)
+{
+	struct rfprobe_wp *w = kzalloc(sizeof(*w), GFP_KERNEL);
+
+	if (w)
+		w->probe = probe;
+	return w;
+}
+
+#ifdef CONFIG_HAVE_HW_BREAKPOINT
+static void notrace rfprobe_wp_handler(struct perf_event *bp, struct perf_sample_data *data,
+				       struct pt_regs *regs)
+{
+	struct rfprobe_wp *w = bp->overflow_handler_context;
+
+	rfprobe_ops_entry(w->probe, instruction_pointer(regs), regs);
+}
+NOKPROBE_SYMBOL(rfprobe_wp_handler);
+
+int rfprobe_wp_attach(struct rfprobe_wp *w, unsigned long addr, unsigned int len,
+		      unsigned int type)
+{
+	struct perf_event_attr attr;
+	struct perf_event * __percpu *bp;
+
+	hw_breakpoint_init(&attr);
+	attr.bp_addr = addr;
+	switch (len) {
+	case 1:
+		attr.bp_len = HW_BREAKPOINT_LEN_1;
+		break;
+	case 2:
+		attr.bp_len = HW_BREAKPOINT_LEN_2;
+		break;
+	case 4:
+		attr.bp_len = HW_BREAKPOINT_LEN_4;
+		break;
+	case 8:
+		attr.bp_len = HW_BREAKPOINT_LEN_8;
+		break;
+	default:
+		return -EINVAL;
+	}
+	switch (type) {
+	case 1:
+		attr.bp_type = HW_BREAKPOINT_R;
+		break;
+	case 2:
+		attr.bp_type = HW_BREAKPOINT_W;
+		break;
+	case 3:
+		attr.bp_type = HW_BREAKPOINT_RW;
+		break;
+	default:
+		return -EINVAL;
+	}
+	bp = register_wide_hw_breakpoint(&attr, rfprobe_wp_handler, w);
+	if (IS_ERR_PCPU(bp))
+		return PTR_ERR_PCPU(bp);
+	w->bp = bp;
+	return 0;
+}
+/* As the other attach functions: fail_function may make it fail. */
+ALLOW_ERROR_INJECTION(rfprobe_wp_attach, ERRNO);
+
+/* Releases the breakpoints; no handler of this probe runs on return. */
+void rfprobe_wp_detach(struct rfprobe_wp *w)
+{
+	unregister_wide_hw_breakpoint(w->bp);
+	w->bp = NULL;
+	/* perf_event_release_kernel() does not wait for handlers in flight. */
+	synchronize_rcu();
+}
+#else
+int rfprobe_wp_attach(struct rfprobe_wp *w, unsigned long addr, unsigned int len,
+		      unsigned int type)
+{
+	return -EOPNOTSUPP;
+}
+
+void rfprobe_wp_detach(struct rfprobe_wp *w)
+{
+}
+#endif
+
+void rfprobe_wp_free(struct rfprobe_wp *w)
+{
+	kfree(w);
 }
 
 unsigned long rfprobe_tp_nmissed(struct rfprobe_tp *t)

@@ -108,6 +108,22 @@ void rfprobe_tp_detach(struct rfprobe_tp *t);
 unsigned long rfprobe_tp_nmissed(struct rfprobe_tp *t);
 void rfprobe_tp_free(struct rfprobe_tp *t);
 
+/*
+ * w probes: a hardware watchpoint on every CPU (register_wide_hw_breakpoint)
+ * whose handler calls rfprobe_ops_entry() with the probe, the instruction
+ * pointer after the access (x86 data breakpoints trap) and the registers
+ * of the access. @type: 1 read, 2 write, 3 read and write; @len: 1, 2, 4
+ * or 8. Attach: 0, or -ENOSPC when a CPU has no free debug register,
+ * -EINVAL for what the hardware cannot watch (x86: reads alone, a
+ * misaligned address), -EOPNOTSUPP without hardware breakpoints.
+ */
+struct rfprobe_wp;
+struct rfprobe_wp *rfprobe_wp_new(void *probe);
+int rfprobe_wp_attach(struct rfprobe_wp *w, unsigned long addr, unsigned int len,
+		      unsigned int type);
+void rfprobe_wp_detach(struct rfprobe_wp *w);
+void rfprobe_wp_free(struct rfprobe_wp *w);
+
 /* RCU */
 void rfprobe_synchronize_rcu(void);
 

@@ -3,7 +3,8 @@
 //! The kernel objects a probe attaches with, each owned by one value that
 //! undoes its registration's allocation on drop: an entry probe's private
 //! `ftrace_ops` ([`EntryOps`]), a tracepoint probe's context ([`TpProbe`]),
-//! an exit probe's `fprobe` ([`ExitFprobe`], embedded in the probe), and the
+//! an exit probe's `fprobe` ([`ExitFprobe`], embedded in the probe), a
+//! watchpoint's hardware breakpoints ([`HwWatch`]), and the
 //! unregistered `ftrace_ops` on which a definition checks that ftrace can
 //! attach ([`FilterCheck`]). The only `bindings::` of attachment.
 
@@ -130,6 +131,50 @@ impl Drop for TpProbe {
     fn drop(&mut self) {
         // SAFETY: Detached (and waited for); nothing references it.
         unsafe { bindings::rfprobe_tp_free(self.0.as_ptr()) };
+    }
+}
+
+/// A watchpoint probe's hardware breakpoints (C-allocated context; one
+/// perf breakpoint per CPU while attached), freed on drop.
+pub(crate) struct HwWatch(NonNull<bindings::rfprobe_wp>);
+
+impl HwWatch {
+    pub(crate) fn new(probe: *mut c_void) -> Result<Self> {
+        // SAFETY: Plain allocation; `probe` is only passed back to
+        // `rfprobe_ops_entry`.
+        NonNull::new(unsafe { bindings::rfprobe_wp_new(probe) })
+            .map(HwWatch)
+            .ok_or(code::ENOMEM)
+    }
+
+    /// Sets a breakpoint on `len` bytes at `addr` on every CPU, for the
+    /// accesses of `access` (1 read, 2 write, 3 both).
+    ///
+    /// # Safety
+    ///
+    /// Detached.
+    pub(crate) unsafe fn attach(&self, addr: u64, len: u8, access: u32) -> Result {
+        // SAFETY: Detached (caller).
+        to_result(unsafe {
+            bindings::rfprobe_wp_attach(self.0.as_ptr(), addr as c_ulong, u32::from(len), access)
+        })
+    }
+
+    /// Releases the breakpoints and waits for handlers in flight.
+    ///
+    /// # Safety
+    ///
+    /// Attached with [`HwWatch::attach`].
+    pub(crate) unsafe fn detach(&self) {
+        // SAFETY: Attached (caller).
+        unsafe { bindings::rfprobe_wp_detach(self.0.as_ptr()) };
+    }
+}
+
+impl Drop for HwWatch {
+    fn drop(&mut self) {
+        // SAFETY: Detached (and waited for); nothing references it.
+        unsafe { bindings::rfprobe_wp_free(self.0.as_ptr()) };
     }
 }
 

@@ -459,7 +459,7 @@ impl Rfprobe {
         let (tracepoint, funcs) = match plan.target {
             Target::Tracepoint { .. } => (find_tracepoint(tp_modules, d.symbol()), None),
             Target::Funcs { .. } => (None, Some((set, members))),
-            Target::PendingFunc => (None, None),
+            Target::PendingFunc | Target::Watch => (None, None),
         };
         let mut unresolved = false;
         let home = plan.home.as_ref().map(|m| m.as_bytes());

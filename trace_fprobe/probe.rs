@@ -7,19 +7,21 @@
 //!   and instruction pointers, all an entry probe reads);
 //! * exit `f` probes: an `fprobe` with an exit handler (and an entry handler
 //!   that stores entry arguments);
-//! * `t` probes: rfprobe's own tracepoint probe (`rust/rfprobe_helpers.c`).
+//! * `t` probes: rfprobe's own tracepoint probe (`rust/rfprobe_helpers.c`);
+//! * `w` probes: a hardware breakpoint on every CPU while enabled.
 //!
 //! A probe is shared with the handlers (`&Probe`) from the moment it is
 //! attached; what changes while it exists (attached or not, the tracepoint
 //! of a module that comes and goes, earlier miss counts) is [`ProbeState`],
 //! owned by the event under `event_mutex`.
 
-use crate::attach::{EntryOps, ExitFprobe, TpProbe};
+use crate::attach::{EntryOps, ExitFprobe, HwWatch, TpProbe};
 use crate::env::Tracepoint;
 use crate::funcs::FuncSet;
 use crate::outputs::Outputs;
 use crate::percpu::Counters;
 use crate::trace_probe::fetch::{self, EntryProgram, Insn, Program};
+use crate::trace_probe::probe::Access;
 use crate::trace_probe::profile::{Outcome, Profile, ALL, OUTCOMES};
 use crate::trace_probe::{DefHead, ProbeArg, StoredDef};
 use kernel::error::{code, Result};
@@ -75,6 +77,8 @@ enum Attach {
     Exit,
     /// `t` probe.
     Tracepoint(TpProbe),
+    /// `w` probe, and the address it watches (resolved when defined).
+    Watch(HwWatch, u64),
 }
 
 /// One probe. `repr(C)` with the `fprobe` first: fprobe handlers get a
@@ -245,6 +249,8 @@ impl Probe {
         for _ in 0..n {
             insns.push(Insn::Retval, GFP_KERNEL)?;
         }
+        let mut resolve = resolve;
+        let watch_addr = fetch::watch_address(def, &mut resolve);
         let prog = fetch::compile_probe(def, &mut insns, resolve).map_err(|_| code::EINVAL)?;
         let entry = def.entry_slots();
         let mut entry_insns = KVec::with_capacity(entry.len(), GFP_KERNEL)?;
@@ -282,6 +288,10 @@ impl Probe {
         let me = (&*probe as *const Probe).cast_mut().cast();
         if def.is_tracepoint() {
             probe.attach = Attach::Tracepoint(TpProbe::new(me)?);
+        } else if def.is_watch() {
+            // Compiled above: the symbol resolved.
+            let addr = watch_addr.ok_or(code::EINVAL)?;
+            probe.attach = Attach::Watch(HwWatch::new(me)?, addr);
         } else if !def.is_return() {
             probe.attach = Attach::Entry(EntryOps::new(me)?);
         }
@@ -328,6 +338,16 @@ impl Probe {
                 // there.
                 unsafe { t.attach(tp) }?;
             }
+            Attach::Watch(w, addr) => {
+                let spec = self.def().watch();
+                let access = match spec.access {
+                    Access::Read => 1,
+                    Access::Write => 2,
+                    Access::ReadWrite => 3,
+                };
+                // SAFETY: Detached (`st.attached`).
+                unsafe { w.attach(*addr, spec.len, access) }?;
+            }
             // A module function whose module is not loaded: attaches when
             // it comes.
             _ if st.funcs.is_empty() => return Ok(()),
@@ -355,6 +375,8 @@ impl Probe {
         match &self.attach {
             // SAFETY: Attached (`st.attached`).
             Attach::Tracepoint(t) => unsafe { t.detach() },
+            // SAFETY: Attached (`st.attached`).
+            Attach::Watch(w, _) => unsafe { w.detach() },
             // SAFETY: Registered (`st.attached`).
             Attach::Entry(ops) => unsafe { ops.unregister() },
             Attach::Exit => {
@@ -381,7 +403,7 @@ impl Probe {
             Attach::Entry(ops) => unsafe { ops.update(addrs, remove) },
             // SAFETY: Registered (the caller checked `attached`).
             Attach::Exit => unsafe { self.fp.update(addrs, remove) },
-            Attach::Tracepoint(_) => Err(code::EINVAL),
+            Attach::Tracepoint(_) | Attach::Watch(..) => Err(code::EINVAL),
         }
     }
 
@@ -559,7 +581,8 @@ impl Probe {
             Attach::Entry(ops) => ops.nmissed(),
             Attach::Tracepoint(t) => t.nmissed(),
             Attach::Exit if st.attached => self.fp.nmissed(),
-            Attach::Exit => 0,
+            // The debug exception does not nest: no hit is refused.
+            Attach::Exit | Attach::Watch(..) => 0,
         };
         let c = self.counts.sums();
         let mut p = Profile {

@@ -40,5 +40,11 @@ enum rftm_color {
 };
 int rftm_paint(enum rftm_color c, int n);
 void rftm_sleep_init(struct dentry *dir);
+void rftm_watch_init(struct dentry *dir);
+extern u64 rftm_watched;
+extern struct rftm_obj rftm_watch_obj;
+void rftm_watch_write(unsigned int n);
+u64 rftm_watch_read(unsigned int n);
+void rftm_watch_obj_write(unsigned int n);
 void rftm_fault_init(struct dentry *dir);
 #endif

@@ -235,6 +235,7 @@ static int __init rftm_init(void)
 	debugfs_create_file("irq", 0200, rftm_dir, NULL, &rftm_irq_fops);
 	debugfs_create_file("export", 0600, rftm_dir, NULL, &rftm_export_fops);
 	rftm_sleep_init(rftm_dir);
+	rftm_watch_init(rftm_dir);
 	rftm_fault_init(rftm_dir);
 	return 0;
 }

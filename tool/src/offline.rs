@@ -21,7 +21,7 @@ use std::collections::{HashMap, HashSet};
 use trace_probe::btf_adapter::DefBtf;
 use trace_probe::bytes::ByteBuf;
 use trace_probe::cmdline::{classify, split_commands, Command};
-use trace_probe::errors::{ErrCode, Failure, SUBSYSTEM};
+use trace_probe::errors::{ErrCode, Failure};
 use trace_probe::fetch::{compile_entry, probe_insn_count, CompileError, Compiler, Insn};
 use trace_probe::funcspec::{func_part, At, Spec};
 use trace_probe::layout::write_format_body;
@@ -1113,6 +1113,10 @@ pub fn compile(d: &StoredDef<'_>) -> Result<Compiled, (usize, CompileError)> {
     let hdr = u16::try_from(d.header_size()).map_err(|_| (0, CompileError::BadOffset))?;
     let mut per_arg = Vec::new();
     let mut c = Compiler::new(&mut insns, hdr);
+    if d.is_watch() {
+        // Offline the watched address is a placeholder (as `@SYM`'s are).
+        c.set_watch_addr(0);
+    }
     for (i, a) in d.args().iter().enumerate() {
         let at = c.program().len();
         let off = d
@@ -1151,7 +1155,8 @@ fn log_lines_for(def: &ProbeDef, line: &[u8], f: &Failure, func: &[u8]) -> Vec<L
             LogLine {
                 code: e.code,
                 msg: format!(
-                    "{SUBSYSTEM}: error: {}",
+                    "{}: error: {}",
+                    trace_probe::errors::subsystem(cmd.as_bytes()),
                     String::from_utf8_lossy(m.as_bytes())
                 ),
                 cmd: cmd.clone(),

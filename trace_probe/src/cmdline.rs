@@ -208,10 +208,12 @@ pub fn classify(line: &[u8]) -> Command<'_> {
     let Some(first) = it.next() else {
         return Command::Empty;
     };
-    if !matches!(first.first(), Some(b'f') | Some(b't')) || it.next().is_none() {
-        return Command::NotProbe;
+    match first.first() {
+        // A bare `w` is a watchpoint definition without its body (logged).
+        Some(b'w') => Command::Define,
+        Some(b'f') | Some(b't') if it.next().is_some() => Command::Define,
+        _ => Command::NotProbe,
     }
-    Command::Define
 }
 
 /// `s` without leading and trailing ASCII white space (how a definition

@@ -51,6 +51,9 @@ pub enum Base {
     Comm,
     /// `$current`: the address of the current `task_struct`.
     Current,
+    /// `$addr` of a watchpoint (`w`) probe: the watched address, supplied
+    /// when the program is compiled ([`super::fetch::Compiler::set_watch_addr`]).
+    WatchAddr,
     /// Immediate value (`\IMM`, and `@ADDR` as `Imm(addr)` + hop 0).
     Imm(u64),
     /// Immediate string (`\"text"`): byte range of the text (without quotes)

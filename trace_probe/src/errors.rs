@@ -187,6 +187,14 @@ errors! {
     DurationOnProbe, DURATION_ON_PROBE, "$duration is only available on function exit";
     // rfprobe's own: `:enum` on something BTF does not type as an enum.
     NotEnum, NOT_ENUM, "This is not an enum type (:enum needs a BTF enum)";
+    // Watchpoint (`w`) probes: upstream's posted wprobe series (names and
+    // messages as posted).
+    BadAccessFmt, BAD_ACCESS_FMT, "Access memory address requires @";
+    BadAccessType, BAD_ACCESS_TYPE, "Bad memory access type";
+    BadAccessLen, BAD_ACCESS_LEN, "This memory access length is not supported";
+    BadAccessAddr, BAD_ACCESS_ADDR, "Invalid access memory address";
+    WprobeNoMaxact, WPROBE_NO_MAXACT, "Watchpoint probe does not support maxactive";
+    WprobeNoSibling, WPROBE_NO_SIBLING, "Watchpoint probe does not support sibling probes";
 }
 
 impl ErrCode {
@@ -203,6 +211,17 @@ impl ErrCode {
 
 /// Subsystem string C passes to `tracing_log_err()` for `f` and `t` lines.
 pub const SUBSYSTEM: &str = "trace_fprobe";
+
+/// The `error_log` subsystem of a logged command: `wprobe` for a
+/// watchpoint definition (as upstream's wprobe events log), else
+/// [`SUBSYSTEM`].
+pub fn subsystem(command: &[u8]) -> &'static str {
+    if command.first() == Some(&b'w') {
+        "wprobe"
+    } else {
+        SUBSYSTEM
+    }
+}
 
 /// Column prefix of the command line in `error_log` (`CMD_PREFIX`).
 pub const CMD_PREFIX: &str = "  Command: ";
@@ -383,7 +402,7 @@ pub fn write_error_log_entry_for(
     w.put(b".")?;
     write_dec(w, nsec / 1000, 6, true)?;
     w.put(b"] ")?;
-    w.put(SUBSYSTEM.as_bytes())?;
+    w.put(subsystem(command).as_bytes())?;
     w.put(b": error: ")?;
     entry.write_message(w, func)?;
     w.put(b"\n")?;
@@ -404,7 +423,9 @@ mod tests {
 
     #[test]
     fn table() {
-        assert_eq!(ALL_ERRORS.len(), 94);
+        // C 6.12's, the list syntax's and rfprobe's own (94), the
+        // watchpoints' (6).
+        assert_eq!(ALL_ERRORS.len(), 100);
         for (i, e) in ALL_ERRORS.iter().enumerate() {
             assert_eq!(e.index() as usize, i);
             assert_eq!(ErrCode::from_index(i as u8), Some(*e));
@@ -416,6 +437,11 @@ mod tests {
             "String is not closed with '\"'"
         );
         assert_eq!(ErrCode::NoPtrStrct.name(), "NO_PTR_STRCT");
+        assert_eq!(ErrCode::BadAccessFmt.index(), 94);
+        assert_eq!(
+            ErrCode::WprobeNoSibling.message(),
+            "Watchpoint probe does not support sibling probes"
+        );
     }
 
     #[test]

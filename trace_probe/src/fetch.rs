@@ -481,6 +481,8 @@ fn percpu_count(desc: &ArgDesc) -> usize {
 pub struct Compiler<'a> {
     insns: &'a mut [Insn],
     prog: Program,
+    /// A watchpoint's address, for `$addr` ([`Base::WatchAddr`]).
+    watch_addr: Option<u64>,
 }
 
 impl<'a> Compiler<'a> {
@@ -490,6 +492,7 @@ impl<'a> Compiler<'a> {
     pub fn new(insns: &'a mut [Insn], header_size: u16) -> Self {
         Compiler {
             insns,
+            watch_addr: None,
             prog: Program {
                 nr_insns: 0,
                 nr_args: 0,
@@ -501,6 +504,12 @@ impl<'a> Compiler<'a> {
                 entry_slots: 0,
             },
         }
+    }
+
+    /// The watched address a watchpoint's `$addr` and `$value` load
+    /// (resolved when the probe is registered, as `@SYM` is).
+    pub fn set_watch_addr(&mut self, addr: u64) {
+        self.watch_addr = Some(addr);
     }
 
     /// The program compiled so far.
@@ -542,6 +551,7 @@ impl<'a> Compiler<'a> {
             arg_index,
             body,
             resolve,
+            self.watch_addr,
             &mut buf,
         )?;
         let start = self.prog.nr_insns as usize;
@@ -652,6 +662,7 @@ fn compile_one<R>(
     arg_index: u16,
     body: &[u8],
     resolve: R,
+    watch_addr: Option<u64>,
     out: &mut [Insn; MAX_INSNS_PER_ARG],
 ) -> Result<Compiled, CompileError>
 where
@@ -780,6 +791,7 @@ where
         Base::StackPtr => Insn::StackPtr,
         Base::Stack(k) => Insn::Stack(k),
         Base::Imm(v) => Insn::Imm(v),
+        Base::WatchAddr => Insn::Imm(watch_addr.ok_or(CompileError::UnknownSymbol)?),
         Base::Current => Insn::Current,
         Base::Symbol { start, len, offset } => {
             let end = usize::from(start) + usize::from(len);
@@ -938,10 +950,30 @@ pub fn probe_insn_count(def: &StoredDef<'_>) -> usize {
     def.args().iter().map(|a| insn_count(&a.desc)).sum()
 }
 
+/// The address a watchpoint (`w`) watches: its number, or its symbol's
+/// address (`resolve`, as for `@SYM`) plus the offset. `None`: not a
+/// watchpoint, or the symbol is unknown.
+pub fn watch_address<R>(def: &StoredDef<'_>, resolve: &mut R) -> Option<u64>
+where
+    R: FnMut(&[u8]) -> Option<u64>,
+{
+    if !def.is_watch() {
+        return None;
+    }
+    let w = def.watch();
+    let sym = def.watch_symbol();
+    if sym.is_empty() {
+        Some(w.addr)
+    } else {
+        Some(resolve(sym)?.wrapping_add(w.addr))
+    }
+}
+
 /// Compile every argument of a parsed definition (record offset =
 /// `def.header_size() + arg.offset`, bodies = `def.arg_comm(arg)`).
 /// `resolve` maps `@SYM` names to addresses (registration time). On error
-/// returns the failing argument's index and the reason.
+/// returns the failing argument's index and the reason. A watchpoint's `$addr` is
+/// [`watch_address`].
 pub fn compile_probe<R>(
     def: &StoredDef<'_>,
     insns: &mut [Insn],
@@ -952,6 +984,10 @@ where
 {
     let hdr = u16::try_from(def.header_size()).map_err(|_| (0, CompileError::BadOffset))?;
     let mut c = Compiler::new(insns, hdr);
+    if def.is_watch() {
+        let addr = watch_address(def, &mut resolve).ok_or((0, CompileError::UnknownSymbol))?;
+        c.set_watch_addr(addr);
+    }
     for (i, a) in def.args().iter().enumerate() {
         let off = def
             .header_size()

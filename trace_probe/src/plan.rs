@@ -217,6 +217,9 @@ pub enum Target {
         /// Loaded now.
         found: bool,
     },
+    /// A watchpoint (`w`): a hardware breakpoint on the address of its
+    /// spec, set on every CPU while the event is enabled.
+    Watch,
 }
 
 /// An accepted definition: what to build.
@@ -341,6 +344,10 @@ fn decide_inner<K: Kernel, G: Groups>(
         }
     }
 
+    if def.stored().is_watch() {
+        return decide_watch(k, line, def);
+    }
+
     let fail_at = |def: &ProbeDef, code: ErrCode, detail: Detail| {
         let mut e = LogEntry::new(code, def.log_pos(line, 1, 0));
         e.detail = detail;
@@ -444,6 +451,59 @@ fn decide_inner<K: Kernel, G: Groups>(
         home,
         typed_by,
         unmatched,
+    }))
+}
+
+/// The rest of [`decide`] for a watchpoint (`w`), parsed into `def`: no
+/// function, no appending (upstream's wprobes have no siblings), the
+/// watched symbol and the `@SYM` arguments must exist.
+fn decide_watch<K: Kernel>(k: &mut K, line: &[u8], def: &ProbeDef) -> Result<Verdict, Rejection> {
+    let d = def.stored();
+    let (group, event) = (d.group(), d.event());
+    let sibling = k.with_event(group, event, |sibs| {
+        let mut any = false;
+        for s in sibs {
+            any |= s.is_watch();
+        }
+        any
+    });
+    match sibling {
+        Some(true) => {
+            return Err(Rejection::main(Failure::logged(
+                -super::errors::EBUSY,
+                ErrCode::WprobeNoSibling,
+                def.log_pos(line, 0, 0),
+            )))
+        }
+        Some(false) => return Err(Rejection::main(event_exists_failure(def, line))),
+        None if k.name_use(group, event) != NameUse::Free => {
+            return Err(Rejection::main(event_exists_failure(def, line)))
+        }
+        None => {}
+    }
+    if let Err(errno) = k.may_probe() {
+        return Err(Rejection::main(registration(def, line, errno)));
+    }
+    let sym = d.watch_symbol();
+    if !sym.is_empty() && !k.symbol_exists(sym) {
+        // The caret after the `@` of the spec.
+        let spec = super::cmdline::tokens(line).nth(1).unwrap_or(&[]);
+        let at = spec.iter().position(|&c| c == b'@').map_or(0, |p| p + 1);
+        return Err(Rejection::main(Failure::logged(
+            -ENOENT,
+            ErrCode::BadAccessAddr,
+            def.log_pos(line, 1, at as i64),
+        )));
+    }
+    if let Err(errno) = d.check_symbols(|name| k.symbol_exists(name)) {
+        return Err(Rejection::main(registration(def, line, errno)));
+    }
+    Ok(Verdict::Define(Plan {
+        append: false,
+        target: Target::Watch,
+        home: None,
+        typed_by: None,
+        unmatched: None,
     }))
 }
 

@@ -41,6 +41,8 @@ pub const RETHOOK_MAXACTIVE_MAX: u32 = 4096;
 pub const PARAM_MAX_STACK: u64 = 2048;
 /// Default group of `f` probes.
 pub const FPROBE_EVENT_SYSTEM: &[u8] = b"fprobes";
+/// Default group of watchpoint probes (upstream's wprobe events).
+pub const WPROBE_EVENT_SYSTEM: &[u8] = b"wprobes";
 /// Default group of `t` probes.
 pub const TRACEPOINT_EVENT_SYSTEM: &[u8] = b"tracepoints";
 /// Record header size of entry and tracepoint probes
@@ -63,6 +65,55 @@ pub enum ProbeKind {
     Exit,
     /// `t TP`: tracepoint (via its probe stub).
     Tracepoint,
+    /// `w [r|w|rw]@ADDR|SYM[+|-OFFS][:LEN]`: data watchpoint (a hardware
+    /// breakpoint on every CPU).
+    Watch,
+}
+
+/// The access a watchpoint (`w`) traps: `r`, `w` or `rw` before the `@`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// `r`: reads.
+    Read,
+    /// `w`: writes.
+    Write,
+    /// `rw` (the default): reads and writes.
+    ReadWrite,
+}
+
+impl Access {
+    /// As written in a definition and in the listing.
+    pub const fn text(self) -> &'static [u8] {
+        match self {
+            Access::Read => b"r",
+            Access::Write => b"w",
+            Access::ReadWrite => b"rw",
+        }
+    }
+}
+
+/// What a watchpoint watches: `LEN` bytes at an address or at a symbol
+/// plus an offset (resolved when the probe is registered).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WatchSpec {
+    /// The access that traps.
+    pub access: Access,
+    /// 1, 2, 4 or 8 bytes.
+    pub len: u8,
+    /// The symbol (in the text arena; empty for a numeric address).
+    pub sym: Span,
+    /// The address (numeric), or the signed offset from the symbol.
+    pub addr: u64,
+}
+
+impl WatchSpec {
+    /// No watchpoint (other kinds).
+    pub const NONE: WatchSpec = WatchSpec {
+        access: Access::ReadWrite,
+        len: 0,
+        sym: Span { off: 0, len: 0 },
+        addr: 0,
+    };
 }
 
 /// A byte range in the definition's text arena.
@@ -156,6 +207,8 @@ pub struct ProbeDef {
     pub(super) tp_pending: bool,
     /// Written with the list-style `:exit` suffix (shown that way).
     pub(super) colon_exit: bool,
+    /// A watchpoint's target ([`WatchSpec::NONE`] for other kinds).
+    pub(super) watch: WatchSpec,
     pub(super) text: [u8; TEXT_CAP],
     pub(super) text_len: u16,
     // Expansion state (kept for error-log command rendering).
@@ -202,6 +255,7 @@ impl ProbeDef {
             size: 0,
             tp_pending: false,
             colon_exit: false,
+            watch: WatchSpec::NONE,
             text: [0; TEXT_CAP],
             text_len: 0,
             gen: [0; MAX_BTF_ARGS_LEN],
@@ -242,6 +296,7 @@ impl ProbeDef {
             core::ptr::addr_of_mut!((*p).size).write(0);
             core::ptr::addr_of_mut!((*p).tp_pending).write(false);
             core::ptr::addr_of_mut!((*p).colon_exit).write(false);
+            core::ptr::addr_of_mut!((*p).watch).write(WatchSpec::NONE);
             core::ptr::addr_of_mut!((*p).text).write_bytes(0, 1);
             core::ptr::addr_of_mut!((*p).text_len).write(0);
             core::ptr::addr_of_mut!((*p).gen).write_bytes(0, 1);
@@ -275,6 +330,7 @@ impl ProbeDef {
         self.size = 0;
         self.tp_pending = false;
         self.colon_exit = false;
+        self.watch = WatchSpec::NONE;
         self.text_len = 0;
         self.nr_src = 0;
         self.meta_expanded = false;
@@ -360,6 +416,7 @@ pub struct DefHead {
     size: u32,
     tp_pending: bool,
     colon_exit: bool,
+    watch: WatchSpec,
 }
 
 /// A definition: what every consumer (listing, removal matching, appending,
@@ -402,6 +459,21 @@ impl<'a> StoredDef<'a> {
     /// True for tracepoint (`t`) probes.
     pub fn is_tracepoint(&self) -> bool {
         self.head.kind == ProbeKind::Tracepoint
+    }
+
+    /// True for watchpoint (`w`) probes.
+    pub fn is_watch(&self) -> bool {
+        self.head.kind == ProbeKind::Watch
+    }
+
+    /// A watchpoint's target ([`WatchSpec::NONE`] for other kinds).
+    pub fn watch(&self) -> WatchSpec {
+        self.head.watch
+    }
+
+    /// A watchpoint's symbol (empty for a numeric address or other kinds).
+    pub fn watch_symbol(&self) -> &'a [u8] {
+        self.text_of(self.head.watch.sym)
     }
 
     /// `MAXACTIVE` (0 = default); only meaningful for exit probes.
@@ -508,7 +580,11 @@ impl<'a> StoredDef<'a> {
     /// Write the `dynamic_events` line (`trace_fprobe_show`), newline
     /// included: `f[N]:GRP/EVENT SYM[%return] name=comm ...`.
     pub fn write_show(&self, w: &mut (impl ByteWrite + ?Sized)) -> core::fmt::Result {
-        w.put(if self.is_tracepoint() { b"t" } else { b"f" })?;
+        w.put(match self.head.kind {
+            ProbeKind::Tracepoint => b"t",
+            ProbeKind::Watch => b"w",
+            ProbeKind::Entry | ProbeKind::Exit => b"f",
+        })?;
         if self.is_return() && self.head.maxactive != 0 {
             put_u64(w, u64::from(self.head.maxactive))?;
         }
@@ -594,6 +670,7 @@ impl ProbeDef {
                 size: self.size,
                 tp_pending: self.tp_pending,
                 colon_exit: self.colon_exit,
+                watch: self.watch,
             },
             args: self.args.get(..usize::from(self.nr_args)).unwrap_or(&[]),
             entry: self

@@ -64,7 +64,7 @@ where
 {
     out.put(b"(")?;
     match kind {
-        ProbeKind::Entry | ProbeKind::Tracepoint => {
+        ProbeKind::Entry | ProbeKind::Tracepoint | ProbeKind::Watch => {
             ip_sym(out, read_u64(rec, 8), syms, true, sym_addr)?
         }
         ProbeKind::Exit => {

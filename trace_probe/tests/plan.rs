@@ -464,3 +464,167 @@ fn module_names_are_held_without_allocation() {
     assert!(ModName::new(&[b'a'; 57]).is_none());
     assert_eq!(ModName::new(&[b'a'; 56]).unwrap().as_bytes().len(), 56);
 }
+
+/// The watchpoint (`w`) syntax errors of upstream's posted
+/// `wprobes_syntax_errors.tc`, with its carets (byte offsets in the
+/// command), under the `wprobe` subsystem.
+#[test]
+fn watchpoint_syntax_errors() {
+    let mut k = Mock::new();
+    let cases: &[(&str, i32, ErrCode, u32)] = &[
+        ("w", -EINVAL, ErrCode::NoArgBody, 0),
+        ("w10 w@jiffies", -EINVAL, ErrCode::WprobeNoMaxact, 1),
+        ("w symbol", -EINVAL, ErrCode::BadAccessFmt, 2),
+        ("w a@symbol", -EINVAL, ErrCode::BadAccessType, 2),
+        ("w rx@jiffies", -EINVAL, ErrCode::BadAccessType, 2),
+        ("w w@symbol", -ENOENT, ErrCode::BadAccessAddr, 4),
+        ("w w@0:4", -EINVAL, ErrCode::BadAccessAddr, 4),
+        ("w w@0x1000", -EINVAL, ErrCode::BadAccessAddr, 4),
+        (
+            "w w@0xffffffff82000001:4",
+            -EINVAL,
+            ErrCode::BadAccessAddr,
+            4,
+        ),
+        ("w w@jiffies+offset", -EINVAL, ErrCode::BadProbeAddr, 11),
+        ("w w@jiffies:100", -EINVAL, ErrCode::BadAccessLen, 12),
+        ("w w@jiffies:3", -EINVAL, ErrCode::BadAccessLen, 12),
+        ("w w@jiffies $arg1", -EINVAL, ErrCode::BadVar, 12),
+        ("w w@jiffies $retval", -EINVAL, ErrCode::BadVar, 12),
+        ("w w@jiffies $stack", -EINVAL, ErrCode::BadVar, 12),
+        ("w w@jiffies $comm", -EINVAL, ErrCode::BadVar, 12),
+        ("w w@jiffies $duration", -EINVAL, ErrCode::BadVar, 12),
+        // %REG: BAD_VAR, then BAD_FETCH_ARG (as for fprobes).
+        ("w w@jiffies %ax", -EINVAL, ErrCode::BadFetchArg, 12),
+        ("w:a/b/c w@jiffies", -EINVAL, ErrCode::BadEventName, 4),
+    ];
+    for &(line, errno, code, pos) in cases {
+        let (v, _) = decide(&mut k, line);
+        let (e, c, p, _, _) = rejected(v);
+        assert_eq!((e, c, p), (errno, code, pos), "{line}");
+        assert_eq!(trace_probe::errors::subsystem(line.as_bytes()), "wprobe");
+    }
+}
+
+/// Accepted watchpoints: the listing (access and length always, offsets
+/// signed, numbers in hex), default group and event names, the record
+/// layout of an entry probe, `$addr` and `$value`.
+#[test]
+fn watchpoint_definitions() {
+    use trace_probe::bytes::ByteBuf;
+    use trace_probe::probe::Access;
+    let mut k = Mock::new();
+    let show = |d: &ProbeDef| {
+        let mut b = ByteBuf::<256>::new();
+        d.stored().write_show(&mut b).unwrap();
+        String::from_utf8(b.as_bytes().to_vec()).unwrap()
+    };
+    let cases: &[(&str, &str, Access, u8, u64)] = &[
+        (
+            "w:my_jiffies w@jiffies",
+            "w:wprobes/my_jiffies w@jiffies:4\n",
+            Access::Write,
+            4,
+            0,
+        ),
+        (
+            "w @jiffies",
+            "w:wprobes/jiffies rw@jiffies:4\n",
+            Access::ReadWrite,
+            4,
+            0,
+        ),
+        (
+            "w:g/e r@init_task+0x10:8 a=$addr v=$value",
+            "w:g/e r@init_task+16:8 a=$addr v=$value\n",
+            Access::Read,
+            8,
+            16,
+        ),
+        (
+            "w rw@jiffies-8:2",
+            "w:wprobes/jiffies rw@jiffies-8:2\n",
+            Access::ReadWrite,
+            2,
+            (-8i64) as u64,
+        ),
+        (
+            "w w@0xffffffff82000010:8",
+            "w:wprobes/w_0xffffffff82000010 w@0xffffffff82000010:8\n",
+            Access::Write,
+            8,
+            0xffff_ffff_8200_0010,
+        ),
+    ];
+    for &(line, listed, access, len, addr) in cases {
+        let (v, def) = decide(&mut k, line);
+        let p = defined(v);
+        assert_eq!(p.target, Target::Watch, "{line}");
+        assert!(!p.append);
+        assert_eq!(show(&def), listed, "{line}");
+        let d = def.stored();
+        assert!(d.is_watch());
+        let w = d.watch();
+        assert_eq!((w.access, w.len, w.addr), (access, len, addr), "{line}");
+        // An entry probe's header: __probe_ip only.
+        assert_eq!(d.header_size(), 16, "{line}");
+    }
+    // `$addr` loads the watched address, `$value` the word there.
+    let (v, def) = decide(&mut k, "w:g/v w@jiffies a=$addr v=$value");
+    defined(v);
+    let (v, _) = decide(&mut k, "w:g/s w@jiffies s=$addr:string u=$value:u8");
+    defined(v);
+    let d = def.stored();
+    let mut insns = vec![trace_probe::fetch::Insn::Retval; 32];
+    let mut c = trace_probe::fetch::Compiler::new(&mut insns, 16);
+    assert!(
+        c.add_arg(&d.args()[0].desc, 16, d.arg_comm(&d.args()[0]), |_| Some(0))
+            .is_err(),
+        "no watched address yet"
+    );
+    let mut insns = vec![trace_probe::fetch::Insn::Retval; 32];
+    let mut c = trace_probe::fetch::Compiler::new(&mut insns, 16);
+    c.set_watch_addr(0xffff_ffff_8200_0000);
+    let mut off = 16;
+    for a in d.args() {
+        c.add_arg(&a.desc, off + a.offset, d.arg_comm(a), |_| None)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        off = 16;
+    }
+    let n = c.finish().len();
+    assert!(insns[..n].contains(&trace_probe::fetch::Insn::Imm(0xffff_ffff_8200_0000)));
+}
+
+/// No siblings (upstream's rule: triggers name a watchpoint by its event);
+/// a name another kind holds is EEXIST; unknown symbols and lockdown.
+#[test]
+fn watchpoint_names_symbols_lockdown() {
+    let mut k = Mock::new();
+    let (v, def) = decide(&mut k, "w:g/w w@jiffies");
+    defined(v);
+    k.ours.push(def);
+    let (v, _) = decide(&mut k, "w:g/w w@init_task");
+    let (errno, code, pos, _, _) = rejected(v);
+    assert_eq!((errno, code, pos), (-16, ErrCode::WprobeNoSibling, 0));
+    let (v, def) = decide(&mut k, "f:g/f vfs_read");
+    defined(v);
+    k.ours.push(def);
+    let (v, _) = decide(&mut k, "w:g/f w@jiffies");
+    let (errno, code, _, _, _) = rejected(v);
+    assert_eq!((errno, code), (-EEXIST, ErrCode::EventExist));
+    // Taken by another tracer.
+    let (v, _) = decide(&mut k, "w:sched/sched_switch w@jiffies");
+    assert_eq!(rejected(v).1, ErrCode::EventExist);
+    // An `@SYM` argument must exist too.
+    let (v, _) = decide(&mut k, "w w@jiffies x=@nosuch");
+    match v {
+        Verdict::Reject(r) => assert_eq!(r.failure.errno, -ENOENT),
+        v => panic!("{v:?}"),
+    }
+    k.locked_down = true;
+    let (v, _) = decide(&mut k, "w:g/l w@jiffies");
+    match v {
+        Verdict::Reject(r) => assert_eq!(r.failure.errno, -EPERM),
+        v => panic!("{v:?}"),
+    }
+}

@@ -290,7 +290,7 @@ impl<'a> Probe<'a> {
         m: &Mock,
     ) -> Result<Self, trace_probe::fetch::CompileError> {
         let hdr = match kind {
-            ProbeKind::Entry | ProbeKind::Tracepoint => ENTRY_HEADER_SIZE,
+            ProbeKind::Entry | ProbeKind::Tracepoint | ProbeKind::Watch => ENTRY_HEADER_SIZE,
             ProbeKind::Exit => EXIT_HEADER_SIZE,
         };
         let total: usize = args

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rfprobe_testmod: data for watchpoint (w) probes.
+ *
+ * rftm_watched is a u64 written and read only here:
+ *   writing N to /sys/kernel/debug/rfprobe_testmod/watch_write calls
+ *     rftm_watch_write(N)  stores 1, 2, ..., N into rftm_watched
+ *   writing N to .../watch_read calls
+ *     rftm_watch_read(N)   loads rftm_watched N times
+ * so a watchpoint on it sees exactly N writes or N reads, each from a known
+ * function, with known values. rftm_watch_obj is a struct whose field .id
+ * is written the same way by rftm_watch_obj_write(N) (.../watch_obj).
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/uaccess.h>
+#include "rftm.h"
+
+u64 rftm_watched __aligned(8);
+struct rftm_obj rftm_watch_obj __aligned(8);
+static u64 rftm_watch_sum;
+
+RFTM_PROBED void rftm_watch_write(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 1; i <= n; i++)
+		WRITE_ONCE(rftm_watched, i);
+}
+
+RFTM_PROBED u64 rftm_watch_read(unsigned int n)
+{
+	u64 sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		sum += READ_ONCE(rftm_watched);
+	return sum;
+}
+
+RFTM_PROBED void rftm_watch_obj_write(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 1; i <= n; i++)
+		WRITE_ONCE(rftm_watch_obj.id, 100 + i);
+}
+
+static ssize_t rftm_watch_call(const char __user *ubuf, size_t len, int which)
+{
+	unsigned int n;
+	int ret = kstrtouint_from_user(ubuf, len, 0, &n);
+
+	if (ret)
+		return ret;
+	if (n > 100000)
+		return -EINVAL;
+	switch (which) {
+	case 0:
+		rftm_watch_write(n);
+		break;
+	case 1:
+		WRITE_ONCE(rftm_watch_sum, rftm_watch_read(n));
+		break;
+	default:
+		rftm_watch_obj_write(n);
+		break;
+	}
+	return len;
+}
+
+static ssize_t rftm_watch_write_w(struct file *f, const char __user *ubuf, size_t len, loff_t *p)
+{
+	return rftm_watch_call(ubuf, len, 0);
+}
+
+static ssize_t rftm_watch_read_w(struct file *f, const char __user *ubuf, size_t len, loff_t *p)
+{
+	return rftm_watch_call(ubuf, len, 1);
+}
+
+static ssize_t rftm_watch_obj_w(struct file *f, const char __user *ubuf, size_t len, loff_t *p)
+{
+	return rftm_watch_call(ubuf, len, 2);
+}
+
+static const struct file_operations rftm_watch_write_fops = { .write = rftm_watch_write_w };
+static const struct file_operations rftm_watch_read_fops = { .write = rftm_watch_read_w };
+static const struct file_operations rftm_watch_obj_fops = { .write = rftm_watch_obj_w };
+
+void rftm_watch_init(struct dentry *dir)
+{
+	debugfs_create_file("watch_write", 0200, dir, NULL, &rftm_watch_write_fops);
+	debugfs_create_file("watch_read", 0200, dir, NULL, &rftm_watch_read_fops);
+	debugfs_create_file("watch_obj", 0200, dir, NULL, &rftm_watch_obj_fops);
+}
