@@ -466,6 +466,8 @@ int rfprobe_wp_attach(struct rfprobe_wp *w, unsigned long addr, unsigned int len
 	default:
 		return -EINVAL;
 	}
+	/* Kernel data only: a user task touching the same address is not ours. */
+	attr.exclude_user = 1;
 	bp = register_wide_hw_breakpoint(&attr, rfprobe_wp_handler, w);
 	if (IS_ERR_PCPU(bp))
 		return PTR_ERR_PCPU(bp);
@@ -478,9 +480,16 @@ ALLOW_ERROR_INJECTION(rfprobe_wp_attach, ERRNO);
 /* Releases the breakpoints; no handler of this probe runs on return. */
 void rfprobe_wp_detach(struct rfprobe_wp *w)
 {
+	if (!w->bp)
+		return;
+	/*
+	 * Each CPU's breakpoint is removed by a synchronous IPI, and the #DB
+	 * handler runs with interrupts off, so none runs on return; the RCU
+	 * grace period (NMI-like handlers are RCU readers) keeps that true
+	 * whatever the removal path does.
+	 */
 	unregister_wide_hw_breakpoint(w->bp);
 	w->bp = NULL;
-	/* perf_event_release_kernel() does not wait for handlers in flight. */
 	synchronize_rcu();
 }
 #else

@@ -16,6 +16,7 @@ use crate::sync::OnceBox;
 use crate::trace_probe::btf_adapter::DefBtf;
 use crate::trace_probe::bytes::ByteWrite;
 use crate::trace_probe::dump::write_fetch_dump;
+use crate::trace_probe::fetch;
 use crate::trace_probe::funcspec::{func_part, Spec};
 use crate::trace_probe::parse::event_exists_failure;
 use crate::trace_probe::plan::{
@@ -456,6 +457,14 @@ impl Rfprobe {
         members: &[usize],
     ) -> core::result::Result<(KBox<Probe>, ProbeState), Failure> {
         let d = def.stored();
+        if d.is_watch() {
+            // The symbol's address, checked as a number would be.
+            let addr = fetch::watch_address(&d, &mut |name: &[u8]| {
+                resolve_symbol(self.vmlinux.get(), name)
+            })
+            .ok_or_else(|| plan::compile_failure(def, line, true))?;
+            plan::check_watch_address(def, line, addr)?;
+        }
         let (tracepoint, funcs) = match plan.target {
             Target::Tracepoint { .. } => (find_tracepoint(tp_modules, d.symbol()), None),
             Target::Funcs { .. } => (None, Some((set, members))),

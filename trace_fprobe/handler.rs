@@ -561,11 +561,14 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit(
     unsafe { trace_hit(hit) };
 }
 
-/// Callback of entry probes (attached with a private `ftrace_ops`) and of
-/// tracepoint probes: `rfprobe_ops_func`, `rfprobe_tp_probe` and
-/// `rfprobe_tp_ops_func` in rust/rfprobe_helpers.c call it (directly, so
-/// kCFI does not check its type) with ftrace's recursion lock held and
-/// preemption disabled.
+/// Callback of entry probes (attached with a private `ftrace_ops`), of
+/// tracepoint probes and of watchpoints: `rfprobe_ops_func`,
+/// `rfprobe_tp_probe` and `rfprobe_tp_ops_func` in rust/rfprobe_helpers.c
+/// call it (directly, so kCFI does not check its type) with ftrace's
+/// recursion lock held and preemption disabled; `rfprobe_wp_handler` calls
+/// it from the debug exception (NMI-like: preemption disabled), where no
+/// lock is needed because the exception clears DR7 while it runs, so it
+/// cannot nest for the same probe.
 ///
 /// # Safety
 ///
@@ -573,9 +576,9 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit(
 /// (argument registers, stack and instruction pointers valid).
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rfprobe_ops_entry(data: *mut c_void, ip: c_ulong, regs: Regs) {
-    // SAFETY: `data` is the `Probe` passed to `rfprobe_ops_new` or
-    // `rfprobe_tp_new`, alive until detached (which waits for running
-    // callbacks).
+    // SAFETY: `data` is the `Probe` passed to `rfprobe_ops_new`,
+    // `rfprobe_tp_new` or `rfprobe_wp_new`, alive until detached (which
+    // waits for running callbacks).
     let probe = unsafe { &*data.cast::<Probe>() };
     let hit = Hit::<false, false> {
         probe,

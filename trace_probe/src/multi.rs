@@ -49,6 +49,11 @@ where
     let Some(to) = it.next() else {
         return Ok(());
     };
+    // A watchpoint and a function or tracepoint probe never share an event
+    // (upstream's wprobes are events of their own kind): the name is taken.
+    if new_st.is_watch() != to.is_watch() {
+        return Err(super::parse::event_exists_failure(new, line));
+    }
     if new_st.is_return() != to.is_return() || new_st.is_tracepoint() != to.is_tracepoint() {
         return Err(Failure::logged(
             -EEXIST,

@@ -507,6 +507,24 @@ fn decide_watch<K: Kernel>(k: &mut K, line: &[u8], def: &ProbeDef) -> Result<Ver
     }))
 }
 
+/// The address a watchpoint resolved to, checked as a numeric one is when
+/// parsed: a kernel address aligned to the length (a per-CPU symbol is an
+/// offset, and an offset can leave the kernel's half: neither can be
+/// watched). `Err`: `BAD_ACCESS_ADDR`, the caret after the `@`.
+pub fn check_watch_address(def: &ProbeDef, line: &[u8], addr: u64) -> Result<(), Failure> {
+    let len = u64::from(def.stored().watch().len.max(1));
+    if addr >= super::parse::WATCH_MIN_ADDR && addr % len == 0 {
+        return Ok(());
+    }
+    let spec = super::cmdline::tokens(line).nth(1).unwrap_or(&[]);
+    let at = spec.iter().position(|&c| c == b'@').map_or(0, |p| p + 1);
+    Err(Failure::logged(
+        -EINVAL,
+        ErrCode::BadAccessAddr,
+        def.log_pos(line, 1, at as i64),
+    ))
+}
+
 /// Which module's BTF types the line (`None`: vmlinux), and whether it is
 /// typed without function prototypes.
 fn typing_module<K: Kernel>(

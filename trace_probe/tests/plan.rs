@@ -628,3 +628,29 @@ fn watchpoint_names_symbols_lockdown() {
         v => panic!("{v:?}"),
     }
 }
+
+/// A function probe cannot join a watchpoint's event (nor the reverse),
+/// and a watchpoint's resolved address must be a kernel address aligned to
+/// its length (a per-CPU symbol is an offset).
+#[test]
+fn watchpoint_event_kinds_and_addresses() {
+    let mut k = Mock::new();
+    let (v, def) = decide(&mut k, "w:g/w w@jiffies:8");
+    defined(v);
+    k.ours.push(def);
+    let (v, _) = decide(&mut k, "f:g/w vfs_read");
+    let (errno, code, _, _, _) = rejected(v);
+    assert_eq!((errno, code), (-EEXIST, ErrCode::EventExist));
+    let (_, def) = decide(&mut k, "w:g/a w@jiffies+4:8");
+    let line = b"w:g/a w@jiffies+4:8";
+    assert!(plan::check_watch_address(&def, line, 0xffff_ffff_8200_0008).is_ok());
+    for bad in [0x1f540, 0xffff_ffff_8200_0004, 0x7fff_ffff_f000] {
+        let f = plan::check_watch_address(&def, line, bad).unwrap_err();
+        let e = f.last().unwrap();
+        assert_eq!(
+            (f.errno, e.code, e.pos),
+            (-EINVAL, ErrCode::BadAccessAddr, 8),
+            "{bad:#x}"
+        );
+    }
+}
