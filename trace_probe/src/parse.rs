@@ -246,6 +246,30 @@ struct Ctx<'b, B: BtfInfo + ?Sized> {
 }
 
 impl<'b, B: BtfInfo + ?Sized> Ctx<'b, B> {
+    /// The state at the first argument of a definition.
+    fn new(
+        btf: Option<&'b B>,
+        funcname: Option<&'b [u8]>,
+        is_return: bool,
+        is_tp: bool,
+        is_watch: bool,
+    ) -> Self {
+        Ctx {
+            btf,
+            funcname,
+            is_return,
+            is_tp,
+            is_watch,
+            state: BtfState::Unqueried,
+            last_type: None,
+            last_bitoffs: 0,
+            last_bitsize: 0,
+            offset: 0,
+            nested_level: 0,
+            depth: 0,
+        }
+    }
+
     /// `query_btf_context()`: true on success.
     fn query(&mut self) -> bool {
         match self.state {
@@ -1933,20 +1957,7 @@ pub fn parse_definition_for<E: ProbeEnv + ?Sized>(
         spec.and_then(|s| s.btf_name())
     };
 
-    let ctx = Ctx {
-        btf: env.btf(),
-        funcname,
-        is_return,
-        is_tp,
-        is_watch: false,
-        state: BtfState::Unqueried,
-        last_type: None,
-        last_bitoffs: 0,
-        last_bitsize: 0,
-        offset: 0,
-        nested_level: 0,
-        depth: 0,
-    };
+    let ctx = Ctx::new(env.btf(), funcname, is_return, is_tp, false);
     let mut p = Parser { line, def, ctx };
     p.expand_and_parse_args(env.dentry_offsets())
 }
@@ -2130,20 +2141,7 @@ fn parse_watch<E: ProbeEnv + ?Sized>(
         addr,
     };
 
-    let ctx = Ctx {
-        btf: env.btf(),
-        funcname: None,
-        is_return: false,
-        is_tp: false,
-        is_watch: true,
-        state: BtfState::Unqueried,
-        last_type: None,
-        last_bitoffs: 0,
-        last_bitsize: 0,
-        offset: 0,
-        nested_level: 0,
-        depth: 0,
-    };
+    let ctx = Ctx::new(env.btf(), None, false, false, true);
     let mut p = Parser { line, def, ctx };
     p.expand_and_parse_args(env.dentry_offsets())
 }
