@@ -195,6 +195,15 @@ errors! {
     BadAccessAddr, BAD_ACCESS_ADDR, "Invalid access memory address";
     WprobeNoMaxact, WPROBE_NO_MAXACT, "Watchpoint probe does not support maxactive";
     WprobeNoSibling, WPROBE_NO_SIBLING, "Watchpoint probe does not support sibling probes";
+    // Watchpoint triggers (`triggers` file, see `wtrigger`): the series'
+    // names where it has one, rfprobe's messages.
+    WprobeNotFound, WPROBE_NOT_FOUND, "No such watchpoint probe event";
+    WprobeNeedField, WPROBE_NEED_FIELD, "set_wprobe needs a field of the event";
+    NoEventField, NO_EVENT_FIELD, "No such field in the event";
+    WprobeBadField, WPROBE_BAD_FIELD, "This field is not an address (8 bytes)";
+    WprobeFixed, WPROBE_FIXED_ADDR, "This watchpoint has a fixed address (define it at @0 to arm it by trigger)";
+    BadTrigger, BAD_TRIGGER, "Expected [!]set_wprobe:WPROBE:FIELD[+OFFS] or [!]clear_wprobe:WPROBE[:FIELD[+OFFS]]";
+    NoTriggerEvent, NO_TRIGGER_EVENT, "No such rfprobe event (GRP/EVENT)";
 }
 
 impl ErrCode {
@@ -213,10 +222,10 @@ impl ErrCode {
 pub const SUBSYSTEM: &str = "trace_fprobe";
 
 /// The `error_log` subsystem of a logged command: `wprobe` for a
-/// watchpoint definition (as upstream's wprobe events log), else
+/// watchpoint definition (as upstream's wprobe events log) or trigger, else
 /// [`SUBSYSTEM`].
 pub fn subsystem(command: &[u8]) -> &'static str {
-    if command.first() == Some(&b'w') {
+    if command.first() == Some(&b'w') || super::wtrigger::is_trigger_line(command) {
         "wprobe"
     } else {
         SUBSYSTEM
@@ -425,7 +434,7 @@ mod tests {
     fn table() {
         // C 6.12's, the list syntax's and rfprobe's own (94), the
         // watchpoints' (6).
-        assert_eq!(ALL_ERRORS.len(), 100);
+        assert_eq!(ALL_ERRORS.len(), 107);
         for (i, e) in ALL_ERRORS.iter().enumerate() {
             assert_eq!(e.index() as usize, i);
             assert_eq!(ErrCode::from_index(i as u8), Some(*e));

@@ -65,8 +65,9 @@ pub const MAX_RECORD_SIZE: usize = 0x1_0000;
 
 /// Most instructions a single argument compiles to: load + at most
 /// `MAX_HOPS` derefs and per-CPU conversions together (a `symstr`
-/// dereferences every hop) + bits + store.
-pub const MAX_INSNS_PER_ARG: usize = MAX_HOPS + 3;
+/// dereferences every hop) + bits + store, and two more for a
+/// trigger-armed watchpoint's `$addr` ([`WatchBase::PerCpuSlot`]).
+pub const MAX_INSNS_PER_ARG: usize = MAX_HOPS + 5;
 
 /// `trace_entry` header size (common fields).
 pub const TRACE_ENTRY_SIZE: u16 = 8;
@@ -466,7 +467,9 @@ pub fn insn_count(desc: &ArgDesc) -> usize {
         hops.saturating_sub(1)
     };
     let bits = usize::from(bits_for(desc).is_some());
-    1 + derefs + percpu_count(desc) + bits + 1
+    // A trigger-armed `$addr` is three loads (see `WatchBase`).
+    let slot = if desc.base == Base::WatchAddr { 2 } else { 0 };
+    1 + slot + derefs + percpu_count(desc) + bits + 1
 }
 
 /// Number of per-CPU conversions of `desc` (bits `0..=nr_hops`).
@@ -482,8 +485,23 @@ pub struct Compiler<'a> {
     insns: &'a mut [Insn],
     prog: Program,
     /// A watchpoint's address, for `$addr` ([`Base::WatchAddr`]).
-    watch_addr: Option<u64>,
+    watch_addr: Option<WatchBase>,
 }
+
+/// Where a watchpoint's `$addr` comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WatchBase {
+    /// A fixed address (`w@SYM`, `w@ADDR`): an immediate.
+    Fixed(u64),
+    /// A trigger-armed watchpoint (`w@0`): this CPU's copy of the per-CPU
+    /// `unsigned long` at this (per-CPU) address, which the breakpoint
+    /// handler sets to the address that trapped before the probe runs.
+    PerCpuSlot(u64),
+}
+
+/// The name [`compile_probe`] resolves for a trigger-armed watchpoint's
+/// [`WatchBase::PerCpuSlot`] (never a symbol: `$` is not in one).
+pub const WATCH_SLOT: &[u8] = b"$addr";
 
 impl<'a> Compiler<'a> {
     /// Start a program in `insns`. `header_size` is the record header
@@ -509,7 +527,13 @@ impl<'a> Compiler<'a> {
     /// The watched address a watchpoint's `$addr` and `$value` load
     /// (resolved when the probe is registered, as `@SYM` is).
     pub fn set_watch_addr(&mut self, addr: u64) {
-        self.watch_addr = Some(addr);
+        self.watch_addr = Some(WatchBase::Fixed(addr));
+    }
+
+    /// A trigger-armed watchpoint's `$addr`: read at each hit from the
+    /// per-CPU slot at `slot` ([`WatchBase::PerCpuSlot`]).
+    pub fn set_watch_slot(&mut self, slot: u64) {
+        self.watch_addr = Some(WatchBase::PerCpuSlot(slot));
     }
 
     /// The program compiled so far.
@@ -662,7 +686,7 @@ fn compile_one<R>(
     arg_index: u16,
     body: &[u8],
     resolve: R,
-    watch_addr: Option<u64>,
+    watch_addr: Option<WatchBase>,
     out: &mut [Insn; MAX_INSNS_PER_ARG],
 ) -> Result<Compiled, CompileError>
 where
@@ -791,7 +815,19 @@ where
         Base::StackPtr => Insn::StackPtr,
         Base::Stack(k) => Insn::Stack(k),
         Base::Imm(v) => Insn::Imm(v),
-        Base::WatchAddr => Insn::Imm(watch_addr.ok_or(CompileError::UnknownSymbol)?),
+        Base::WatchAddr => match watch_addr.ok_or(CompileError::UnknownSymbol)? {
+            WatchBase::Fixed(a) => Insn::Imm(a),
+            WatchBase::PerCpuSlot(slot) => {
+                // The slot's address, then this CPU's copy of it, loaded:
+                // the hops below start from the address that trapped.
+                push(Insn::Imm(slot))?;
+                push(Insn::CpuPtr)?;
+                Insn::Deref {
+                    off: 0,
+                    user: false,
+                }
+            }
+        },
         Base::Current => Insn::Current,
         Base::Symbol { start, len, offset } => {
             let end = usize::from(start) + usize::from(len);
@@ -985,8 +1021,14 @@ where
     let hdr = u16::try_from(def.header_size()).map_err(|_| (0, CompileError::BadOffset))?;
     let mut c = Compiler::new(insns, hdr);
     if def.is_watch() {
-        let addr = watch_address(def, &mut resolve).ok_or((0, CompileError::UnknownSymbol))?;
-        c.set_watch_addr(addr);
+        if def.watch_by_trigger() {
+            let slot = resolve(WATCH_SLOT).ok_or((0, CompileError::UnknownSymbol))?;
+            c.set_watch_slot(slot);
+        } else {
+            let addr =
+                watch_address(def, &mut resolve).ok_or((0, CompileError::UnknownSymbol))?;
+            c.set_watch_addr(addr);
+        }
     }
     for (i, a) in def.args().iter().enumerate() {
         let off = def

@@ -2056,8 +2056,9 @@ fn parse_watch<E: ProbeEnv + ?Sized>(
     let (sym, addr) = match kstrtoul(place, 0) {
         Ok(a) => {
             // A kernel address, aligned to the length (the hardware needs
-            // it; 0 and user addresses can never be watched here).
-            if a < WATCH_MIN_ADDR || a % u64::from(len) != 0 {
+            // it; user addresses can never be watched here), or 0: armed
+            // by a `set_wprobe` trigger (upstream's "NULL address").
+            if a != 0 && (a < WATCH_MIN_ADDR || a % u64::from(len) != 0) {
                 return Err(fail(def, 1, ErrCode::BadAccessAddr, addr_pos));
             }
             (None, a)

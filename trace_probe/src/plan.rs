@@ -513,6 +513,9 @@ fn decide_watch<K: Kernel>(k: &mut K, line: &[u8], def: &ProbeDef) -> Result<Ver
 /// watched). `Err`: `BAD_ACCESS_ADDR`, the caret after the `@`.
 pub fn check_watch_address(def: &ProbeDef, line: &[u8], addr: u64) -> Result<(), Failure> {
     let len = u64::from(def.stored().watch().len.max(1));
+    if def.stored().watch_by_trigger() {
+        return Ok(());
+    }
     if addr >= super::parse::WATCH_MIN_ADDR && addr % len == 0 {
         return Ok(());
     }

@@ -476,6 +476,13 @@ impl<'a> StoredDef<'a> {
         self.text_of(self.head.watch.sym)
     }
 
+    /// A watchpoint defined at address 0 (`w@0:LEN`): it watches nothing
+    /// until a `set_wprobe` trigger arms it (see [`super::wtrigger`]), and
+    /// its `$addr` is the address armed at each hit.
+    pub fn watch_by_trigger(&self) -> bool {
+        self.is_watch() && self.head.watch.sym.len == 0 && self.head.watch.addr == 0
+    }
+
     /// `MAXACTIVE` (0 = default); only meaningful for exit probes.
     pub fn maxactive(&self) -> u32 {
         self.head.maxactive

@@ -28,6 +28,7 @@ pub mod probe;
 pub mod profile;
 pub mod resolve;
 pub mod symbolic;
+pub mod wtrigger;
 pub use self::cmdline::{classify, split_commands, tokens, Command, RemoveSpec};
 pub use self::errors::{
     write_error_log_entry, write_error_log_entry_for, ErrCode, Failure, LogEntry,

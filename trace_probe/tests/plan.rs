@@ -478,7 +478,7 @@ fn watchpoint_syntax_errors() {
         ("w a@symbol", -EINVAL, ErrCode::BadAccessType, 2),
         ("w rx@jiffies", -EINVAL, ErrCode::BadAccessType, 2),
         ("w w@symbol", -ENOENT, ErrCode::BadAccessAddr, 4),
-        ("w w@0:4", -EINVAL, ErrCode::BadAccessAddr, 4),
+        ("w w@0x8:4", -EINVAL, ErrCode::BadAccessAddr, 4),
         ("w w@0x1000", -EINVAL, ErrCode::BadAccessAddr, 4),
         (
             "w w@0xffffffff82000001:4",
@@ -653,4 +653,122 @@ fn watchpoint_event_kinds_and_addresses() {
             "{bad:#x}"
         );
     }
+}
+
+/// A watchpoint at address 0 is armed by triggers only: accepted, listed
+/// at `0x0`, and its `$addr` is this CPU's copy of the per-CPU slot the
+/// breakpoint handler fills (`WATCH_SLOT`), so `$value` reads through it.
+#[test]
+fn watchpoint_armed_by_trigger() {
+    use trace_probe::bytes::ByteBuf;
+    use trace_probe::fetch::{compile_probe, Insn, WATCH_SLOT};
+    let mut k = Mock::new();
+    let (v, def) = decide(&mut k, "w:wt/obj w@0:8 v=$value a=$addr");
+    defined(v);
+    let d = def.stored();
+    assert!(d.watch_by_trigger());
+    let mut b = ByteBuf::<256>::new();
+    d.write_show(&mut b).unwrap();
+    assert_eq!(b.as_bytes(), b"w:wt/obj w@0x0:8 v=$value a=$addr\n");
+    assert!(plan::check_watch_address(&def, b"w:wt/obj w@0:8", 0).is_ok());
+    // A fixed watchpoint is not armed by triggers.
+    let (v, fixed) = decide(&mut k, "w:wt/fix w@jiffies:8");
+    defined(v);
+    assert!(!fixed.stored().watch_by_trigger());
+    let slot = 0x2_8000u64;
+    let mut insns = vec![Insn::Retval; trace_probe::fetch::probe_insn_count(&d)];
+    let prog = compile_probe(&d, &mut insns, |n| (n == WATCH_SLOT).then_some(slot)).unwrap();
+    let deref = Insn::Deref {
+        off: 0,
+        user: false,
+    };
+    // $value: slot, this CPU's copy, the address in it, the value there
+    // (the last load fused with the store).
+    assert_eq!(&insns[..3], &[Insn::Imm(slot), Insn::CpuPtr, deref][..]);
+    assert!(matches!(insns[3], Insn::StMem { off: 0, size: 8, .. }), "{:?}", &insns[..prog.len()]);
+    assert_eq!(&insns[4..7], &[Insn::Imm(slot), Insn::CpuPtr, deref][..]);
+    assert!(matches!(insns[7], Insn::StRaw { size: 8, .. }));
+    assert_eq!(prog.len(), 8);
+    // Without the slot, nothing compiles.
+    let mut insns = vec![Insn::Retval; 16];
+    assert!(compile_probe(&d, &mut insns, |_| None).is_err());
+}
+
+/// Trigger lines: syntax errors with their carets (in the two words joined
+/// by one space) under the `wprobe` subsystem, and the checks against the
+/// source event's fields and the watchpoint.
+#[test]
+fn watchpoint_triggers() {
+    use trace_probe::wtrigger::{self, Checked, WCmd};
+    let cases: &[(&str, ErrCode, u32)] = &[
+        ("rf/new", ErrCode::BadTrigger, 7),
+        ("rf/new set_wprobe:wt/obj:p if p>0", ErrCode::BadTrigger, 27),
+        ("rf/new arm:wt/obj:p", ErrCode::BadTrigger, 7),
+        ("rfnew set_wprobe:wt/obj:p", ErrCode::NoTriggerEvent, 0),
+        ("rf/new set_wprobe:", ErrCode::WprobeNotFound, 18),
+        ("rf/new set_wprobe:wt/obj", ErrCode::WprobeNeedField, 24),
+        ("rf/new set_wprobe:wt/obj:p+x", ErrCode::BadDerefOffs, 26),
+        ("rf/new !clear_wprobe:wt/obj:+8", ErrCode::NoEventField, 28),
+    ];
+    for &(line, code, pos) in cases {
+        let f = wtrigger::parse(line.as_bytes()).unwrap_err();
+        let e = f.last().unwrap();
+        assert_eq!((f.errno, e.code, e.pos), (-EINVAL, code, pos), "{line}");
+        // A line whose second word names a wprobe trigger logs as wprobe.
+        let ours = line.contains("_wprobe:");
+        let sub = if ours { "wprobe" } else { "trace_fprobe" };
+        assert_eq!(trace_probe::errors::subsystem(line.as_bytes()), sub, "{line}");
+    }
+    let t = wtrigger::parse(b"rf/new  set_wprobe:wt/obj:p-0x10").unwrap();
+    assert_eq!((t.remove, t.cmd, t.source, t.wprobe), (false, WCmd::Set, &b"rf/new"[..], &b"wt/obj"[..]));
+    let f = t.field.unwrap();
+    assert_eq!((f.name, f.adjust, f.pos), (&b"p"[..], -16, 25));
+    let logged: Vec<u8> = wtrigger::log_command(b"rf/new  set_wprobe:wt/obj:p-0x10").flatten().copied().collect();
+    assert_eq!(logged, b"rf/new set_wprobe:wt/obj:p-0x10");
+    let t = wtrigger::parse(b"rf/free !clear_wprobe:obj").unwrap();
+    assert_eq!((t.remove, t.cmd, t.field), (true, WCmd::Clear, None));
+
+    let mut k = Mock::new();
+    let (v, src) = decide(&mut k, "f:rf/new vfs_read p=$arg1 n=$arg3:u32 s=$arg2:string a=$arg1:x64[2]");
+    defined(v);
+    let (v, w) = decide(&mut k, "w:wt/obj w@0:8 v=$value");
+    defined(v);
+    let (v, fixed) = decide(&mut k, "w:wt/fix w@jiffies:8");
+    defined(v);
+    let chk = |line: &str, w: Option<&ProbeDef>| {
+        let t = wtrigger::parse(line.as_bytes()).unwrap();
+        wtrigger::check(&t, Some(src.stored()), w.map(|w| w.stored()))
+    };
+    // p is the first argument: right after __probe_ip.
+    let c = chk("rf/new set_wprobe:wt/obj:p+8", Some(&w)).unwrap();
+    assert_eq!(c, Checked { record_offset: 16, adjust: 8 });
+    let mut rec = vec![0u8; 64];
+    rec[16..24].copy_from_slice(&0xffff_8880_0000_1000u64.to_le_bytes());
+    assert_eq!(wtrigger::address(&c, &rec), Some(0xffff_8880_0000_1008));
+    assert!(wtrigger::armable(0xffff_8880_0000_1008, 8));
+    assert!(!wtrigger::armable(0xffff_8880_0000_1004, 8));
+    assert!(!wtrigger::armable(0x1000, 8));
+    let c = chk("rf/new clear_wprobe:wt/obj", Some(&w)).unwrap();
+    assert_eq!(wtrigger::address(&c, &rec), None);
+    let err = |r: Result<Checked, Failure>| {
+        let f = r.unwrap_err();
+        let e = f.last().unwrap();
+        (e.code, e.pos)
+    };
+    assert_eq!(err(chk("rf/new set_wprobe:wt/obj:q", Some(&w))), (ErrCode::NoEventField, 25));
+    for f in ["n", "s", "a"] {
+        assert_eq!(
+            err(chk(&format!("rf/new set_wprobe:wt/obj:{f}"), Some(&w))),
+            (ErrCode::WprobeBadField, 25)
+        );
+    }
+    assert_eq!(err(chk("rf/new set_wprobe:wt/fix:p", Some(&fixed))), (ErrCode::WprobeFixed, 18));
+    assert_eq!(err(chk("rf/new set_wprobe:wt/obj:p", None)), (ErrCode::WprobeNotFound, 18));
+    // A function probe is not a watchpoint.
+    assert_eq!(err(chk("rf/new set_wprobe:rf/new:p", Some(&src))), (ErrCode::WprobeNotFound, 18));
+    let t = wtrigger::parse(b"rf/nope set_wprobe:wt/obj:p").unwrap();
+    assert_eq!(err(wtrigger::check(&t, None, Some(w.stored()))), (ErrCode::NoTriggerEvent, 0));
+    let mut b = trace_probe::bytes::ByteBuf::<128>::new();
+    wtrigger::write_show(&mut b, b"rf/new", WCmd::Set, b"wt/obj", Some((b"p", -16))).unwrap();
+    assert_eq!(b.as_bytes(), b"rf/new set_wprobe:wt/obj:p-16");
 }
