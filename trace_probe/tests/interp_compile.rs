@@ -188,15 +188,16 @@ fn instruction_shapes() {
     assert_eq!(i.len(), 1 + MAX_HOPS);
     let (i, _) = compile1(&btf(desc(Base::Arg(0), &hops, T::U64), 7, 64), "").unwrap();
     assert_eq!(i.len(), MAX_HOPS + 2);
-    // The longest program: every hop loaded, then the final value turned
-    // into this CPU's address, a bitfield and the raw store.
+    // The longest program but a trigger-armed watchpoint's `$addr` (two
+    // more): every hop loaded, then the final value turned into this CPU's
+    // address, a bitfield and the raw store.
     let hops13 = [(0i64, false); MAX_HOPS - 1];
     let mut d = btf(desc(Base::Arg(0), &hops13, T::U64), 7, 8);
     d.percpu = 1 << (MAX_HOPS - 1);
     let (i, _) = compile1(&d, "").unwrap();
-    assert_eq!(i.len(), MAX_INSNS_PER_ARG);
+    assert_eq!(i.len(), MAX_INSNS_PER_ARG - 2);
     assert_eq!(i[MAX_HOPS], Insn::CpuPtr);
-    assert!(matches!(i[MAX_INSNS_PER_ARG - 1], Insn::StRaw { .. }));
+    assert!(matches!(i[MAX_INSNS_PER_ARG - 3], Insn::StRaw { .. }));
     // Hops and conversions together beyond MAX_HOPS, or a conversion bit
     // past the end, are refused.
     let mut d = desc(Base::Arg(0), &hops, T::U64);

@@ -729,7 +729,7 @@ fn watchpoint_triggers() {
     assert_eq!((t.remove, t.cmd, t.field), (true, WCmd::Clear, None));
 
     let mut k = Mock::new();
-    let (v, src) = decide(&mut k, "f:rf/new vfs_read p=$arg1 n=$arg3:u32 s=$arg2:string a=$arg1:x64[2]");
+    let (v, src) = decide(&mut k, "f:rf/new vfs_read p=$arg1 n=$arg3:u32 s=+0($arg2):string a=+0($arg1):x64[2]");
     defined(v);
     let (v, w) = decide(&mut k, "w:wt/obj w@0:8 v=$value");
     defined(v);
