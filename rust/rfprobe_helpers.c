@@ -13,6 +13,9 @@
 #include <linux/kallsyms.h>
 #include <linux/ftrace.h>
 #include <linux/hw_breakpoint.h>
+#include <linux/irq_work.h>
+#include <linux/workqueue.h>
+#include <linux/cpu.h>
 #include <linux/perf_event.h>
 #include <linux/fprobe.h>
 #include <linux/kprobes.h>
@@ -408,15 +411,101 @@ void rfprobe_tp_detach(struct rfprobe_tp *t)
 struct rfprobe_wp {
 	struct perf_event * __percpu *bp;
 	void *probe;
+	/*
+	 * Trigger-armed watchpoints (w@0) only. @want is the address the
+	 * triggers ask for (0: disarmed), changed lock-free from any context
+	 * (NMI too); the breakpoints follow it from a work item (moving one
+	 * sleeps: modify_user_hw_breakpoint() disables and enables it by IPI
+	 * and validates the address as perf does). @lock serialises that with
+	 * attach and detach; @at is where the breakpoints are.
+	 */
+	bool by_trigger;
+	atomic_long_t want;
+	unsigned long at;
+	struct mutex lock;
+	struct irq_work iw;
+	struct work_struct work;
+	/* local_clock() of the last request, for the arming latency. */
+	atomic64_t asked_ns;
+	atomic64_t max_lat_ns;
+	atomic_long_t moves;
+	atomic_long_t refused;
 };
 
-struct rfprobe_wp *rfprobe_wp_new(void *probe)
+/*
+ * The address whose access trapped, on this CPU, for a trigger-armed
+ * watchpoint's $addr (rfprobe_wp_hit_slot()): set by the handler before the
+ * probe runs; a #DB handler cannot nest on its CPU (DR7 is cleared while
+ * it runs).
+ */
+static DEFINE_PER_CPU(unsigned long, rfprobe_wp_hit);
+
+/* Where disarmed breakpoints wait: nothing ever accesses it. */
+static unsigned long rfprobe_wp_park __aligned(8);
+
+unsigned long rfprobe_wp_hit_slot(void)
+{
+	return (unsigned long)&rfprobe_wp_hit;
+}
+
+static void rfprobe_wp_kick(struct irq_work *iw)
+{
+	struct rfprobe_wp *w = container_of(iw, struct rfprobe_wp, iw);
+
+	schedule_work(&w->work);
+}
+
+static void rfprobe_wp_move(struct work_struct *work);
+
+struct rfprobe_wp *rfprobe_wp_new(void *probe, bool by_trigger)
 {
 	struct rfprobe_wp *w = kzalloc(sizeof(*w), GFP_KERNEL);
 
-	if (w)
-		w->probe = probe;
+	if (!w)
+		return NULL;
+	w->probe = probe;
+	w->by_trigger = by_trigger;
+	mutex_init(&w->lock);
+	init_irq_work(&w->iw, rfprobe_wp_kick);
+	INIT_WORK(&w->work, rfprobe_wp_move);
 	return w;
+}
+
+/*
+ * A trigger asks for @addr (0: disarm): with @only_if set, only when the
+ * watchpoint wants @expect now (set: 0, not armed; clear: the address it is
+ * armed at; clear without a field: any). Any context, NMI included.
+ * Returns 1 if the request changed it, 0 if not.
+ */
+int notrace rfprobe_wp_request(struct rfprobe_wp *w, unsigned long addr,
+			       unsigned long expect, bool only_if)
+{
+	long old = atomic_long_read(&w->want);
+
+	do {
+		if ((only_if && old != expect) || old == addr)
+			return 0;
+	} while (!atomic_long_try_cmpxchg(&w->want, &old, addr));
+	atomic64_set(&w->asked_ns, local_clock());
+	irq_work_queue(&w->iw);
+	return 1;
+}
+NOKPROBE_SYMBOL(rfprobe_wp_request);
+
+unsigned long rfprobe_wp_armed(struct rfprobe_wp *w)
+{
+	return atomic_long_read(&w->want);
+}
+
+void rfprobe_wp_stats(struct rfprobe_wp *w, unsigned long *at, unsigned long *moves,
+		      unsigned long *refused, u64 *max_lat_ns)
+{
+	mutex_lock(&w->lock);
+	*at = w->at == (unsigned long)&rfprobe_wp_park ? 0 : w->at;
+	mutex_unlock(&w->lock);
+	*moves = atomic_long_read(&w->moves);
+	*refused = atomic_long_read(&w->refused);
+	*max_lat_ns = atomic64_read(&w->max_lat_ns);
 }
 
 #ifdef CONFIG_HAVE_HW_BREAKPOINT
@@ -425,17 +514,88 @@ static void notrace rfprobe_wp_handler(struct perf_event *bp, struct perf_sample
 {
 	struct rfprobe_wp *w = bp->overflow_handler_context;
 
+	this_cpu_write(rfprobe_wp_hit, bp->attr.bp_addr);
 	rfprobe_ops_entry(w->probe, instruction_pointer(regs), regs);
 }
 NOKPROBE_SYMBOL(rfprobe_wp_handler);
+
+/*
+ * Points every CPU's breakpoint at @addr; under @lock, attached. On a
+ * refusal (perf validates the address: the CPU entry area, ...) the
+ * breakpoints stay where they were.
+ */
+static int rfprobe_wp_point(struct rfprobe_wp *w, unsigned long addr)
+{
+	struct perf_event_attr attr;
+	int cpu, err = 0;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct perf_event *bp = per_cpu(*w->bp, cpu);
+
+		if (!bp)
+			continue;
+		attr = bp->attr;
+		attr.bp_addr = addr;
+		attr.disabled = 0;
+		err = modify_user_hw_breakpoint(bp, &attr);
+		if (err)
+			break;
+	}
+	if (err) {
+		for_each_online_cpu(cpu) {
+			struct perf_event *bp = per_cpu(*w->bp, cpu);
+
+			if (!bp || bp->attr.bp_addr == w->at)
+				continue;
+			attr = bp->attr;
+			attr.bp_addr = w->at;
+			WARN_ON_ONCE(modify_user_hw_breakpoint(bp, &attr));
+		}
+	} else {
+		w->at = addr;
+	}
+	cpus_read_unlock();
+	return err;
+}
+
+/* The work item: the breakpoints follow @want. */
+static void rfprobe_wp_move(struct work_struct *work)
+{
+	struct rfprobe_wp *w = container_of(work, struct rfprobe_wp, work);
+	unsigned long want, to;
+	u64 lat;
+
+	mutex_lock(&w->lock);
+	want = atomic_long_read(&w->want);
+	to = want ?: (unsigned long)&rfprobe_wp_park;
+	if (w->bp && to != w->at) {
+		if (rfprobe_wp_point(w, to)) {
+			/* Not watchable: disarmed again, counted. */
+			atomic_long_inc(&w->refused);
+			atomic_long_cmpxchg(&w->want, want, 0);
+		} else {
+			atomic_long_inc(&w->moves);
+			lat = local_clock() - atomic64_read(&w->asked_ns);
+			if (want && (s64)lat > 0 && lat > atomic64_read(&w->max_lat_ns))
+				atomic64_set(&w->max_lat_ns, lat);
+		}
+	}
+	mutex_unlock(&w->lock);
+}
 
 int rfprobe_wp_attach(struct rfprobe_wp *w, unsigned long addr, unsigned int len,
 		      unsigned int type)
 {
 	struct perf_event_attr attr;
 	struct perf_event * __percpu *bp;
+	int err = 0;
 
 	hw_breakpoint_init(&attr);
+	if (w->by_trigger) {
+		mutex_lock(&w->lock);
+		addr = atomic_long_read(&w->want) ?: (unsigned long)&rfprobe_wp_park;
+	}
 	attr.bp_addr = addr;
 	switch (len) {
 	case 1:
@@ -451,7 +611,8 @@ int rfprobe_wp_attach(struct rfprobe_wp *w, unsigned long addr, unsigned int len
 		attr.bp_len = HW_BREAKPOINT_LEN_8;
 		break;
 	default:
-		return -EINVAL;
+		err = -EINVAL;
+		goto out;
 	}
 	switch (type) {
 	case 1:
@@ -464,15 +625,22 @@ int rfprobe_wp_attach(struct rfprobe_wp *w, unsigned long addr, unsigned int len
 		attr.bp_type = HW_BREAKPOINT_RW;
 		break;
 	default:
-		return -EINVAL;
+		err = -EINVAL;
+		goto out;
 	}
 	/* Kernel data only: a user task touching the same address is not ours. */
 	attr.exclude_user = 1;
 	bp = register_wide_hw_breakpoint(&attr, rfprobe_wp_handler, w);
-	if (IS_ERR_PCPU(bp))
-		return PTR_ERR_PCPU(bp);
+	if (IS_ERR_PCPU(bp)) {
+		err = PTR_ERR_PCPU(bp);
+		goto out;
+	}
 	w->bp = bp;
-	return 0;
+	w->at = addr;
+out:
+	if (w->by_trigger)
+		mutex_unlock(&w->lock);
+	return err;
 }
 /* As the other attach functions: fail_function may make it fail. */
 ALLOW_ERROR_INJECTION(rfprobe_wp_attach, ERRNO);
@@ -480,8 +648,11 @@ ALLOW_ERROR_INJECTION(rfprobe_wp_attach, ERRNO);
 /* Releases the breakpoints; no handler of this probe runs on return. */
 void rfprobe_wp_detach(struct rfprobe_wp *w)
 {
-	if (!w->bp)
+	mutex_lock(&w->lock);
+	if (!w->bp) {
+		mutex_unlock(&w->lock);
 		return;
+	}
 	/*
 	 * Each CPU's breakpoint is removed by a synchronous IPI, and the #DB
 	 * handler runs with interrupts off, so none runs on return; the RCU
@@ -490,6 +661,8 @@ void rfprobe_wp_detach(struct rfprobe_wp *w)
 	 */
 	unregister_wide_hw_breakpoint(w->bp);
 	w->bp = NULL;
+	w->at = 0;
+	mutex_unlock(&w->lock);
 	synchronize_rcu();
 }
 #else
@@ -502,10 +675,20 @@ int rfprobe_wp_attach(struct rfprobe_wp *w, unsigned long addr, unsigned int len
 void rfprobe_wp_detach(struct rfprobe_wp *w)
 {
 }
+
+static void rfprobe_wp_move(struct work_struct *work)
+{
+}
 #endif
 
+/*
+ * Frees the context: detached, and no trigger can request anything any
+ * more (they are gone, and their handlers with them).
+ */
 void rfprobe_wp_free(struct rfprobe_wp *w)
 {
+	irq_work_sync(&w->iw);
+	cancel_work_sync(&w->work);
 	kfree(w);
 }
 

@@ -118,11 +118,25 @@ void rfprobe_tp_free(struct rfprobe_tp *t);
  * misaligned address), -EOPNOTSUPP without hardware breakpoints.
  */
 struct rfprobe_wp;
-struct rfprobe_wp *rfprobe_wp_new(void *probe);
+struct rfprobe_wp *rfprobe_wp_new(void *probe, bool by_trigger);
 int rfprobe_wp_attach(struct rfprobe_wp *w, unsigned long addr, unsigned int len,
 		      unsigned int type);
 void rfprobe_wp_detach(struct rfprobe_wp *w);
 void rfprobe_wp_free(struct rfprobe_wp *w);
+/*
+ * Trigger-armed watchpoints (created with @by_trigger; attach ignores
+ * @addr): set_wprobe/clear_wprobe request an address (0: disarmed) from any
+ * context, NMI included; a work item moves the breakpoints there (a
+ * refused address disarms it again and counts in @refused). The handler
+ * stores the address that trapped in this CPU's unsigned long at
+ * rfprobe_wp_hit_slot() (a per-CPU address) before the probe runs.
+ */
+int rfprobe_wp_request(struct rfprobe_wp *w, unsigned long addr, unsigned long expect,
+		       bool only_if);
+unsigned long rfprobe_wp_armed(struct rfprobe_wp *w);
+void rfprobe_wp_stats(struct rfprobe_wp *w, unsigned long *at, unsigned long *moves,
+		      unsigned long *refused, u64 *max_lat_ns);
+unsigned long rfprobe_wp_hit_slot(void);
 
 /* RCU */
 void rfprobe_synchronize_rcu(void);

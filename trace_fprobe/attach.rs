@@ -138,13 +138,67 @@ impl Drop for TpProbe {
 /// perf breakpoint per CPU while attached), freed on drop.
 pub(crate) struct HwWatch(NonNull<bindings::rfprobe_wp>);
 
+/// What became of a trigger-armed watchpoint's requests, and where its
+/// breakpoints are ([`HwWatch::stats`]).
+pub(crate) struct WatchStats {
+    /// The armed address the breakpoints are at (0: disarmed, or not
+    /// attached).
+    pub(crate) at: u64,
+    /// Times the breakpoints were moved.
+    pub(crate) moves: u64,
+    /// Addresses perf refused to watch (the watchpoint was disarmed).
+    pub(crate) refused: u64,
+    /// Longest time from a request to breakpoints armed there, in ns.
+    pub(crate) max_lat_ns: u64,
+}
+
 impl HwWatch {
-    pub(crate) fn new(probe: *mut c_void) -> Result<Self> {
+    /// `by_trigger`: armed by `set_wprobe` triggers (a `w@0` watchpoint).
+    pub(crate) fn new(probe: *mut c_void, by_trigger: bool) -> Result<Self> {
         // SAFETY: Plain allocation; `probe` is only passed back to
         // `rfprobe_ops_entry`.
-        NonNull::new(unsafe { bindings::rfprobe_wp_new(probe) })
+        NonNull::new(unsafe { bindings::rfprobe_wp_new(probe, by_trigger) })
             .map(HwWatch)
             .ok_or(code::ENOMEM)
+    }
+
+    /// A trigger asks for `addr` (0: disarm) if the watchpoint wants
+    /// `expect` now (any, without `only_if`); the breakpoints follow from a
+    /// work item. True if the request changed what it wants. Any context,
+    /// NMI included; never sleeps.
+    #[inline]
+    pub(crate) fn request(&self, addr: u64, expect: u64, only_if: bool) -> bool {
+        // SAFETY: A live context (freed on drop); the function only uses
+        // atomics and `irq_work_queue()`.
+        unsafe {
+            bindings::rfprobe_wp_request(
+                self.0.as_ptr(),
+                addr as c_ulong,
+                expect as c_ulong,
+                only_if,
+            ) != 0
+        }
+    }
+
+    /// The address the triggers ask for (0: disarmed).
+    pub(crate) fn armed(&self) -> u64 {
+        // SAFETY: A live context; an atomic read.
+        unsafe { bindings::rfprobe_wp_armed(self.0.as_ptr()) as u64 }
+    }
+
+    /// Where the breakpoints are and what became of the requests. Sleeps.
+    pub(crate) fn stats(&self) -> WatchStats {
+        let (mut at, mut moves, mut refused, mut lat) = (0, 0, 0, 0);
+        // SAFETY: A live context; the out pointers are valid locals.
+        unsafe {
+            bindings::rfprobe_wp_stats(self.0.as_ptr(), &mut at, &mut moves, &mut refused, &mut lat)
+        };
+        WatchStats {
+            at: at as u64,
+            moves: moves as u64,
+            refused: refused as u64,
+            max_lat_ns: lat,
+        }
     }
 
     /// Sets a breakpoint on `len` bytes at `addr` on every CPU, for the

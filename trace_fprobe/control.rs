@@ -116,6 +116,15 @@ impl ErrorLog {
         self.push(entry, command, KVec::new());
     }
 
+    /// A `triggers` line failed with `f` (`crate::wtrig`).
+    pub(crate) fn add_trigger(&mut self, line: &[u8], f: &Failure) {
+        for e in f.iter() {
+            if let Ok(command) = crate::wtrig::log_command(line) {
+                self.push(e, command, KVec::new());
+            }
+        }
+    }
+
     fn clear(&mut self) {
         crate::kvec::clear(&mut self.0);
     }
@@ -124,10 +133,10 @@ impl ErrorLog {
 /// Mutable state, serialised by `Rfprobe::inner`.
 pub(crate) struct Inner {
     /// Events in creation order.
-    events: KVec<Pin<KBox<Event>>>,
+    pub(crate) events: KVec<Pin<KBox<Event>>>,
     /// Parse buffer (a `ProbeDef` is large; one is kept for parsing).
     scratch: KVBox<ProbeDef>,
-    errlog: ErrorLog,
+    pub(crate) errlog: ErrorLog,
     /// Split BTF of kernel modules, loaded on first use: (name, BTF).
     module_btf: KVec<(KVec<u8>, BtfData)>,
     /// Loaded modules with tracepoints (tracepoint module notifier).

@@ -164,7 +164,41 @@ impl Event {
         if !self.inner.get(g).added {
             return true;
         }
-        !self.is_enabled() && !self.out.tev().busy()
+        !self.is_enabled() && !self.out.tev().busy() && self.out.pins() == 0
+    }
+
+    /// The definition the event was made from.
+    pub(crate) fn def(&self) -> StoredDef<'_> {
+        self.def.stored()
+    }
+
+    /// Where the event's records go (and its triggers).
+    pub(crate) fn outputs(&self) -> &Outputs {
+        &self.out
+    }
+
+    /// Replaces the watchpoint triggers that run on the event's hits
+    /// (`None`: none): the probes are attached while there are any, as
+    /// while the event is enabled; the old list is freed once no handler
+    /// can read it.
+    pub(crate) fn set_triggers(
+        &self,
+        new: Option<KBox<crate::wtrig::TrigList>>,
+        g: &mut EventMutexGuard<'_>,
+    ) -> Result {
+        if new.is_some() && !self.is_enabled() {
+            // First user: attach every probe.
+            self.attach_all(g)?;
+        }
+        let old = self.out.swap_triggers(new, g);
+        if !self.is_enabled() {
+            // Last user: detach (waits for running handlers).
+            self.detach_all(g);
+        } else if old.is_some() {
+            Outputs::wait_for_handlers();
+        }
+        drop(old);
+        Ok(())
     }
 
     /// Appends a probe to the event (multi-probe). If the event is enabled

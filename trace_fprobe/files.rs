@@ -279,6 +279,24 @@ impl ControlFile for ErrorLogFile {
     }
 }
 
+/// `triggers`: watchpoint triggers (`crate::wtrig`), one per line;
+/// `O_TRUNC` removes them all.
+pub(crate) struct Triggers;
+
+impl ControlFile for Triggers {
+    const WRITABLE: bool = true;
+    const MAX_WRITE: usize = 1 << 20;
+    fn show(rf: &Rfprobe, w: &mut SeqSink) {
+        rf.show_triggers(w);
+    }
+    fn truncate(rf: &Rfprobe) -> Result {
+        rf.clear_triggers()
+    }
+    fn write(rf: &Rfprobe, data: &[u8]) -> core::result::Result<(), i32> {
+        rf.write_triggers(data)
+    }
+}
+
 /// `profile`: per event, hits and misses.
 pub(crate) struct Profile;
 
@@ -459,10 +477,11 @@ macro_rules! control_file {
 }
 
 /// The control files, in the order they are created.
-static CONTROL_FILES: [ControlFileDesc; 5] = [
+static CONTROL_FILES: [ControlFileDesc; 6] = [
     control_file!(c_str!("dynamic_events"), 0o600, DynamicEvents),
     control_file!(c_str!("error_log"), 0o600, ErrorLogFile),
     control_file!(c_str!("profile"), 0o400, Profile),
     control_file!(c_str!("README"), 0o400, Readme),
     control_file!(c_str!("dump_fetcharg"), 0o600, DumpFetcharg),
+    control_file!(c_str!("triggers"), 0o600, Triggers),
 ];

@@ -15,7 +15,7 @@
 //! overwriting the record being built (see `percpu::Scratch::claim`).
 
 use crate::bindings;
-use crate::outputs::USERS_PERF;
+use crate::outputs::{USERS_PERF, USERS_TRIG};
 use crate::percpu::SCRATCH_SIZE;
 use crate::perf::{perf_size, PerfSample, PERF_RECORD_MAX};
 use crate::probe::Probe;
@@ -413,6 +413,14 @@ unsafe fn trace_hit_slow<const EXIT: bool, const FULL_REGS: bool>(
     if users & USERS_PERF != 0 {
         // SAFETY: Caller; perf uses the event.
         o = then(o, unsafe { perf_record(hit) });
+    }
+    if users & USERS_TRIG != 0 {
+        // SAFETY: Handler context (caller).
+        if let Some(trigs) = unsafe { out.triggers() } {
+            trigs.run(probe, &hit.machine());
+            // Triggers only: no record, as for a soft-disabled event.
+            o = o.or(Some(Outcome::SoftDisabled));
+        }
     }
     // No output left: the event is being disabled.
     o.unwrap_or(Outcome::Disabling)

@@ -16,6 +16,7 @@ use crate::perf::PerfEvents;
 use crate::ring::{EventFile, FileId, FileSlot};
 use crate::sync::{EventMutex, EventMutexGuard};
 use crate::trace_event::TraceEvent;
+use crate::wtrig::TrigList;
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use kernel::error::{code, Result};
 use kernel::prelude::*;
@@ -38,6 +39,9 @@ pub(crate) struct MoreFiles(KVec<FileSlot>);
 /// below it count the trace instances it is enabled in.
 pub(crate) const USERS_PERF: usize = 1 << 16;
 const USERS_FILES: usize = USERS_PERF - 1;
+/// [`Outputs::users`]: the bit that says watchpoint triggers run on the
+/// event's hits ([`crate::wtrig`]).
+pub(crate) const USERS_TRIG: usize = 1 << 17;
 
 /// Module-wide state the events and handlers need.
 pub(crate) struct State {
@@ -61,9 +65,17 @@ pub(crate) struct Outputs {
     /// [`MoreFiles`], or NULL.
     more: AtomicPtr<MoreFiles>,
     /// Who the probes record for: the number of enabled trace instances
-    /// plus [`USERS_PERF`] while perf uses the event. The probes are
-    /// attached while it is not 0.
+    /// plus [`USERS_PERF`] while perf uses the event, plus [`USERS_TRIG`]
+    /// while triggers run on its hits. The probes are attached while it is
+    /// not 0.
     users: AtomicUsize,
+    /// The watchpoint triggers that run on the event's hits
+    /// ([`TrigList`]), or NULL; replaced whole under `event_mutex`, freed
+    /// after an RCU grace period, as [`MoreFiles`].
+    trigs: AtomicPtr<TrigList>,
+    /// Triggers of other events that arm this (watchpoint) event: it
+    /// cannot be removed while there are any.
+    pins: AtomicUsize,
     state: *const State,
 }
 
@@ -74,6 +86,8 @@ impl Outputs {
             files: Default::default(),
             more: AtomicPtr::new(core::ptr::null_mut()),
             users: AtomicUsize::new(0),
+            trigs: AtomicPtr::new(core::ptr::null_mut()),
+            pins: AtomicUsize::new(0),
             state,
         }
     }
@@ -149,6 +163,66 @@ impl Outputs {
                 }
             }
         }
+    }
+
+    /// The watchpoint triggers on the event's hits.
+    ///
+    /// # Safety
+    ///
+    /// Handler context (preemption disabled); the list is used only until
+    /// the handler returns.
+    #[inline(always)]
+    pub(crate) unsafe fn triggers(&self) -> Option<&TrigList> {
+        let p = self.trigs.load(Ordering::Acquire);
+        // SAFETY: Published lists are freed only after an RCU grace period
+        // once replaced ([`Outputs::swap_triggers`]); handlers run with
+        // preemption disabled (caller).
+        unsafe { p.as_ref() }
+    }
+
+    /// The watchpoint triggers on the event's hits (to list or replace
+    /// them).
+    pub(crate) fn trig_list<'a>(&'a self, _g: &'a EventMutexGuard<'_>) -> Option<&'a TrigList> {
+        // SAFETY: Replaced only under `event_mutex`, which `_g` holds for
+        // the borrow.
+        unsafe { self.trigs.load(Ordering::Acquire).as_ref() }
+    }
+
+    /// Publishes `new` as the event's triggers and sets or clears
+    /// [`USERS_TRIG`]; returns the old list, which handlers may still read
+    /// until an RCU grace period has passed.
+    pub(crate) fn swap_triggers(
+        &self,
+        new: Option<KBox<TrigList>>,
+        _g: &mut EventMutexGuard<'_>,
+    ) -> Option<KBox<TrigList>> {
+        let had = !self.trigs.load(Ordering::Relaxed).is_null();
+        let has = new.is_some();
+        let p = new.map_or(core::ptr::null_mut(), KBox::into_raw);
+        if has && !had {
+            self.users.fetch_add(USERS_TRIG, Ordering::Release);
+        }
+        let old = self.trigs.swap(p, Ordering::AcqRel);
+        if had && !has {
+            self.users.fetch_sub(USERS_TRIG, Ordering::Release);
+        }
+        // SAFETY: Made by `KBox::into_raw` above (an earlier call); no
+        // longer published.
+        (!old.is_null()).then(|| unsafe { KBox::from_raw(old) })
+    }
+
+    /// A trigger of another event arms this one (`pin`) or no longer does.
+    pub(crate) fn pin(&self, pin: bool, _g: &mut EventMutexGuard<'_>) {
+        if pin {
+            self.pins.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.pins.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Triggers of other events that arm this one.
+    pub(crate) fn pins(&self) -> usize {
+        self.pins.load(Ordering::Relaxed)
     }
 
     /// This CPU's perf events on the event, if perf uses it.

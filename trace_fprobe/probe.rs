@@ -197,6 +197,14 @@ impl Probe {
         unsafe { Probe::from_fprobe(&*fp.cast::<ExitFprobe>()) }
     }
 
+    /// A watchpoint's hardware breakpoints.
+    pub(crate) fn watch(&self) -> Option<&HwWatch> {
+        match &self.attach {
+            Attach::Watch(w, _) => Some(w),
+            _ => None,
+        }
+    }
+
     /// The probe's definition (compact form).
     #[inline(always)]
     pub(crate) fn def(&self) -> StoredDef<'_> {
@@ -251,6 +259,14 @@ impl Probe {
         }
         let mut resolve = resolve;
         let watch_addr = fetch::watch_address(def, &mut resolve);
+        // A trigger-armed watchpoint's `$addr`: the handler's per-CPU slot.
+        let resolve = |name: &[u8]| {
+            if name == fetch::WATCH_SLOT {
+                // SAFETY: Returns the address of a static per-CPU variable.
+                return Some(unsafe { crate::bindings::rfprobe_wp_hit_slot() } as u64);
+            }
+            resolve(name)
+        };
         let prog = fetch::compile_probe(def, &mut insns, resolve).map_err(|_| code::EINVAL)?;
         let entry = def.entry_slots();
         let mut entry_insns = KVec::with_capacity(entry.len(), GFP_KERNEL)?;
@@ -291,7 +307,7 @@ impl Probe {
         } else if def.is_watch() {
             // Compiled above: the symbol resolved.
             let addr = watch_addr.ok_or(code::EINVAL)?;
-            probe.attach = Attach::Watch(HwWatch::new(me)?, addr);
+            probe.attach = Attach::Watch(HwWatch::new(me, def.watch_by_trigger())?, addr);
         } else if !def.is_return() {
             probe.attach = Attach::Entry(EntryOps::new(me)?);
         }

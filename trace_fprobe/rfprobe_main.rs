@@ -52,6 +52,7 @@ mod regs;
 mod ring;
 mod sync;
 mod trace_event;
+mod wtrig;
 
 use control::{Inner, Rfprobe};
 use core::ptr::NonNull;

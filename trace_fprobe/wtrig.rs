@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Watchpoint triggers: `set_wprobe`/`clear_wprobe` on an rfprobe event
+//! (`trace_probe::wtrigger` parses and checks a line; this carries it out).
+//!
+//! 6.12 lets no module add commands to the events' `trigger` files, so the
+//! triggers live in rfprobe's `triggers` file. A trigger is a user of the
+//! event it runs on: its probes stay attached while it has triggers, as
+//! while it is enabled (a hit that writes no record because the event is
+//! not enabled counts as soft-disabled, as C's trigger-only events do). The
+//! watchpoint it arms is pinned: removing it is EBUSY until the trigger
+//! goes; so is removing the event the trigger runs on.
+//!
+//! Lifetime: the triggers of an event are a list ([`TrigList`]) published
+//! in its [`Outputs`](crate::outputs::Outputs) and replaced whole under
+//! `event_mutex`; a replaced list is freed after an RCU grace period (the
+//! handlers read it with preemption disabled). An entry points at the
+//! watchpoint's [`HwWatch`], which lives in the watchpoint event's only
+//! probe: that event cannot be removed while the entry exists.
+
+use crate::attach::HwWatch;
+use crate::control::{Inner, Rfprobe};
+use crate::event::Event;
+use crate::probe::Probe;
+use crate::regs::RegsMachine;
+use crate::sync::EventMutexGuard;
+use crate::trace_probe::bytes::{put_hex, put_u64, ByteWrite};
+use crate::trace_probe::cmdline::split_commands;
+use crate::trace_probe::errors::{Failure, EEXIST, EINVAL, ENOENT, ENOMEM};
+use kernel::error::Error;
+use crate::trace_probe::interp;
+use crate::trace_probe::wtrigger::{self, Checked, WCmd, WTrigger};
+use core::pin::Pin;
+use core::sync::atomic::{AtomicU64, Ordering};
+use kernel::prelude::*;
+use kernel::sync::Arc;
+
+/// What became of a trigger's hits.
+#[derive(Default)]
+struct TrigCounts {
+    /// Hits of the event the trigger ran on.
+    hits: AtomicU64,
+    /// Requests that armed or disarmed the watchpoint.
+    changed: AtomicU64,
+    /// Hits that changed nothing (`set_wprobe` on an armed watchpoint,
+    /// `clear_wprobe` of another address or of a disarmed one).
+    ignored: AtomicU64,
+    /// `set_wprobe` with an address no watchpoint can have (not a kernel
+    /// address, or not aligned to its length).
+    refused: AtomicU64,
+    /// Hits that could not read the field: a run of this event's probes
+    /// on this CPU was building its record (nesting).
+    nested: AtomicU64,
+}
+
+fn inc(c: &AtomicU64) {
+    c.fetch_add(1, Ordering::Relaxed);
+}
+
+/// One trigger.
+pub(crate) struct Trig {
+    cmd: WCmd,
+    checked: Checked,
+    /// The watchpoint's event (pinned while this trigger exists).
+    target: *const Event,
+    /// Its probe (the only one a watchpoint event has).
+    wprobe: *const Probe,
+    /// Its length, for the alignment check.
+    len: u8,
+    /// As listed: the watchpoint's `GRP/EVENT`, the field's name.
+    wname: KVec<u8>,
+    field: KVec<u8>,
+    counts: TrigCounts,
+}
+
+// SAFETY: The pointers are to an event and its probe that outlive the
+// trigger (pinned, see the module documentation); everything else is
+// immutable or atomic.
+unsafe impl Send for Trig {}
+// SAFETY: As above.
+unsafe impl Sync for Trig {}
+
+impl Trig {
+    fn watch(&self) -> Option<&HwWatch> {
+        // SAFETY: The watchpoint event cannot be removed while this trigger
+        // exists (pinned), and its only probe cannot be removed on its own.
+        unsafe { (*self.wprobe).watch() }
+    }
+
+    /// Runs on a hit; `rec` is the hit's record (its fields), or empty when
+    /// no trigger of the event needs a field.
+    #[inline]
+    fn run(&self, rec: &[u8]) {
+        let c = &self.counts;
+        inc(&c.hits);
+        let Some(w) = self.watch() else { return };
+        let addr = wtrigger::address(&self.checked, rec);
+        let changed = match (self.cmd, addr) {
+            (WCmd::Set, Some(a)) => {
+                if !wtrigger::armable(a, self.len) {
+                    inc(&c.refused);
+                    return;
+                }
+                w.request(a, 0, true)
+            }
+            // Checked: `set_wprobe` always has a field.
+            (WCmd::Set, None) => return,
+            (WCmd::Clear, Some(a)) => w.request(0, a, true),
+            (WCmd::Clear, None) => w.request(0, 0, false),
+        };
+        inc(if changed { &c.changed } else { &c.ignored });
+    }
+
+    fn same(&self, cmd: WCmd, target: *const Event) -> bool {
+        self.cmd == cmd && self.target == target
+    }
+}
+
+/// The triggers of one event.
+pub(crate) struct TrigList(KVec<Arc<Trig>>);
+
+impl TrigList {
+    /// Runs every trigger on a hit of `probe`: the record's fields are
+    /// built in this context's scratch buffer if a trigger needs one (a
+    /// nested run that finds it taken counts in `nested`).
+    #[inline(never)]
+    pub(crate) fn run(&self, probe: &Probe, m: &RegsMachine<'_>) {
+        if !self.0.iter().any(|t| t.checked.record_offset != 0) {
+            for t in self.0.iter() {
+                t.run(&[]);
+            }
+            return;
+        }
+        // SAFETY: Handler context: preemption is off.
+        let Some(mut claimed) = (unsafe { probe.outputs().state().scratch.claim() }) else {
+            for t in self.0.iter() {
+                inc(&t.counts.nested);
+            }
+            return;
+        };
+        let scratch = claimed.buf();
+        let cap = probe.prog.max_record_size().min(scratch.len());
+        let bodies = probe.def();
+        let rec = match scratch.get_mut(..cap) {
+            Some(buf) => match interp::run(&probe.prog, &probe.insns, m, &bodies, buf) {
+                Ok(res) => buf.get(..res.len).unwrap_or(&[]),
+                Err(_) => &[],
+            },
+            None => &[],
+        };
+        for t in self.0.iter() {
+            t.run(rec);
+        }
+    }
+}
+
+fn errno(e: Error) -> i32 {
+    e.to_errno()
+}
+
+/// Finds an event by `GRP/EVENT`, or a watchpoint event by `[GRP/]EVENT`.
+fn find<'a>(inner: &'a Inner, name: &[u8], watch_only: bool) -> Option<&'a Pin<KBox<Event>>> {
+    let (group, event) = match name.iter().position(|&c| c == b'/') {
+        Some(p) => (Some(&name[..p]), &name[p + 1..]),
+        None => (None, name),
+    };
+    let mut it = inner.events.iter().filter(|e| {
+        e.name() == event
+            && group.map_or(true, |g| e.group() == g)
+            && (!watch_only || e.def().is_watch())
+    });
+    let first = it.next()?;
+    // `EVENT` alone must name one watchpoint.
+    it.next().is_none().then_some(first)
+}
+
+/// Writes `GRP/EVENT` of `ev`.
+fn full_name(ev: &Event) -> Result<KVec<u8>> {
+    let mut v = KVec::new();
+    v.extend_from_slice(ev.group(), GFP_KERNEL)?;
+    v.push(b'/', GFP_KERNEL)?;
+    v.extend_from_slice(ev.name(), GFP_KERNEL)?;
+    Ok(v)
+}
+
+impl Rfprobe {
+    /// A `write()` to `triggers`: one trigger per line (`#` comments and
+    /// blank lines skipped). The first failing line ends the write with its
+    /// errno (earlier lines stay applied), logged to `error_log`.
+    pub(crate) fn write_triggers(&self, buf: &[u8]) -> core::result::Result<(), i32> {
+        let mut guard = self.inner.lock();
+        let inner = &mut *guard;
+        for r in split_commands(buf) {
+            let line = r?;
+            if let Err(f) = self.trigger_command(inner, line) {
+                inner.errlog.add_trigger(line, &f);
+                return Err(f.errno);
+            }
+        }
+        Ok(())
+    }
+
+    fn trigger_command(&self, inner: &mut Inner, line: &[u8]) -> core::result::Result<(), Failure> {
+        let t = wtrigger::parse(line)?;
+        let source = find(inner, t.source, false);
+        let target = find(inner, t.wprobe, true);
+        let mut g = self.state().event_mutex.lock();
+        let wdef = target.and_then(|e| e.probes(&g).next().map(|p| p.def()));
+        let checked = wtrigger::check(&t, source.map(|e| e.def()), wdef)?;
+        let (Some(src), Some(tgt)) = (source, target) else {
+            return Err(Failure::silent(-EINVAL));
+        };
+        self.apply(&t, checked, src, tgt, &mut g)
+    }
+
+    /// Adds or removes a checked trigger of `src` arming `tgt`.
+    fn apply(
+        &self,
+        t: &WTrigger<'_>,
+        checked: Checked,
+        src: &Event,
+        tgt: &Event,
+        g: &mut EventMutexGuard<'_>,
+    ) -> core::result::Result<(), Failure> {
+        let nomem = |_| Failure::silent(-ENOMEM);
+        let nomem_e = |_: Error| Failure::silent(-ENOMEM);
+        let tptr: *const Event = tgt;
+        let old: &[Arc<Trig>] = src.outputs().trig_list(g).map_or(&[], |l| &l.0[..]);
+        let found = old.iter().position(|x| x.same(t.cmd, tptr));
+        let mut list = KVec::new();
+        if t.remove {
+            let Some(i) = found else {
+                return Err(Failure::silent(-ENOENT));
+            };
+            for (j, x) in old.iter().enumerate() {
+                if j != i {
+                    list.push(x.clone(), GFP_KERNEL).map_err(|_| Failure::silent(-ENOMEM))?;
+                }
+            }
+        } else {
+            if found.is_some() {
+                return Err(Failure::silent(-EEXIST));
+            }
+            let Some(wp) = tgt.probes(g).next() else {
+                return Err(Failure::silent(-EINVAL));
+            };
+            let mut field = KVec::new();
+            if let Some(f) = t.field {
+                field.extend_from_slice(f.name, GFP_KERNEL).map_err(nomem)?;
+            }
+            let trig = Trig {
+                cmd: t.cmd,
+                checked,
+                target: tptr,
+                wprobe: wp,
+                len: wp.def().watch().len,
+                wname: full_name(tgt).map_err(nomem_e)?,
+                field,
+                counts: TrigCounts::default(),
+            };
+            for x in old.iter() {
+                list.push(x.clone(), GFP_KERNEL).map_err(|_| Failure::silent(-ENOMEM))?;
+            }
+            let trig = Arc::new(trig, GFP_KERNEL).map_err(|_| Failure::silent(-ENOMEM))?;
+            list.push(trig, GFP_KERNEL).map_err(|_| Failure::silent(-ENOMEM))?;
+        }
+        let new = if list.is_empty() {
+            None
+        } else {
+            Some(KBox::new(TrigList(list), GFP_KERNEL).map_err(nomem)?)
+        };
+        src.set_triggers(new, g)
+            .map_err(|e| Failure::silent(-errno(e)))?;
+        tgt.outputs().pin(!t.remove, g);
+        Ok(())
+    }
+
+    /// `O_TRUNC` on `triggers`: removes every trigger.
+    pub(crate) fn clear_triggers(&self) -> Result {
+        let inner = self.inner.lock();
+        let mut g = self.state().event_mutex.lock();
+        for ev in inner.events.iter() {
+            let Some(list) = ev.outputs().trig_list(&g) else {
+                continue;
+            };
+            let targets: KVec<*const Event> = {
+                let mut v = KVec::new();
+                for t in list.0.iter() {
+                    v.push(t.target, GFP_KERNEL)?;
+                }
+                v
+            };
+            ev.set_triggers(None, &mut g)?;
+            for t in targets.iter() {
+                // SAFETY: Pinned until now (the trigger just went), so alive.
+                unsafe { (**t).outputs().pin(false, &mut g) };
+            }
+        }
+        Ok(())
+    }
+
+    /// `triggers` contents: each trigger as written (normalised), with what
+    /// became of its hits; then each trigger-armed watchpoint's state.
+    pub(crate) fn show_triggers(&self, w: &mut impl ByteWrite) {
+        let inner = self.inner.lock();
+        let g = self.state().event_mutex.lock();
+        for ev in inner.events.iter() {
+            let Some(list) = ev.outputs().trig_list(&g) else {
+                continue;
+            };
+            let Ok(src) = full_name(ev) else { continue };
+            for t in list.0.iter() {
+                let field = (!t.field.is_empty()).then(|| (&t.field[..], t.checked.adjust));
+                let _ = wtrigger::write_show(w, &src, t.cmd, &t.wname, field);
+                let c = &t.counts;
+                let _ = write_counts(
+                    w,
+                    &[
+                        ("hits", &c.hits),
+                        ("changed", &c.changed),
+                        ("ignored", &c.ignored),
+                        ("refused", &c.refused),
+                        ("nested", &c.nested),
+                    ],
+                );
+            }
+        }
+        for ev in inner.events.iter().filter(|e| e.outputs().pins() != 0) {
+            let Some(hw) = ev.probes(&g).next().and_then(|p| p.watch()) else {
+                continue;
+            };
+            let s = hw.stats();
+            let _ = (|| -> core::fmt::Result {
+                w.put(b"# ")?;
+                w.put(ev.group())?;
+                w.put(b"/")?;
+                w.put(ev.name())?;
+                w.put(b": ")?;
+                let armed = hw.armed();
+                if armed == 0 {
+                    w.put(b"disarmed")?;
+                } else {
+                    w.put(b"armed at 0x")?;
+                    put_hex(w, armed)?;
+                }
+                if s.at != 0 {
+                    w.put(b", watching 0x")?;
+                    put_hex(w, s.at)?;
+                } else if ev.is_enabled() {
+                    w.put(b", watching nothing")?;
+                } else {
+                    w.put(b", not enabled")?;
+                }
+                w.put(b" (moves ")?;
+                put_u64(w, s.moves)?;
+                w.put(b", refused ")?;
+                put_u64(w, s.refused)?;
+                w.put(b", max arm latency ")?;
+                put_u64(w, s.max_lat_ns / 1000)?;
+                w.put(b" us)\n")
+            })();
+        }
+    }
+}
+
+fn write_counts(w: &mut impl ByteWrite, counts: &[(&str, &AtomicU64)]) -> core::fmt::Result {
+    w.put(b" #")?;
+    for (name, c) in counts {
+        w.put(b" ")?;
+        w.put(name.as_bytes())?;
+        w.put(b"=")?;
+        put_u64(w, c.load(Ordering::Relaxed))?;
+    }
+    w.put(b"\n")
+}
+
+/// The `error_log` command of a failed trigger line.
+pub(crate) fn log_command(line: &[u8]) -> Result<KVec<u8>> {
+    let mut v = KVec::new();
+    for part in wtrigger::log_command(line) {
+        v.extend_from_slice(part, GFP_KERNEL)?;
+    }
+    Ok(v)
+}
