@@ -192,6 +192,9 @@ impl Rfprobe {
         let inner = &mut *guard;
         for r in split_commands(buf) {
             let line = r?;
+            if crate::trace_probe::cmdline::tokens(line).next().is_none() {
+                continue;
+            }
             if let Err(f) = self.trigger_command(inner, line) {
                 inner.errlog.add_trigger(line, &f);
                 return Err(f.errno);
@@ -377,8 +380,6 @@ fn write_counts(w: &mut impl ByteWrite, counts: &[(&str, &AtomicU64)]) -> core::
 /// The `error_log` command of a failed trigger line.
 pub(crate) fn log_command(line: &[u8]) -> Result<KVec<u8>> {
     let mut v = KVec::new();
-    for part in wtrigger::log_command(line) {
-        v.extend_from_slice(part, GFP_KERNEL)?;
-    }
+    wtrigger::write_log_command(&mut crate::kvec::VecSink(&mut v), line).map_err(|_| kernel::error::code::ENOMEM)?;
     Ok(v)
 }

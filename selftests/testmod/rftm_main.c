@@ -243,6 +243,7 @@ static int __init rftm_init(void)
 static void __exit rftm_exit(void)
 {
 	debugfs_remove_recursive(rftm_dir);
+	rftm_watch_exit();
 	irq_work_sync(&rftm_irq_work);
 	tasklet_kill(&rftm_tasklet);
 	if (rftm_export_on)

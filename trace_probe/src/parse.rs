@@ -2197,9 +2197,11 @@ fn watch_spec_text(
     put_u64(w, u64::from(len))
 }
 
-/// Lowest address a watchpoint may watch: kernel addresses only (the top
-/// half of the x86-64 address space).
-pub const WATCH_MIN_ADDR: u64 = 0xffff_8000_0000_0000;
+/// Lowest address a watchpoint may watch: kernel addresses only, the
+/// kernel half of the x86-64 address space with 5-level paging (with
+/// 4-level paging it starts at 0xffff_8000_0000_0000; what lies between is
+/// not canonical there, never accessed, and never trapped).
+pub const WATCH_MIN_ADDR: u64 = 0xff00_0000_0000_0000;
 
 impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
     fn fail(&self, index: usize, e: PErr) -> Failure {

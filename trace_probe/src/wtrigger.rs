@@ -84,26 +84,30 @@ pub struct Checked {
     pub adjust: i64,
 }
 
-/// The `error_log` command of a trigger line: its two words joined by one
-/// space (carets are columns in it).
-pub fn log_command<'a>(line: &'a [u8]) -> impl Iterator<Item = &'a [u8]> + 'a {
-    let mut t = tokens(line);
-    let first = t.next();
-    let second = t.next();
-    let third = t.next();
-    first
-        .into_iter()
-        .chain(second.map(|_| &b" "[..]))
-        .chain(second)
-        .chain(third.map(|_| &b" "[..]))
-        .chain(third)
+/// Writes the `error_log` command of a trigger line: its words joined by
+/// one space (carets are columns in it).
+pub fn write_log_command(
+    w: &mut (impl super::bytes::ByteWrite + ?Sized),
+    line: &[u8],
+) -> core::fmt::Result {
+    for (i, word) in tokens(line).enumerate() {
+        if i > 0 {
+            w.put(b" ")?;
+        }
+        w.put(word)?;
+    }
+    Ok(())
 }
 
-/// Does the line look like a trigger line (its second word a wprobe
+/// Does the line look like a trigger line (its first word `GRP/EVENT`,
+/// which no definition's first word is, or its second word a wprobe
 /// trigger command)? Decides the `error_log` subsystem.
 pub fn is_trigger_line(command: &[u8]) -> bool {
     let mut t = tokens(command);
-    let _ = t.next();
+    let first = t.next().unwrap_or(&[]);
+    if first.contains(&b'/') && !first.contains(&b':') {
+        return true;
+    }
     let Some(cmd) = t.next() else { return false };
     let cmd = cmd.strip_prefix(b"!").unwrap_or(cmd);
     cmd.starts_with(b"set_wprobe") || cmd.starts_with(b"clear_wprobe")

@@ -714,17 +714,18 @@ fn watchpoint_triggers() {
         let f = wtrigger::parse(line.as_bytes()).unwrap_err();
         let e = f.last().unwrap();
         assert_eq!((f.errno, e.code, e.pos), (-EINVAL, code, pos), "{line}");
-        // A line whose second word names a wprobe trigger logs as wprobe.
-        let ours = line.contains("_wprobe:");
-        let sub = if ours { "wprobe" } else { "trace_fprobe" };
-        assert_eq!(trace_probe::errors::subsystem(line.as_bytes()), sub, "{line}");
+        assert_eq!(trace_probe::errors::subsystem(line.as_bytes()), "wprobe", "{line}");
+    }
+    for def in ["f:g/e vfs_read", "f vfs_read", "w:g/e w@0:8", "-:g/e"] {
+        assert!(!wtrigger::is_trigger_line(def.as_bytes()), "{def}");
     }
     let t = wtrigger::parse(b"rf/new  set_wprobe:wt/obj:p-0x10").unwrap();
     assert_eq!((t.remove, t.cmd, t.source, t.wprobe), (false, WCmd::Set, &b"rf/new"[..], &b"wt/obj"[..]));
     let f = t.field.unwrap();
     assert_eq!((f.name, f.adjust, f.pos), (&b"p"[..], -16, 25));
-    let logged: Vec<u8> = wtrigger::log_command(b"rf/new  set_wprobe:wt/obj:p-0x10").flatten().copied().collect();
-    assert_eq!(logged, b"rf/new set_wprobe:wt/obj:p-0x10");
+    let mut logged = trace_probe::bytes::ByteBuf::<128>::new();
+    wtrigger::write_log_command(&mut logged, b" rf/new  set_wprobe:wt/obj:p  if\tp>0 ").unwrap();
+    assert_eq!(logged.as_bytes(), b"rf/new set_wprobe:wt/obj:p if p>0");
     let t = wtrigger::parse(b"rf/free !clear_wprobe:obj").unwrap();
     assert_eq!((t.remove, t.cmd, t.field), (true, WCmd::Clear, None));
 
