@@ -7,6 +7,8 @@
  *   bench loop read N     N x read(/dev/zero, buf, 1)    (hits vfs_read)
  *   bench loop prctl N    N x prctl(PR_SET_NAME)          (hits __set_task_comm
  *                                                          and task_rename)
+ *   bench loop poke N     N x write(.../rfprobe_floor/poke, 1 byte)
+ *                         (writes rfprobe_floor_watched: watchpoints)
  *       prints "ns_per_op=X.XX"
  *   bench write FILE LIST one write() per line of LIST to FILE (opened once,
  *                         O_WRONLY|O_APPEND); prints "ns=T ok=N fail=N"
@@ -73,6 +75,30 @@ static int loop_read(long n)
 	for (i = 0; i < n; i++)
 		if (read(fd, buf, 1) != 1)
 			die("read");
+	t1 = now_ns();
+	prof_marker_stop();
+	close(fd);
+	printf("ns_per_op=%.2f\n", (double)(t1 - t0) / n);
+	return 0;
+}
+
+/* N x write(.../rfprobe_floor/poke): each writes rfprobe_floor_watched. */
+static int loop_poke(long n)
+{
+	long i;
+	long long t0, t1;
+	int fd = open("/sys/kernel/debug/rfprobe_floor/poke", O_WRONLY);
+
+	if (fd < 0)
+		die("open /sys/kernel/debug/rfprobe_floor/poke");
+	for (i = 0; i < WARMUP; i++)
+		if (write(fd, "1", 1) != 1)
+			die("write");
+	prof_marker_start();
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		if (write(fd, "1", 1) != 1)
+			die("write");
 	t1 = now_ns();
 	prof_marker_stop();
 	close(fd);
@@ -174,6 +200,8 @@ int main(int argc, char **argv)
 			return loop_read(n);
 		if (!strcmp(argv[2], "prctl"))
 			return loop_prctl(n);
+		if (!strcmp(argv[2], "poke"))
+			return loop_poke(n);
 	}
 	if (argc == 4 && !strcmp(argv[1], "write"))
 		return write_lines(argv[2], argv[3]);
@@ -181,6 +209,6 @@ int main(int argc, char **argv)
 		return insmod(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "rmmod"))
 		return rmmod(argv[2]);
-	fprintf(stderr, "usage: bench loop read|prctl N | write FILE LIST | insmod KO | rmmod NAME\n");
+	fprintf(stderr, "usage: bench loop read|prctl|poke N | write FILE LIST | insmod KO | rmmod NAME\n");
 	return 2;
 }

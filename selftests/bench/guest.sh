@@ -132,7 +132,7 @@ run_floor() { # shape loop kind func args...
 	fi
 	def_for r "bfl/$shape" "$@"
 	fkind=entry ffunc=$2
-	case $1 in t) fkind=tp ;; esac
+	case $1 in t) fkind=tp ;; w) fkind=wp ffunc=${2#w@} ffunc=${ffunc%%:*} ;; esac
 	case $ffunc in *%return) fkind=exit ffunc=${ffunc%%%return} ;; esac
 	if ! echo "$line" >> "$file"; then
 		echo "BENCH shape=$shape impl=f status=rejected def='$line'"
@@ -196,12 +196,13 @@ floor_steps() {
 		# pointer of the probe) are both step a(N-1) of the floor.
 		function arg(n) { if (n < 1) na = 1; return "a" (n - 1) }
 		function out(s) { steps = steps (steps == "" ? "" : ",") s }
-		/^[^#]/ { on = ($1 ~ ("^[ft]:" ev "$")); next }
+		/^[^#]/ { on = ($1 ~ ("^[ftw]:" ev "$")); next }
 		!on { next }
 		{ t = $0; sub(/^# *[^ ]+: /, "", t) }
 		t ~ /^load arg[0-9]+ \([^)]*\)$/ { split(t, w, /[^0-9]+/); out(arg(w[2])); next }
 		t ~ /^load tracepoint argument [0-9]+$/ { n = t; sub(/.* /, "", n); out(arg(n)); next }
 		t ~ /^load return value/ { out("r"); next }
+		t ~ /^load immediate 0x[0-9a-f]+$/ { v = t; sub(/.* /, "", v); out("i" v); next }
 		t ~ /^deref: load 8 bytes of memory at value[-+]0x[0-9a-f]+$/ { o = t; sub(/.*value/, "", o); out("d" o); next }
 		t ~ /^bitfield: / { next }
 		t ~ /^(load (arg[0-9]+ \([^)]*\)|tracepoint argument [0-9]+), )?read [0-9]+ bytes of memory at value[-+]0x[0-9a-f]+, (bits [0-9.]+, store [0-9]+ bytes|store) at record\+[0-9]+$/ {
@@ -252,6 +253,7 @@ duration|read|r|f vfs_read%return $duration
 bitfield|prctl|crk|f __set_task_comm tsk->in_execve:b1@3/32
 bitfield_btf|prctl|r|f __set_task_comm tsk->in_execve
 tracepoint|prctl|crk|t task_rename task->pid
+watch|poke|r|w w@rfprobe_floor_watched:8 v=$value
 count_filter|read|crk|f vfs_read count
 count_trigger|read|crk|f vfs_read count'
 
@@ -289,7 +291,10 @@ section_module() {
 }
 
 section_base() { # label
-	for l in read prctl; do
+	loops="read prctl"
+	# The watchpoint shape's loop needs the floor module.
+	[ ! -e /sys/kernel/debug/rfprobe_floor/poke ] || loops="$loops poke"
+	for l in $loops; do
 		loopns $l
 		echo "BENCH $1=$l ns=$ns epoch=$epoch"
 	done

@@ -46,6 +46,7 @@ function fmt(x) { return num(x) ? sprintf("%.1f", x) : x }
 
 END {
 	loop_of["bitfield"] = loop_of["bitfield_btf"] = loop_of["tracepoint"] = "prctl"
+	loop_of["watch"] = "poke"
 	desc["noargs"] = "f vfs_read"
 	desc["count"] = "f vfs_read count"
 	desc["fpos_count"] = "f vfs_read file->f_pos count"
@@ -58,6 +59,7 @@ END {
 	desc["bitfield"] = "f __set_task_comm tsk->in_execve:b1@3/32"
 	desc["bitfield_btf"] = "f __set_task_comm tsk->in_execve"
 	desc["tracepoint"] = "t task_rename task->pid"
+	desc["watch"] = "w w@rfprobe_floor_watched:8 v=$value (rfprobe only)"
 	desc["count_filter"] = "f vfs_read count, filter 'count == 1'"
 	desc["count_trigger"] = "f vfs_read count, trigger 'traceoff if count == 2'"
 	# Targets (issue 30): rf/C per shape, and rf/floor on every shape
@@ -86,6 +88,7 @@ END {
 	printf "rfprobe benchmark (%s, %d calls per loop, QEMU -icount shift=0: 1 ns = 1 guest instruction)\n", mode, n
 	if (mode == "smoke") printf "(smoke run: checks the machinery; the figures are exact but only one shape is run)\n"
 	printf "base loops (no probe, ns/op): read(/dev/zero,1) %s, prctl(PR_SET_NAME) %s", fmt(base["read"]), fmt(base["prctl"])
+	if ("poke" in base) printf ", write(poke) %s", fmt(base["poke"])
 	if ("read" in base_end) printf "; at the end: %s, %s", fmt(base_end["read"]), fmt(base_end["prctl"])
 	printf "\n\nPer-hit cost of an enabled event (ns/op minus the base loop; lower is better)\n"
 	printf "(floor: the cheapest record of the same bytes from the same attach point, selftests/bench/floor;\n"

@@ -14,9 +14,10 @@
  * ring_buffer_unlock_commit(). The attach
  * points are rfprobe's: a private ftrace_ops without SAVE_REGS and with
  * ftrace's recursion lock (entry), an fprobe exit handler (exit), a
- * tracepoint probe (t).
+ * tracepoint probe (t), a wide hardware breakpoint (wp: writes of the 8
+ * bytes at SYMBOL, which must be rfprobe_floor_watched).
  *
- *   echo 'entry|exit|tp FUNC-OR-TRACEPOINT GROUP EVENT SIZE [READS]' > /sys/kernel/debug/rfprobe_floor/control
+ *   echo 'entry|exit|tp|wp FUNC-OR-TRACEPOINT-OR-SYMBOL GROUP EVENT SIZE [READS]' > /sys/kernel/debug/rfprobe_floor/control
  *   echo off > /sys/kernel/debug/rfprobe_floor/control
  *
  * READS makes it the "reads floor": the same loads of the same addresses as
@@ -25,18 +26,24 @@
  * one value, as rfprobe's dump_fetcharg lists them (selftests/bench/guest.sh
  * translates that listing):
  *   aN          value = argument N (0-based; a tracepoint's Nth argument)
+ *   iVAL        value = VAL
  *   r           value = the return value
  *   dOFF        value = the 8-byte word at value+OFF
  *   mS:OFF:DST  read S (1, 2, 4, 8) bytes at value+OFF, store at record+DST
  *   vS:DST      store S bytes of the value at record+DST
  *   sOFF:DST:DYN  copy the string at value+OFF to record+DYN, __data_loc
  *               at record+DST
+ * Writing anything to /sys/kernel/debug/rfprobe_floor/poke writes
+ * rfprobe_floor_watched once (the watchpoint shape's loop).
+ *
  * Interpreted, one switch per step: the floor's own dispatch (a few
  * instructions per step) is in the reads floor, which makes it slightly
  * higher than hand-written loads would be.
  */
 #include <linux/debugfs.h>
 #include <linux/fprobe.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
 #include <linux/ftrace.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -48,12 +55,12 @@
 #include "trace.h"
 #include "rfprobe_record.h"
 
-enum floor_kind { FLOOR_OFF, FLOOR_ENTRY, FLOOR_EXIT, FLOOR_TP };
+enum floor_kind { FLOOR_OFF, FLOOR_ENTRY, FLOOR_EXIT, FLOOR_TP, FLOOR_WP };
 
 #define FLOOR_MAX 256
 #define FLOOR_STEPS 16
 
-enum floor_op { OP_ARG, OP_RET, OP_DEREF, OP_MEM, OP_VAL, OP_STR };
+enum floor_op { OP_ARG, OP_IMM, OP_RET, OP_DEREF, OP_MEM, OP_VAL, OP_STR };
 
 struct floor_step {
 	u8 op, size;
@@ -69,10 +76,14 @@ static struct floor {
 	struct ftrace_ops ops;
 	struct fprobe fp;
 	struct tracepoint *tp;
+	struct perf_event * __percpu *wp;
 	unsigned int nsteps;
 	struct floor_step steps[FLOOR_STEPS];
 } floor;
 static DEFINE_MUTEX(floor_lock);
+
+/* The watchpoint shape's data: written once per write to .../poke. */
+u64 rfprobe_floor_watched __aligned(8);
 static struct dentry *floor_dir;
 
 static __always_inline void floor_store(u8 *rec, unsigned int dst, unsigned int size,
@@ -98,6 +109,9 @@ static __always_inline void floor_reads(u8 *rec, struct pt_regs *regs, const uns
 		switch (st->op) {
 		case OP_ARG:
 			v = tpargs ? tpargs[st->size] : regs_get_kernel_argument(regs, st->size);
+			break;
+		case OP_IMM:
+			v = st->off;
 			break;
 		case OP_RET:
 			v = regs_return_value(regs);
@@ -182,6 +196,12 @@ static void notrace floor_exit(struct fprobe *fp, unsigned long entry_ip, unsign
 	floor_write(entry_ip, ret_ip, 24, regs, NULL);
 }
 
+static void notrace floor_wp_handler(struct perf_event *bp, struct perf_sample_data *data,
+				     struct pt_regs *regs)
+{
+	floor_write(instruction_pointer(regs), 0, 16, regs, NULL);
+}
+
 /* Registered on tracepoints of any prototype: only the first two arguments
  * are read, and only by the steps that name them. */
 static void notrace floor_tp_probe(void *data, unsigned long a0, unsigned long a1)
@@ -213,6 +233,11 @@ static int floor_parse_reads(char *reads)
 		case 'a':
 			st->op = OP_ARG;
 			if (kstrtouint(tok + 1, 0, &size) || size > 5)
+				return -EINVAL;
+			break;
+		case 'i':
+			st->op = OP_IMM;
+			if (kstrtoul(tok + 1, 0, (unsigned long *)&off))
 				return -EINVAL;
 			break;
 		case 'r':
@@ -282,6 +307,10 @@ static void floor_off(void)
 		tracepoint_probe_unregister(floor.tp, floor_tp_probe, NULL);
 		tracepoint_synchronize_unregister();
 		break;
+	case FLOOR_WP:
+		unregister_wide_hw_breakpoint(floor.wp);
+		synchronize_rcu();
+		break;
 	case FLOOR_OFF:
 		return;
 	}
@@ -323,6 +352,21 @@ static int floor_on(const char *kind, const char *func, const char *grp, const c
 		floor.kind = FLOOR_EXIT;
 		floor.fp.exit_handler = floor_exit;
 		ret = register_fprobe(&floor.fp, func, NULL);
+	} else if (!strcmp(kind, "wp")) {
+		struct perf_event_attr attr;
+
+		if (strcmp(func, "rfprobe_floor_watched")) {
+			ret = -EINVAL;
+		} else {
+			floor.kind = FLOOR_WP;
+			hw_breakpoint_init(&attr);
+			attr.bp_addr = (unsigned long)&rfprobe_floor_watched;
+			attr.bp_len = HW_BREAKPOINT_LEN_8;
+			attr.bp_type = HW_BREAKPOINT_W;
+			attr.exclude_user = 1;
+			floor.wp = register_wide_hw_breakpoint(&attr, floor_wp_handler, NULL);
+			ret = IS_ERR_PCPU(floor.wp) ? PTR_ERR_PCPU(floor.wp) : 0;
+		}
 	} else if (!strcmp(kind, "tp") && IS_ENABLED(CONFIG_CFI_CLANG)) {
 		/* The tracepoint's indirect call would not match this probe's type hash. */
 		ret = -EOPNOTSUPP;
@@ -377,10 +421,21 @@ static const struct file_operations floor_fops = {
 	.write = floor_control,
 };
 
+static ssize_t floor_poke(struct file *f, const char __user *ubuf, size_t cnt, loff_t *pos)
+{
+	WRITE_ONCE(rfprobe_floor_watched, rfprobe_floor_watched + 1);
+	return cnt;
+}
+
+static const struct file_operations floor_poke_fops = {
+	.write = floor_poke,
+};
+
 static int __init floor_init(void)
 {
 	floor_dir = debugfs_create_dir("rfprobe_floor", NULL);
 	debugfs_create_file("control", 0200, floor_dir, NULL, &floor_fops);
+	debugfs_create_file("poke", 0200, floor_dir, NULL, &floor_poke_fops);
 	return 0;
 }
 
