@@ -47,6 +47,7 @@ void rftm_watch_write(unsigned int n);
 u64 rftm_watch_read(unsigned int n);
 void rftm_watch_obj_write(unsigned int n);
 struct rftm_obj *rftm_watch_new(void);
+void rftm_watch_qstr_write(unsigned int n);
 void rftm_watch_use(struct rftm_obj *o, unsigned int n);
 void rftm_watch_del(struct rftm_obj *o);
 void rftm_watch_exit(void);

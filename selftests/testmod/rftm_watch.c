@@ -11,6 +11,9 @@
  * function, with known values. rftm_watch_obj is a struct whose field .id
  * is written the same way by rftm_watch_obj_write(N) (.../watch_obj).
  *
+ * rftm_watch_qstr is a struct qstr (a vmlinux type, for BTF-typed targets)
+ * whose .len rftm_watch_qstr_write(N) sets to 301..300+N (.../watch_qstr).
+ *
  * For watchpoints armed by triggers, objects that live on the heap:
  *   .../watch_new  (any number) rftm_watch_new() allocates one and returns
  *                  it (the live object; the previous one is freed first)
@@ -27,6 +30,7 @@
 
 u64 rftm_watched __aligned(8);
 struct rftm_obj rftm_watch_obj __aligned(8);
+struct qstr rftm_watch_qstr __aligned(8);
 static u64 rftm_watch_sum;
 
 RFTM_PROBED void rftm_watch_write(unsigned int n)
@@ -53,6 +57,14 @@ RFTM_PROBED void rftm_watch_obj_write(unsigned int n)
 
 	for (i = 1; i <= n; i++)
 		WRITE_ONCE(rftm_watch_obj.id, 100 + i);
+}
+
+RFTM_PROBED void rftm_watch_qstr_write(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 1; i <= n; i++)
+		WRITE_ONCE(rftm_watch_qstr.len, 300 + i);
 }
 
 static struct rftm_obj *rftm_live;
@@ -85,6 +97,9 @@ static ssize_t rftm_watch_call(const char __user *ubuf, size_t len, int which)
 	if (n > 100000)
 		return -EINVAL;
 	switch (which) {
+	case 6:
+		rftm_watch_qstr_write(n);
+		break;
 	case 3:
 		if (rftm_live)
 			rftm_watch_del(rftm_live);
@@ -146,6 +161,12 @@ static ssize_t rftm_watch_del_w(struct file *f, const char __user *ubuf, size_t 
 	return rftm_watch_call(ubuf, len, 5);
 }
 
+static ssize_t rftm_watch_qstr_w(struct file *f, const char __user *ubuf, size_t len, loff_t *p)
+{
+	return rftm_watch_call(ubuf, len, 6);
+}
+
+static const struct file_operations rftm_watch_qstr_fops = { .write = rftm_watch_qstr_w };
 static const struct file_operations rftm_watch_new_fops = { .write = rftm_watch_new_w };
 static const struct file_operations rftm_watch_use_fops = { .write = rftm_watch_use_w };
 static const struct file_operations rftm_watch_del_fops = { .write = rftm_watch_del_w };
@@ -158,6 +179,7 @@ void rftm_watch_init(struct dentry *dir)
 	debugfs_create_file("watch_write", 0200, dir, NULL, &rftm_watch_write_fops);
 	debugfs_create_file("watch_read", 0200, dir, NULL, &rftm_watch_read_fops);
 	debugfs_create_file("watch_obj", 0200, dir, NULL, &rftm_watch_obj_fops);
+	debugfs_create_file("watch_qstr", 0200, dir, NULL, &rftm_watch_qstr_fops);
 	debugfs_create_file("watch_new", 0200, dir, NULL, &rftm_watch_new_fops);
 	debugfs_create_file("watch_use", 0200, dir, NULL, &rftm_watch_use_fops);
 	debugfs_create_file("watch_del", 0200, dir, NULL, &rftm_watch_del_fops);

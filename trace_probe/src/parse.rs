@@ -512,6 +512,29 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
     /// `get_bitoffset_of_field()`: resolves one `.`-connected run of member
     /// names (with rfprobe's `[I]` indexes) in struct/union `ty`. Returns
     /// the bit offset, the type reached and the text after a `->`, if any.
+    /// A BTF-typed watchpoint target's member `path` of struct `sname`
+    /// (caret column `sname_pos`): its byte offset and size. Neither `->`
+    /// (no memory is read to find the address) nor a bitfield.
+    fn watch_member(&mut self, sname: &[u8], path: &[u8], sname_pos: i64) -> PResult<(u64, u32)> {
+        let btf = self
+            .ctx
+            .btf
+            .ok_or_else(|| perr(-EINVAL, ErrCode::NosupBtfarg, sname_pos))?;
+        let sname = sname.strip_prefix(b"struct ").unwrap_or(sname);
+        let sid = btf
+            .struct_by_name(sname)
+            .and_then(|t| btf.skip_modifiers(t))
+            .ok_or_else(|| perr(-EINVAL, ErrCode::NoPtrStrct, sname_pos))?;
+        let (bits, ty, rest) = self.member_bits(path, sid)?;
+        if rest.is_some() {
+            return Err(perr(-EINVAL, ErrCode::TypecastBadArrow, self.ctx.offset));
+        }
+        if bits % 8 != 0 || self.ctx.last_bitsize != 0 {
+            return Err(perr(-EINVAL, ErrCode::TypecastNotAligned, self.ctx.offset));
+        }
+        Ok((u64::from(bits / 8), btf_byte_size(btf, ty).unwrap_or(8)))
+    }
+
     fn member_bits<'f>(
         &mut self,
         fname: &'f [u8],
@@ -754,6 +777,30 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                 b"addr" => {
                     code.set(Op::WatchAddr);
                     Ok(())
+                }
+                // A BTF-typed target: `(STRUCT,PATH)$addr->PATH`, the
+                // same address typed by the member's BTF type.
+                b"value" if self.def.watch.cast.len != 0 => {
+                    let mut e = ByteBuf::<{ 2 * KSYM_NAME_LEN + 32 }>::new();
+                    let sname = self.def.text_of(self.def.watch.cast);
+                    let path = self.def.text_of(self.def.watch.path);
+                    let ok = e.put(b"(").is_ok()
+                        && e.put(sname).is_ok()
+                        && e.put(b",").is_ok()
+                        && e.put(path).is_ok()
+                        && e.put(b")$addr->").is_ok()
+                        && e.put(path).is_ok();
+                    if !ok {
+                        return inval(off, ErrCode::BadVar);
+                    }
+                    let mut buf = [0u8; 2 * KSYM_NAME_LEN + 32];
+                    let n = e.len().min(buf.len());
+                    if let (Some(d), Some(src)) = (buf.get_mut(..n), e.as_bytes().get(..n)) {
+                        d.copy_from_slice(src);
+                    }
+                    let r = self.parse_typecast(buf.get(..n).unwrap_or(&[]), 0, code);
+                    self.ctx.offset = off;
+                    r
                 }
                 // `+0($addr)`.
                 b"value" => {
@@ -2041,19 +2088,60 @@ fn parse_watch<E: ProbeEnv + ?Sized>(
         _ => return Err(fail(def, 1, ErrCode::BadAccessType, 0)),
     };
     let target = spec.get(at_sign + 1..).unwrap_or(&[]);
-    let (place, len) = match strchr(target, b':') {
+    let (place, given_len) = match strchr(target, b':') {
         Some(c) => {
             let len_text = target.get(c + 1..).unwrap_or(&[]);
             match kstrtoul(len_text, 0) {
-                Ok(n @ (1 | 2 | 4 | 8)) => (target.get(..c).unwrap_or(&[]), n as u8),
+                Ok(n @ (1 | 2 | 4 | 8)) => (target.get(..c).unwrap_or(&[]), Some(n as u8)),
                 _ => return Err(fail(def, 1, ErrCode::BadAccessLen, at_sign + 1 + c + 1)),
             }
         }
-        None => (target, 4),
+        None => (target, None),
     };
+    let mut len = given_len.unwrap_or(4);
     let addr_pos = at_sign + 1;
+    // rfprobe: `(STRUCT)SYM.FIELD[.FIELD|[I]...]`, a member of a variable
+    // typed by BTF (6.12's BTF has no global variables, so the type is
+    // given): its offset, and by default its size as the length.
+    let mut cast: Option<(&[u8], &[u8])> = None;
+    let parsed = if at(place, 0) == b'(' {
+        let Some(close) = strchr(place, b')') else {
+            return Err(fail(def, 1, ErrCode::DerefOpenBrace, addr_pos + place.len()));
+        };
+        let sname = place.get(1..close).unwrap_or(&[]);
+        let rest = place.get(close + 1..).unwrap_or(&[]);
+        let Some(dot) = rest.iter().position(|&c| c == b'.') else {
+            return Err(fail(def, 1, ErrCode::TypecastReqField, addr_pos + place.len()));
+        };
+        let name = rest.get(..dot).unwrap_or(&[]);
+        let path = rest.get(dot + 1..).unwrap_or(&[]);
+        if name.is_empty() || name.iter().any(|&c| !(is_alnum(c) || c == b'_')) {
+            return Err(fail(def, 1, ErrCode::BadAccessAddr, addr_pos + close + 1));
+        }
+        let ctx = Ctx::new(env.btf(), None, false, false, true);
+        let mut p = Parser { line, def, ctx };
+        p.ctx.offset = (addr_pos + close + 1 + dot + 1) as i64;
+        let (off, size) = p
+            .watch_member(sname, path, addr_pos as i64 + 1)
+            .map_err(|e| p.fail(1, e))?;
+        if given_len.is_none() {
+            // The field's size, or its first 8 bytes.
+            len = match size {
+                1 | 2 | 4 => size as u8,
+                3 => 2,
+                5..=7 => 4,
+                _ => 8,
+            };
+        }
+        cast = Some((sname, path));
+        Some((Some(name), off))
+    } else {
+        None
+    };
     // A number, else a symbol with an optional `+OFFS`/`-OFFS`.
-    let (sym, addr) = match kstrtoul(place, 0) {
+    let (sym, addr) = match parsed {
+        Some(p) => p,
+        None => match kstrtoul(place, 0) {
         Ok(a) => {
             // A kernel address, aligned to the length (the hardware needs
             // it; user addresses can never be watched here), or 0: armed
@@ -2094,6 +2182,7 @@ fn parse_watch<E: ProbeEnv + ?Sized>(
             }
             (Some(name), offs as u64)
         }
+        },
     };
     let nomem = || Failure::silent(-ENOMEM);
 
@@ -2121,18 +2210,22 @@ fn parse_watch<E: ProbeEnv + ?Sized>(
     };
     // The spec as the listing shows it: access and length always, a
     // signed offset, a number in hex (what removal by SPEC matches).
-    let mut w = ByteBuf::<{ KSYM_NAME_LEN + 48 }>::new();
-    let sym_at = access.text().len() + 1;
-    if watch_spec_text(&mut w, access, sym, addr, len).is_err() {
+    let mut w = ByteBuf::<{ 2 * KSYM_NAME_LEN + 48 }>::new();
+    let cast_at = access.text().len() + 2;
+    let sym_at = access.text().len() + 1 + cast.map_or(0, |(c, _)| c.len() + 2);
+    if watch_spec_text(&mut w, access, sym, addr, len, cast).is_err() {
         return Err(fail(def, 1, ErrCode::BadAccessAddr, addr_pos));
     }
     def.symbol = def.push_text(&[w.as_bytes()]).ok_or_else(nomem)?;
-    let sym_span = match sym {
-        Some(name) => Span {
-            off: def.symbol.off + sym_at as u16,
-            len: name.len() as u16,
-        },
-        None => Span::default(),
+    let base = def.symbol.off;
+    let span = |at: usize, n: usize| Span {
+        off: base + at as u16,
+        len: n as u16,
+    };
+    let sym_span = sym.map_or(Span::default(), |name| span(sym_at, name.len()));
+    let (cast_span, path_span) = match (cast, sym) {
+        (Some((c, p)), Some(name)) => (span(cast_at, c.len()), span(sym_at + name.len() + 1, p.len())),
+        _ => (Span::default(), Span::default()),
     };
     def.kind = ProbeKind::Watch;
     def.watch = WatchSpec {
@@ -2140,6 +2233,8 @@ fn parse_watch<E: ProbeEnv + ?Sized>(
         len,
         sym: sym_span,
         addr,
+        cast: cast_span,
+        path: path_span,
     };
 
     let ctx = Ctx::new(env.btf(), None, false, false, true);
@@ -2168,19 +2263,28 @@ fn watch_default_name(
     }
 }
 
-/// A watchpoint's spec as listed: `ACCESS@SYM[+|-OFFS]:LEN` or
-/// `ACCESS@0xADDR:LEN`.
+/// A watchpoint's spec as listed: `ACCESS@SYM[+|-OFFS]:LEN`,
+/// `ACCESS@(STRUCT)SYM.PATH:LEN` or `ACCESS@0xADDR:LEN`.
 fn watch_spec_text(
     w: &mut (impl ByteWrite + ?Sized),
     access: Access,
     sym: Option<&[u8]>,
     addr: u64,
     len: u8,
+    cast: Option<(&[u8], &[u8])>,
 ) -> core::fmt::Result {
     w.put(access.text())?;
     w.put(b"@")?;
-    match sym {
-        Some(name) => {
+    match (sym, cast) {
+        (Some(name), Some((sname, path))) => {
+            w.put(b"(")?;
+            w.put(sname)?;
+            w.put(b")")?;
+            w.put(name)?;
+            w.put(b".")?;
+            w.put(path)?;
+        }
+        (Some(name), None) => {
             w.put(name)?;
             let o = addr as i64;
             if o != 0 {
@@ -2188,13 +2292,33 @@ fn watch_spec_text(
                 put_u64(w, o.unsigned_abs())?;
             }
         }
-        None => {
+        (None, _) => {
             w.put(b"0x")?;
             put_hex(w, addr)?;
         }
     }
     w.put(b":")?;
     put_u64(w, u64::from(len))
+}
+
+/// The size in bytes of BTF type `ty` (modifiers skipped), if it has one.
+fn btf_byte_size<B: BtfInfo + ?Sized>(btf: &B, ty: u32) -> Option<u32> {
+    use super::resolve::{
+        BTF_KIND_ARRAY, BTF_KIND_ENUM, BTF_KIND_ENUM64, BTF_KIND_INT, BTF_KIND_PTR,
+        BTF_KIND_STRUCT, BTF_KIND_UNION,
+    };
+    let ty = btf.skip_modifiers(ty)?;
+    match btf.kind(ty)? {
+        BTF_KIND_PTR => Some(8),
+        BTF_KIND_INT | BTF_KIND_ENUM | BTF_KIND_ENUM64 | BTF_KIND_STRUCT | BTF_KIND_UNION => {
+            btf.size_or_type(ty)
+        }
+        BTF_KIND_ARRAY => {
+            let (_, n, size) = btf.array_info(ty)?;
+            n.checked_mul(size)
+        }
+        _ => None,
+    }
 }
 
 /// Lowest address a watchpoint may watch: kernel addresses only, the

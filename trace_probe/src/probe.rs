@@ -104,6 +104,11 @@ pub struct WatchSpec {
     pub sym: Span,
     /// The address (numeric), or the signed offset from the symbol.
     pub addr: u64,
+    /// A BTF-typed target `(STRUCT)SYM.PATH` (rfprobe): STRUCT and PATH in
+    /// the text arena (empty otherwise); `addr` is PATH's offset.
+    pub cast: Span,
+    /// See [`WatchSpec::cast`].
+    pub path: Span,
 }
 
 impl WatchSpec {
@@ -113,6 +118,8 @@ impl WatchSpec {
         len: 0,
         sym: Span { off: 0, len: 0 },
         addr: 0,
+        cast: Span { off: 0, len: 0 },
+        path: Span { off: 0, len: 0 },
     };
 }
 

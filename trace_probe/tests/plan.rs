@@ -773,3 +773,56 @@ fn watchpoint_triggers() {
     wtrigger::write_show(&mut b, b"rf/new", WCmd::Set, b"wt/obj", Some((b"p", -16))).unwrap();
     assert_eq!(b.as_bytes(), b"rf/new set_wprobe:wt/obj:p-16");
 }
+
+/// A BTF-typed target `(STRUCT)SYM.PATH`: the member's offset from the
+/// symbol, its size as the default length, `$value` typed by its BTF type;
+/// `->` and bitfields refused with carets (host BTF: skipped without it).
+#[test]
+fn watchpoint_btf_typed_target() {
+    use trace_probe::bytes::ByteBuf;
+    let Some(env) = Env::host("watchpoint_btf_typed_target") else { return };
+    let btf = env.btf.unwrap();
+    let mut k = Mock::new();
+    k.btf = env;
+    let show = |d: &ProbeDef| {
+        let mut b = ByteBuf::<256>::new();
+        d.stored().write_show(&mut b).unwrap();
+        String::from_utf8(b.as_bytes().to_vec()).unwrap()
+    };
+    let (v, def) = decide(&mut k, "w:wt/pid w@(task_struct)init_task.pid p=$value a=$addr");
+    defined(v);
+    assert_eq!(show(&def), "w:wt/pid w@(task_struct)init_task.pid:4 p=$value a=$addr\n");
+    let d = def.stored();
+    let w = d.watch();
+    let _ = btf;
+    assert_eq!((w.len, d.watch_symbol()), (4, &b"init_task"[..]));
+    assert!(w.addr > 0 && w.addr % 4 == 0, "{}", w.addr);
+    // $value: the member's BTF type (pid_t: s32), at the trapped address.
+    let a = &d.args()[0];
+    assert_eq!(a.desc.ty, trace_probe::desc::FetchType::S32, "{:?}", a.desc);
+    // `comm` (char[16]) defaults to its first 8 bytes; a given length wins.
+    let (v, def) = decide(&mut k, "w @(task_struct)init_task.comm");
+    defined(v);
+    assert_eq!(show(&def), "w:wprobes/init_task rw@(task_struct)init_task.comm:8\n");
+    let (v, def) = decide(&mut k, "w:wt/c w@(task_struct)init_task.comm:2");
+    defined(v);
+    assert_eq!(def.stored().watch().len, 2);
+    // Array elements and nested members fold into the offset.
+    let (v, d1) = decide(&mut k, "w:wt/s w@(task_struct)init_task.se.load.weight:8");
+    defined(v);
+    assert!(d1.stored().watch().addr > 0);
+    // Errors, with carets on the offending text.
+    let cases: &[(&str, ErrCode, u32)] = &[
+        ("w w@(task_strukt)init_task.pid", ErrCode::NoPtrStrct, 5),
+        ("w w@(task_struct)init_task.pidd", ErrCode::NoBtfField, 27),
+        ("w w@(task_struct)init_task.mm->mmap_base", ErrCode::TypecastBadArrow, 31),
+        ("w w@(task_struct)init_task", ErrCode::TypecastReqField, 26),
+        ("w w@(task_struct", ErrCode::DerefOpenBrace, 16),
+        ("w w@(task_struct)init-task.pid", ErrCode::BadAccessAddr, 17),
+    ];
+    for &(line, code, pos) in cases {
+        let (v, _) = decide(&mut k, line);
+        let (_, c, p, _, _) = rejected(v);
+        assert_eq!((c, p), (code, pos), "{line}");
+    }
+}
