@@ -76,6 +76,11 @@ pub enum Cmd {
         /// List tracepoints (`t` probes) instead, with their BTF arguments.
         #[arg(short, long)]
         tracepoints: bool,
+        /// List what watchpoints (`w` probes) can watch instead: the data
+        /// symbols of kallsyms, with their address and the longest length
+        /// their alignment allows.
+        #[arg(short, long, conflicts_with = "tracepoints")]
+        watch: bool,
         /// One JSON document on stdout (schema `rfprobe-funcs/1`).
         #[arg(long)]
         json: bool,
@@ -291,8 +296,24 @@ pub fn run(cli: Cli) -> Result<Status> {
             patterns,
             verbose,
             tracepoints,
+            watch,
             json,
         } => {
+            if *watch {
+                let f = facts(&cli, &[])?;
+                if crate::funcs::run_watch(&f, patterns, *json, &mut out)? {
+                    return Ok(Status::Ok);
+                }
+                eprintln!(
+                    "rfprobe: no data symbol matches '{}'",
+                    if patterns.is_empty() {
+                        "*".to_string()
+                    } else {
+                        patterns.join(" ")
+                    }
+                );
+                return Ok(Status::Rejected);
+            }
             let k = load_btf(&cli)?;
             k.load_all_modules()?;
             let target = Target::new(&k, facts(&cli, &[])?);
@@ -646,6 +667,7 @@ const EXAMPLES: &[(&str, &[&str])] = &[
         "rfprobe funcs -v 'vfs_read,vfs_write'",
         "rfprobe funcs 'ext4_*,!ext4_fc_*'",
         "rfprobe funcs -t -v 'sched_*'            # tracepoints and their arguments",
+        "rfprobe funcs -w 'jiffies*'              # what w probes can watch",
         "rfprobe funcs --json -v tcp_sendmsg | jq '.entries[0].params'",
         "rfprobe --btf vmlinux.btf --functions available_filter_functions_addrs funcs 'vfs_*'",
     ]),

@@ -193,6 +193,70 @@ pub fn run(
     Ok(true)
 }
 
+/// `funcs -w`: the data symbols the patterns select, as watchpoint
+/// targets (`w@SYM:LEN`, LEN the longest the address's alignment allows;
+/// 8 when kallsyms hides addresses). Per-CPU symbols (offsets, not
+/// addresses) are left out. Returns whether anything matched.
+pub fn run_watch(
+    facts: &crate::offline::Facts,
+    patterns: &[String],
+    json_out: bool,
+    out: &mut impl std::io::Write,
+) -> anyhow::Result<bool> {
+    let Some(ks) = facts.kallsyms.get() else {
+        anyhow::bail!("no kallsyms (give --kallsyms FILE, or run on the target kernel)");
+    };
+    let sel = Selector::new(patterns);
+    let min = trace_probe::parse::WATCH_MIN_ADDR;
+    let vars: Vec<_> = ks
+        .data
+        .iter()
+        .filter(|r| r.addr == 0 || r.addr >= min)
+        .filter(|r| sel.selects(r.name, r.module))
+        .collect();
+    if vars.is_empty() {
+        return Ok(false);
+    }
+    let align = |a: u64| if a == 0 { 8 } else { 1u64 << a.trailing_zeros().min(3) };
+    if json_out {
+        let v: Vec<Value> = vars
+            .iter()
+            .map(|r| {
+                json!({
+                    "name": r.name,
+                    "module": r.module,
+                    "prototype": format!("w@{}:{}", r.name, align(r.addr)),
+                    "traceable": null,
+                    "attach_as": null,
+                    "params": [],
+                    "retval": null,
+                    "no_args": null,
+                    "address": (r.addr != 0).then(|| format!("{:#x}", r.addr)),
+                })
+            })
+            .collect();
+        let doc = json!({
+            "schema": "rfprobe-funcs/1",
+            "kind": "variables",
+            "exact": false,
+            "entries": v,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+        return Ok(true);
+    }
+    for r in vars {
+        let mut line = format!("w@{}:{}", r.name, align(r.addr));
+        if r.addr != 0 {
+            line = format!("{line:<48} {:#x}", r.addr);
+        }
+        if let Some(m) = r.module {
+            line.push_str(&format!("  [{m}]"));
+        }
+        writeln!(out, "{line}")?;
+    }
+    Ok(true)
+}
+
 fn param_json(p: &ParamInfo) -> Value {
     json!({ "name": p.name, "declaration": p.decl, "fetch": p.fetch, "note": p.note })
 }

@@ -46,6 +46,9 @@ pub struct Kallsyms {
     pub all: HashSet<&'static str, FastHash>,
     /// Text symbols in file order, with address and module.
     pub funcs: Vec<FuncRec>,
+    /// Data symbols (`d`, `b`, `r`, either case) in file order: what a
+    /// watchpoint can watch.
+    pub data: Vec<FuncRec>,
 }
 
 /// One traceable function: address (0 when not known), name, module.
@@ -102,21 +105,29 @@ impl Kallsyms {
         let mut k = Kallsyms {
             all: HashSet::with_capacity_and_hasher(text.len() / 40, FastHash),
             funcs: Vec::new(),
+            data: Vec::new(),
         };
         for l in text.lines() {
             let mut it = l.split_ascii_whitespace();
             let (Some(addr), Some(ty), Some(name)) = (it.next(), it.next(), it.next()) else {
                 continue;
             };
-            if ty.eq_ignore_ascii_case("t") {
+            let text = ty.eq_ignore_ascii_case("t");
+            let data = ["d", "b", "r"].iter().any(|d| ty.eq_ignore_ascii_case(d));
+            if text || data {
                 let module = it
                     .next()
                     .and_then(|m| m.strip_prefix('[')?.strip_suffix(']'));
-                k.funcs.push(FuncRec {
+                let rec = FuncRec {
                     name,
                     addr: u64::from_str_radix(addr, 16).unwrap_or(0),
                     module,
-                });
+                };
+                if text {
+                    k.funcs.push(rec);
+                } else {
+                    k.data.push(rec);
+                }
             }
             k.all.insert(name);
         }

@@ -503,6 +503,35 @@ fn funcs_discovery_and_json() {
     let v = json_doc(&o, "funcs.schema.json");
     assert_eq!(v["kind"], "tracepoints");
     assert!(v["entries"].as_array().unwrap().len() > 3);
+    // What watchpoints can watch: kallsyms' data symbols (not per-CPU
+    // offsets, not text), the length their alignment allows.
+    let ks = function_list(
+        "kallsyms",
+        "ffffffffa0080118 B rftm_watched\t[rfprobe_testmod]\n\
+         ffffffff82000000 D jiffies\n\
+         0000000000001234 D runqueues\n\
+         ffffffff82000006 d jiffies_lock\n\
+         ffffffff81000000 T jiffies_to_msecs\n",
+    );
+    let k = ks.to_str().unwrap();
+    let o = rfprobe(&btf, &["--kallsyms", k, "funcs", "-w", "jiffies*,runqueues", "rfprobe_testmod:*"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err_of(&o));
+    assert_eq!(
+        out_of(&o),
+        "w@rftm_watched:8                                 0xffffffffa0080118  [rfprobe_testmod]\n\
+         w@jiffies:8                                      0xffffffff82000000\n\
+         w@jiffies_lock:2                                 0xffffffff82000006\n"
+    );
+    let o = rfprobe(&btf, &["--kallsyms", k, "funcs", "-w", "--json", "jiffies"]);
+    let v = json_doc(&o, "funcs.schema.json");
+    assert_eq!(v["kind"], "variables");
+    assert_eq!(v["entries"][0]["prototype"], "w@jiffies:8");
+    assert_eq!(v["entries"][0]["address"], "0xffffffff82000000");
+    let o = rfprobe(&btf, &["--kallsyms", k, "funcs", "-w", "nope"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err_of(&o).contains("no data symbol matches 'nope'"));
+    let o = rfprobe(&btf, &["funcs", "-w", "-t"]);
+    assert_eq!(o.status.code(), Some(2));
 }
 
 #[test]
