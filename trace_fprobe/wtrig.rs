@@ -27,11 +27,11 @@ use crate::sync::EventMutexGuard;
 use crate::trace_probe::bytes::{put_hex, put_u64, ByteWrite};
 use crate::trace_probe::cmdline::split_commands;
 use crate::trace_probe::errors::{Failure, EEXIST, EINVAL, ENOENT, ENOMEM};
-use kernel::error::Error;
 use crate::trace_probe::interp;
 use crate::trace_probe::wtrigger::{self, Checked, WCmd, WTrigger};
 use core::pin::Pin;
 use core::sync::atomic::{AtomicU64, Ordering};
+use kernel::error::Error;
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
@@ -237,7 +237,8 @@ impl Rfprobe {
             };
             for (j, x) in old.iter().enumerate() {
                 if j != i {
-                    list.push(x.clone(), GFP_KERNEL).map_err(|_| Failure::silent(-ENOMEM))?;
+                    list.push(x.clone(), GFP_KERNEL)
+                        .map_err(|_| Failure::silent(-ENOMEM))?;
                 }
             }
         } else {
@@ -262,10 +263,12 @@ impl Rfprobe {
                 counts: TrigCounts::default(),
             };
             for x in old.iter() {
-                list.push(x.clone(), GFP_KERNEL).map_err(|_| Failure::silent(-ENOMEM))?;
+                list.push(x.clone(), GFP_KERNEL)
+                    .map_err(|_| Failure::silent(-ENOMEM))?;
             }
             let trig = Arc::new(trig, GFP_KERNEL).map_err(|_| Failure::silent(-ENOMEM))?;
-            list.push(trig, GFP_KERNEL).map_err(|_| Failure::silent(-ENOMEM))?;
+            list.push(trig, GFP_KERNEL)
+                .map_err(|_| Failure::silent(-ENOMEM))?;
         }
         let new = if list.is_empty() {
             None
@@ -380,6 +383,7 @@ fn write_counts(w: &mut impl ByteWrite, counts: &[(&str, &AtomicU64)]) -> core::
 /// The `error_log` command of a failed trigger line.
 pub(crate) fn log_command(line: &[u8]) -> Result<KVec<u8>> {
     let mut v = KVec::new();
-    wtrigger::write_log_command(&mut crate::kvec::VecSink(&mut v), line).map_err(|_| kernel::error::code::ENOMEM)?;
+    wtrigger::write_log_command(&mut crate::kvec::VecSink(&mut v), line)
+        .map_err(|_| kernel::error::code::ENOMEM)?;
     Ok(v)
 }

@@ -217,7 +217,13 @@ pub fn run_watch(
     if vars.is_empty() {
         return Ok(false);
     }
-    let align = |a: u64| if a == 0 { 8 } else { 1u64 << a.trailing_zeros().min(3) };
+    let align = |a: u64| {
+        if a == 0 {
+            8
+        } else {
+            1u64 << a.trailing_zeros().min(3)
+        }
+    };
     if json_out {
         let v: Vec<Value> = vars
             .iter()

@@ -514,7 +514,17 @@ fn funcs_discovery_and_json() {
          ffffffff81000000 T jiffies_to_msecs\n",
     );
     let k = ks.to_str().unwrap();
-    let o = rfprobe(&btf, &["--kallsyms", k, "funcs", "-w", "jiffies*,runqueues", "rfprobe_testmod:*"]);
+    let o = rfprobe(
+        &btf,
+        &[
+            "--kallsyms",
+            k,
+            "funcs",
+            "-w",
+            "jiffies*,runqueues",
+            "rfprobe_testmod:*",
+        ],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", err_of(&o));
     assert_eq!(
         out_of(&o),

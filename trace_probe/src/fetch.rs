@@ -1025,8 +1025,7 @@ where
             let slot = resolve(WATCH_SLOT).ok_or((0, CompileError::UnknownSymbol))?;
             c.set_watch_slot(slot);
         } else {
-            let addr =
-                watch_address(def, &mut resolve).ok_or((0, CompileError::UnknownSymbol))?;
+            let addr = watch_address(def, &mut resolve).ok_or((0, CompileError::UnknownSymbol))?;
             c.set_watch_addr(addr);
         }
     }

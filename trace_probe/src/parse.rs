@@ -2106,12 +2106,22 @@ fn parse_watch<E: ProbeEnv + ?Sized>(
     let mut cast: Option<(&[u8], &[u8])> = None;
     let parsed = if at(place, 0) == b'(' {
         let Some(close) = strchr(place, b')') else {
-            return Err(fail(def, 1, ErrCode::DerefOpenBrace, addr_pos + place.len()));
+            return Err(fail(
+                def,
+                1,
+                ErrCode::DerefOpenBrace,
+                addr_pos + place.len(),
+            ));
         };
         let sname = place.get(1..close).unwrap_or(&[]);
         let rest = place.get(close + 1..).unwrap_or(&[]);
         let Some(dot) = rest.iter().position(|&c| c == b'.') else {
-            return Err(fail(def, 1, ErrCode::TypecastReqField, addr_pos + place.len()));
+            return Err(fail(
+                def,
+                1,
+                ErrCode::TypecastReqField,
+                addr_pos + place.len(),
+            ));
         };
         let name = rest.get(..dot).unwrap_or(&[]);
         let path = rest.get(dot + 1..).unwrap_or(&[]);
@@ -2142,46 +2152,46 @@ fn parse_watch<E: ProbeEnv + ?Sized>(
     let (sym, addr) = match parsed {
         Some(p) => p,
         None => match kstrtoul(place, 0) {
-        Ok(a) => {
-            // A kernel address, aligned to the length (the hardware needs
-            // it; user addresses can never be watched here), or 0: armed
-            // by a `set_wprobe` trigger (upstream's "NULL address").
-            if a != 0 && (a < WATCH_MIN_ADDR || a % u64::from(len) != 0) {
-                return Err(fail(def, 1, ErrCode::BadAccessAddr, addr_pos));
-            }
-            (None, a)
-        }
-        Err(_) => {
-            let split = place.iter().position(|&c| c == b'+' || c == b'-');
-            let (name, offs) = match split {
-                Some(p) => {
-                    let text = place.get(p..).unwrap_or(&[]);
-                    let v = if at(text, 0) == b'+' {
-                        kstrtoul(text.get(1..).unwrap_or(&[]), 0)
-                            .ok()
-                            .and_then(|v| i64::try_from(v).ok())
-                    } else {
-                        kstrtoul(text.get(1..).unwrap_or(&[]), 0)
-                            .ok()
-                            .and_then(|v| i64::try_from(v).ok())
-                            .map(|v| -v)
-                    };
-                    let Some(v) = v else {
-                        return Err(fail(def, 1, ErrCode::BadProbeAddr, addr_pos + p));
-                    };
-                    (place.get(..p).unwrap_or(&[]), v)
+            Ok(a) => {
+                // A kernel address, aligned to the length (the hardware needs
+                // it; user addresses can never be watched here), or 0: armed
+                // by a `set_wprobe` trigger (upstream's "NULL address").
+                if a != 0 && (a < WATCH_MIN_ADDR || a % u64::from(len) != 0) {
+                    return Err(fail(def, 1, ErrCode::BadAccessAddr, addr_pos));
                 }
-                None => (place, 0),
-            };
-            if name.is_empty()
-                || name
-                    .iter()
-                    .any(|&c| !(is_alnum(c) || c == b'_' || c == b'.'))
-            {
-                return Err(fail(def, 1, ErrCode::BadAccessAddr, addr_pos));
+                (None, a)
             }
-            (Some(name), offs as u64)
-        }
+            Err(_) => {
+                let split = place.iter().position(|&c| c == b'+' || c == b'-');
+                let (name, offs) = match split {
+                    Some(p) => {
+                        let text = place.get(p..).unwrap_or(&[]);
+                        let v = if at(text, 0) == b'+' {
+                            kstrtoul(text.get(1..).unwrap_or(&[]), 0)
+                                .ok()
+                                .and_then(|v| i64::try_from(v).ok())
+                        } else {
+                            kstrtoul(text.get(1..).unwrap_or(&[]), 0)
+                                .ok()
+                                .and_then(|v| i64::try_from(v).ok())
+                                .map(|v| -v)
+                        };
+                        let Some(v) = v else {
+                            return Err(fail(def, 1, ErrCode::BadProbeAddr, addr_pos + p));
+                        };
+                        (place.get(..p).unwrap_or(&[]), v)
+                    }
+                    None => (place, 0),
+                };
+                if name.is_empty()
+                    || name
+                        .iter()
+                        .any(|&c| !(is_alnum(c) || c == b'_' || c == b'.'))
+                {
+                    return Err(fail(def, 1, ErrCode::BadAccessAddr, addr_pos));
+                }
+                (Some(name), offs as u64)
+            }
         },
     };
     let nomem = || Failure::silent(-ENOMEM);
@@ -2224,7 +2234,10 @@ fn parse_watch<E: ProbeEnv + ?Sized>(
     };
     let sym_span = sym.map_or(Span::default(), |name| span(sym_at, name.len()));
     let (cast_span, path_span) = match (cast, sym) {
-        (Some((c, p)), Some(name)) => (span(cast_at, c.len()), span(sym_at + name.len() + 1, p.len())),
+        (Some((c, p)), Some(name)) => (
+            span(cast_at, c.len()),
+            span(sym_at + name.len() + 1, p.len()),
+        ),
         _ => (Span::default(), Span::default()),
     };
     def.kind = ProbeKind::Watch;

@@ -685,7 +685,18 @@ fn watchpoint_armed_by_trigger() {
     // $value: slot, this CPU's copy, the address in it, the value there
     // (the last load fused with the store).
     assert_eq!(&insns[..3], &[Insn::Imm(slot), Insn::CpuPtr, deref][..]);
-    assert!(matches!(insns[3], Insn::StMem { off: 0, size: 8, .. }), "{:?}", &insns[..prog.len()]);
+    assert!(
+        matches!(
+            insns[3],
+            Insn::StMem {
+                off: 0,
+                size: 8,
+                ..
+            }
+        ),
+        "{:?}",
+        &insns[..prog.len()]
+    );
     assert_eq!(&insns[4..7], &[Insn::Imm(slot), Insn::CpuPtr, deref][..]);
     assert!(matches!(insns[7], Insn::StRaw { size: 8, .. }));
     assert_eq!(prog.len(), 8);
@@ -714,13 +725,20 @@ fn watchpoint_triggers() {
         let f = wtrigger::parse(line.as_bytes()).unwrap_err();
         let e = f.last().unwrap();
         assert_eq!((f.errno, e.code, e.pos), (-EINVAL, code, pos), "{line}");
-        assert_eq!(trace_probe::errors::subsystem(line.as_bytes()), "wprobe", "{line}");
+        assert_eq!(
+            trace_probe::errors::subsystem(line.as_bytes()),
+            "wprobe",
+            "{line}"
+        );
     }
     for def in ["f:g/e vfs_read", "f vfs_read", "w:g/e w@0:8", "-:g/e"] {
         assert!(!wtrigger::is_trigger_line(def.as_bytes()), "{def}");
     }
     let t = wtrigger::parse(b"rf/new  set_wprobe:wt/obj:p-0x10").unwrap();
-    assert_eq!((t.remove, t.cmd, t.source, t.wprobe), (false, WCmd::Set, &b"rf/new"[..], &b"wt/obj"[..]));
+    assert_eq!(
+        (t.remove, t.cmd, t.source, t.wprobe),
+        (false, WCmd::Set, &b"rf/new"[..], &b"wt/obj"[..])
+    );
     let f = t.field.unwrap();
     assert_eq!((f.name, f.adjust, f.pos), (&b"p"[..], -16, 25));
     let mut logged = trace_probe::bytes::ByteBuf::<128>::new();
@@ -730,7 +748,10 @@ fn watchpoint_triggers() {
     assert_eq!((t.remove, t.cmd, t.field), (true, WCmd::Clear, None));
 
     let mut k = Mock::new();
-    let (v, src) = decide(&mut k, "f:rf/new vfs_read p=$arg1 n=$arg3:u32 s=+0($arg2):string a=+0($arg1):x64[2]");
+    let (v, src) = decide(
+        &mut k,
+        "f:rf/new vfs_read p=$arg1 n=$arg3:u32 s=+0($arg2):string a=+0($arg1):x64[2]",
+    );
     defined(v);
     let (v, w) = decide(&mut k, "w:wt/obj w@0:8 v=$value");
     defined(v);
@@ -742,7 +763,13 @@ fn watchpoint_triggers() {
     };
     // p is the first argument: right after __probe_ip.
     let c = chk("rf/new set_wprobe:wt/obj:p+8", Some(&w)).unwrap();
-    assert_eq!(c, Checked { record_offset: 16, adjust: 8 });
+    assert_eq!(
+        c,
+        Checked {
+            record_offset: 16,
+            adjust: 8
+        }
+    );
     let mut rec = vec![0u8; 64];
     rec[16..24].copy_from_slice(&0xffff_8880_0000_1000u64.to_le_bytes());
     assert_eq!(wtrigger::address(&c, &rec), Some(0xffff_8880_0000_1008));
@@ -756,19 +783,34 @@ fn watchpoint_triggers() {
         let e = f.last().unwrap();
         (e.code, e.pos)
     };
-    assert_eq!(err(chk("rf/new set_wprobe:wt/obj:q", Some(&w))), (ErrCode::NoEventField, 25));
+    assert_eq!(
+        err(chk("rf/new set_wprobe:wt/obj:q", Some(&w))),
+        (ErrCode::NoEventField, 25)
+    );
     for f in ["n", "s", "a"] {
         assert_eq!(
             err(chk(&format!("rf/new set_wprobe:wt/obj:{f}"), Some(&w))),
             (ErrCode::WprobeBadField, 25)
         );
     }
-    assert_eq!(err(chk("rf/new set_wprobe:wt/fix:p", Some(&fixed))), (ErrCode::WprobeFixed, 18));
-    assert_eq!(err(chk("rf/new set_wprobe:wt/obj:p", None)), (ErrCode::WprobeNotFound, 18));
+    assert_eq!(
+        err(chk("rf/new set_wprobe:wt/fix:p", Some(&fixed))),
+        (ErrCode::WprobeFixed, 18)
+    );
+    assert_eq!(
+        err(chk("rf/new set_wprobe:wt/obj:p", None)),
+        (ErrCode::WprobeNotFound, 18)
+    );
     // A function probe is not a watchpoint.
-    assert_eq!(err(chk("rf/new set_wprobe:rf/new:p", Some(&src))), (ErrCode::WprobeNotFound, 18));
+    assert_eq!(
+        err(chk("rf/new set_wprobe:rf/new:p", Some(&src))),
+        (ErrCode::WprobeNotFound, 18)
+    );
     let t = wtrigger::parse(b"rf/nope set_wprobe:wt/obj:p").unwrap();
-    assert_eq!(err(wtrigger::check(&t, None, Some(w.stored()))), (ErrCode::NoTriggerEvent, 0));
+    assert_eq!(
+        err(wtrigger::check(&t, None, Some(w.stored()))),
+        (ErrCode::NoTriggerEvent, 0)
+    );
     let mut b = trace_probe::bytes::ByteBuf::<128>::new();
     wtrigger::write_show(&mut b, b"rf/new", WCmd::Set, b"wt/obj", Some((b"p", -16))).unwrap();
     assert_eq!(b.as_bytes(), b"rf/new set_wprobe:wt/obj:p-16");
@@ -780,7 +822,9 @@ fn watchpoint_triggers() {
 #[test]
 fn watchpoint_btf_typed_target() {
     use trace_probe::bytes::ByteBuf;
-    let Some(env) = Env::host("watchpoint_btf_typed_target") else { return };
+    let Some(env) = Env::host("watchpoint_btf_typed_target") else {
+        return;
+    };
     let btf = env.btf.unwrap();
     let mut k = Mock::new();
     k.btf = env;
@@ -789,9 +833,15 @@ fn watchpoint_btf_typed_target() {
         d.stored().write_show(&mut b).unwrap();
         String::from_utf8(b.as_bytes().to_vec()).unwrap()
     };
-    let (v, def) = decide(&mut k, "w:wt/pid w@(task_struct)init_task.pid p=$value a=$addr");
+    let (v, def) = decide(
+        &mut k,
+        "w:wt/pid w@(task_struct)init_task.pid p=$value a=$addr",
+    );
     defined(v);
-    assert_eq!(show(&def), "w:wt/pid w@(task_struct)init_task.pid:4 p=$value a=$addr\n");
+    assert_eq!(
+        show(&def),
+        "w:wt/pid w@(task_struct)init_task.pid:4 p=$value a=$addr\n"
+    );
     let d = def.stored();
     let w = d.watch();
     let _ = btf;
@@ -803,7 +853,10 @@ fn watchpoint_btf_typed_target() {
     // `comm` (char[16]) defaults to its first 8 bytes; a given length wins.
     let (v, def) = decide(&mut k, "w @(task_struct)init_task.comm");
     defined(v);
-    assert_eq!(show(&def), "w:wprobes/init_task rw@(task_struct)init_task.comm:8\n");
+    assert_eq!(
+        show(&def),
+        "w:wprobes/init_task rw@(task_struct)init_task.comm:8\n"
+    );
     let (v, def) = decide(&mut k, "w:wt/c w@(task_struct)init_task.comm:2");
     defined(v);
     assert_eq!(def.stored().watch().len, 2);
@@ -815,7 +868,11 @@ fn watchpoint_btf_typed_target() {
     let cases: &[(&str, ErrCode, u32)] = &[
         ("w w@(task_strukt)init_task.pid", ErrCode::NoPtrStrct, 5),
         ("w w@(task_struct)init_task.pidd", ErrCode::NoBtfField, 27),
-        ("w w@(task_struct)init_task.mm->mmap_base", ErrCode::TypecastBadArrow, 31),
+        (
+            "w w@(task_struct)init_task.mm->mmap_base",
+            ErrCode::TypecastBadArrow,
+            31,
+        ),
         ("w w@(task_struct)init_task", ErrCode::TypecastReqField, 26),
         ("w w@(task_struct", ErrCode::DerefOpenBrace, 16),
         ("w w@(task_struct)init-task.pid", ErrCode::BadAccessAddr, 17),
