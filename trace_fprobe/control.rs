@@ -466,6 +466,9 @@ impl Rfprobe {
         members: &[usize],
     ) -> core::result::Result<(KBox<Probe>, ProbeState), Failure> {
         let d = def.stored();
+        // A watchpoint on a module's variable: the module (the watchpoint
+        // detaches when it goes).
+        let mut watch_home = None;
         if d.is_watch() {
             // The symbol's address, checked as a number would be.
             let addr = fetch::watch_address(&d, &mut |name: &[u8]| {
@@ -473,6 +476,9 @@ impl Rfprobe {
             })
             .ok_or_else(|| plan::compile_failure(def, line, true))?;
             plan::check_watch_address(def, line, addr)?;
+            if addr != 0 {
+                watch_home = crate::kallsyms::module_at(addr);
+            }
         }
         let (tracepoint, funcs) = match plan.target {
             Target::Tracepoint { .. } => (find_tracepoint(tp_modules, d.symbol()), None),
@@ -480,7 +486,11 @@ impl Rfprobe {
             Target::PendingFunc | Target::Watch => (None, None),
         };
         let mut unresolved = false;
-        let home = plan.home.as_ref().map(|m| m.as_bytes());
+        let home = plan
+            .home
+            .as_ref()
+            .map(|m| m.as_bytes())
+            .or(watch_home.as_deref());
         Probe::new(&d, tracepoint, funcs, home, |name| {
             let r = resolve_symbol(self.vmlinux.get(), name);
             unresolved |= r.is_none();
@@ -1136,7 +1146,7 @@ impl plan::Groups for ProbeGroups<'_> {
 
 /// The function part of a stored definition.
 fn func_part_of<'a>(def: &StoredDef<'a>) -> Option<&'a [u8]> {
-    (!def.is_tracepoint()).then(|| def.symbol())
+    (!def.is_tracepoint() && !def.is_watch()).then(|| def.symbol())
 }
 
 /// `GROUP/EVENT` of a definition, for messages.

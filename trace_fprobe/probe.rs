@@ -99,7 +99,8 @@ pub(crate) struct Probe {
     pub(crate) entry_prog: EntryProgram,
     pub(crate) entry_insns: KVec<Insn>,
     /// A single-function probe on a module function: the module. The
-    /// function is looked up again when the module comes back.
+    /// function is looked up again when the module comes back. A
+    /// watchpoint on a module's variable: that module.
     home: Option<KVec<u8>>,
     /// The first probe of its definition (a definition whose functions
     /// need different fetch programs has one probe per program; only the
@@ -136,6 +137,9 @@ pub(crate) struct ProbeState {
     /// module of a module function is not loaded (pending).
     funcs: KVec<(u64, u16)>,
     mods: KVec<KVec<u8>>,
+    /// `w` probes: the module holding the watched variable went (the
+    /// breakpoints were released; the address may be reused by anything).
+    gone: bool,
 }
 
 impl ProbeState {
@@ -317,6 +321,7 @@ impl Probe {
             old_nmissed: 0,
             funcs: KVec::new(),
             mods: KVec::new(),
+            gone: false,
         };
         if let Some((set, which)) = funcs {
             state.set_funcs(set, which)?;
@@ -324,7 +329,8 @@ impl Probe {
         Ok((probe, state))
     }
 
-    /// The module this single-function probe's function is in.
+    /// The module this single-function probe's function (or this
+    /// watchpoint's variable) is in.
     pub(crate) fn home(&self) -> Option<&[u8]> {
         self.home.as_deref()
     }
@@ -355,6 +361,10 @@ impl Probe {
                 unsafe { t.attach(tp) }?;
             }
             Attach::Watch(w, addr) => {
+                if st.gone {
+                    // The watched variable's module went.
+                    return Err(code::ENODEV);
+                }
                 let spec = self.def().watch();
                 let access = match spec.access {
                     Access::Read => 1,
@@ -427,7 +437,19 @@ impl Probe {
     /// module is still live during its GOING notification, its ftrace
     /// records with it). Returns whether any did. A single-function probe
     /// is pending until the module comes back.
+    ///
+    /// A watchpoint on a variable of module `name` is detached for good
+    /// (its address may be anything's once the module is gone): `ENODEV`,
+    /// which the caller logs, and enabling it fails with `ENODEV`.
     pub(crate) fn module_going(&self, st: &mut ProbeState, name: &[u8]) -> Result<bool> {
+        if let Attach::Watch(..) = &self.attach {
+            if self.home() != Some(name) || st.gone {
+                return Ok(false);
+            }
+            self.detach(st);
+            st.gone = true;
+            return Err(code::ENODEV);
+        }
         let Some(m) = st.mods.iter().position(|n| n[..] == *name) else {
             return Ok(false);
         };
@@ -552,7 +574,8 @@ impl Probe {
 
     /// Is the probe waiting for its module?
     pub(crate) fn pending(&self, st: &ProbeState) -> bool {
-        !self.def().is_tracepoint() && st.funcs.is_empty()
+        let d = self.def();
+        !d.is_tracepoint() && !d.is_watch() && st.funcs.is_empty()
     }
 
     /// The tracepoint this (tracepoint) probe waits for or uses.
