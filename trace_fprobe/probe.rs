@@ -548,6 +548,7 @@ impl Probe {
             old_nmissed: 0,
             funcs: KVec::new(),
             mods: core::mem::take(&mut st.mods),
+            gone: false,
         };
         let r = new.set_funcs(set, which);
         st.mods = core::mem::take(&mut new.mods);
