@@ -408,6 +408,13 @@ void rfprobe_tp_detach(struct rfprobe_tp *t)
  * the record path is NMI-safe) with the registers of the access; on x86 a
  * data breakpoint traps after the instruction, so the ip is the next one.
  */
+void rfprobe_fprobe_handlers(struct fprobe *fp, bool with_entry)
+{
+	fp->exit_handler = rfprobe_fexit;
+	if (with_entry)
+		fp->entry_handler = rfprobe_fexit_entry;
+}
+
 struct rfprobe_wp {
 	struct perf_event * __percpu *bp;
 	void *probe;

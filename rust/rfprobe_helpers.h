@@ -97,6 +97,17 @@ unsigned long rfprobe_ops_nmissed(struct rfprobe_ops *ro);
 void rfprobe_ops_entry(void *data, unsigned long ip, struct pt_regs *regs);
 
 /*
+ * Exit probes: the fprobe handlers (Rust, trace_fprobe/handler.rs, of
+ * exactly fprobe's handler types) and the helper that sets them on an
+ * unregistered fprobe (the entry handler too if @with_entry).
+ */
+int rfprobe_fexit_entry(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
+			struct pt_regs *regs, void *entry_data);
+void rfprobe_fexit(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
+		   struct pt_regs *regs, void *entry_data);
+void rfprobe_fprobe_handlers(struct fprobe *fp, bool with_entry);
+
+/*
  * t probes: rfprobe's own tracepoint probe (see rfprobe_helpers.c), which
  * calls rfprobe_ops_entry() with the probe (on kCFI kernels through an
  * ftrace_ops on the tracepoint's probestub).

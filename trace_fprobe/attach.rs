@@ -245,6 +245,7 @@ impl ExitFprobe {
     }
 
     /// Registers on `addrs` with the handlers of `trace_fprobe/handler.rs`
+    /// (`rfprobe_fexit`, `rfprobe_fexit_entry`)
     /// (`entry`: the entry handler and its data size, for exit probes
     /// that read arguments at entry).
     ///
@@ -263,9 +264,10 @@ impl ExitFprobe {
         // SAFETY: Not registered (caller), so nothing else accesses it.
         unsafe {
             fp.write(core::mem::zeroed());
-            (*fp).exit_handler = Some(crate::handler::rfprobe_fexit);
+            // The handlers (trace_fprobe/handler.rs), set by name in C: this
+            // module does not depend on the one that uses it.
+            bindings::rfprobe_fprobe_handlers(fp, entry.is_some());
             if let Some(size) = entry {
-                (*fp).entry_handler = Some(crate::handler::rfprobe_fexit_entry);
                 (*fp).entry_data_size = size;
             }
             (*fp).nr_maxactive = maxactive as i32;

@@ -501,13 +501,15 @@ unsafe fn exit_probe<'a>(fp: *mut bindings::fprobe) -> &'a Probe {
 }
 
 /// fprobe entry handler of exit probes that use entry arguments: stores them.
-/// Registered by `ExitFprobe::register`. Of exactly bindgen's
-/// `fprobe_entry_cb` type: kCFI checks the fprobe core's call against it.
+/// Set by `rfprobe_fprobe_handlers()` (rust/rfprobe_helpers.c) for
+/// `ExitFprobe::register`. Of exactly bindgen's `fprobe_entry_cb` type:
+/// kCFI checks the fprobe core's call against it.
 ///
 /// # Safety
 ///
 /// Called by the fprobe core for the `fprobe` of a registered probe, with
 /// the arguments `fprobe_entry_cb` documents.
+#[no_mangle]
 pub(crate) unsafe extern "C" fn rfprobe_fexit_entry(
     fp: *mut bindings::fprobe,
     _entry_ip: c_ulong,
@@ -539,13 +541,14 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit_entry(
     0
 }
 
-/// fprobe exit handler of exit probes. Registered by
-/// `ExitFprobe::register`; of exactly bindgen's `fprobe_exit_cb` type.
+/// fprobe exit handler of exit probes. Set by `rfprobe_fprobe_handlers()`
+/// for `ExitFprobe::register`; of exactly bindgen's `fprobe_exit_cb` type.
 ///
 /// # Safety
 ///
 /// Called by the fprobe core for the `fprobe` of a registered probe, with
 /// the arguments `fprobe_exit_cb` documents.
+#[no_mangle]
 pub(crate) unsafe extern "C" fn rfprobe_fexit(
     fp: *mut bindings::fprobe,
     entry_ip: c_ulong,
