@@ -116,10 +116,14 @@ impl ErrorLog {
         self.push(entry, command, KVec::new());
     }
 
-    /// A `triggers` line failed with `f` (`crate::wtrig`).
+    /// A `triggers` line failed with `f` (its words joined by one space,
+    /// as `trace_probe::wtrigger` counts the carets).
     pub(crate) fn add_trigger(&mut self, line: &[u8], f: &Failure) {
         for e in f.iter() {
-            if let Ok(command) = crate::wtrig::log_command(line) {
+            let mut command = KVec::new();
+            if crate::trace_probe::wtrigger::write_log_command(&mut VecSink(&mut command), line)
+                .is_ok()
+            {
                 self.push(e, command, KVec::new());
             }
         }

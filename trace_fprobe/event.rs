@@ -183,7 +183,7 @@ impl Event {
     /// can read it.
     pub(crate) fn set_triggers(
         &self,
-        new: Option<KBox<crate::wtrig::TrigList>>,
+        new: Option<KBox<crate::trigs::TrigList>>,
         g: &mut EventMutexGuard<'_>,
     ) -> Result {
         if new.is_some() && !self.is_enabled() {

@@ -24,6 +24,7 @@ use crate::ring::{CoreBuffer, Direct, EventFile, Filtered, Reserve, RingBuffer};
 use crate::trace_probe::fetch::{Insn, Program};
 use crate::trace_probe::interp;
 use crate::trace_probe::profile::Outcome;
+use crate::trigs::TrigList;
 use core::ffi::c_void;
 use core::ptr::NonNull;
 use kernel::ffi::{c_int, c_ulong};
@@ -417,13 +418,45 @@ unsafe fn trace_hit_slow<const EXIT: bool, const FULL_REGS: bool>(
     if users & USERS_TRIG != 0 {
         // SAFETY: Handler context (caller).
         if let Some(trigs) = unsafe { out.triggers() } {
-            trigs.run(probe, &hit.machine());
+            run_triggers(hit, trigs);
             // Triggers only: no record, as for a soft-disabled event.
             o = o.or(Some(Outcome::SoftDisabled));
         }
     }
     // No output left: the event is being disabled.
     o.unwrap_or(Outcome::Disabling)
+}
+
+/// Runs the event's watchpoint triggers on a hit: the record's fields are
+/// built in this context's scratch buffer if a trigger takes one (a nested
+/// run that finds it taken counts in the triggers' `nested`).
+#[inline(never)]
+fn run_triggers<const EXIT: bool, const FULL_REGS: bool>(
+    hit: &Hit<'_, EXIT, FULL_REGS>,
+    trigs: &TrigList,
+) {
+    if !trigs.needs_record() {
+        trigs.fire(&[]);
+        return;
+    }
+    let probe = hit.probe;
+    // SAFETY: Handler context: preemption is off.
+    let Some(mut claimed) = (unsafe { probe.outputs().state().scratch.claim() }) else {
+        trigs.nested();
+        return;
+    };
+    let scratch = claimed.buf();
+    let cap = probe.prog.max_record_size().min(scratch.len());
+    let bodies = probe.def();
+    let m = hit.machine();
+    let rec = match scratch.get_mut(..cap) {
+        Some(buf) => match interp::run(&probe.prog, &probe.insns, &m, &bodies, buf) {
+            Ok(res) => buf.get(..res.len).unwrap_or(&[]),
+            Err(_) => &[],
+        },
+        None => &[],
+    };
+    trigs.fire(rec);
 }
 
 /// One sample for the perf events on the probe's event on this CPU, written

@@ -16,7 +16,7 @@ use crate::perf::PerfEvents;
 use crate::ring::{EventFile, FileId, FileSlot};
 use crate::sync::{EventMutex, EventMutexGuard};
 use crate::trace_event::TraceEvent;
-use crate::wtrig::TrigList;
+use crate::trigs::TrigList;
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use kernel::error::{code, Result};
 use kernel::prelude::*;
@@ -40,7 +40,7 @@ pub(crate) struct MoreFiles(KVec<FileSlot>);
 pub(crate) const USERS_PERF: usize = 1 << 16;
 const USERS_FILES: usize = USERS_PERF - 1;
 /// [`Outputs::users`]: the bit that says watchpoint triggers run on the
-/// event's hits ([`crate::wtrig`]).
+/// event's hits ([`crate::trigs`]).
 pub(crate) const USERS_TRIG: usize = 1 << 17;
 
 /// Module-wide state the events and handlers need.

@@ -52,6 +52,7 @@ mod regs;
 mod ring;
 mod sync;
 mod trace_event;
+mod trigs;
 mod wtrig;
 
 use control::{Inner, Rfprobe};

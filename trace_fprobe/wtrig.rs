@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Watchpoint triggers: `set_wprobe`/`clear_wprobe` on an rfprobe event
-//! (`trace_probe::wtrigger` parses and checks a line; this carries it out).
+//! (`trace_probe::wtrigger` parses and checks a line; this carries it out,
+//! [`crate::trigs`] is what the handlers run).
 //!
 //! 6.12 lets no module add commands to the events' `trigger` files, so the
 //! triggers live in rfprobe's `triggers` file. A trigger is a user of the
@@ -10,149 +11,21 @@
 //! not enabled counts as soft-disabled, as C's trigger-only events do). The
 //! watchpoint it arms is pinned: removing it is EBUSY until the trigger
 //! goes; so is removing the event the trigger runs on.
-//!
-//! Lifetime: the triggers of an event are a list ([`TrigList`]) published
-//! in its [`Outputs`](crate::outputs::Outputs) and replaced whole under
-//! `event_mutex`; a replaced list is freed after an RCU grace period (the
-//! handlers read it with preemption disabled). An entry points at the
-//! watchpoint's [`HwWatch`], which lives in the watchpoint event's only
-//! probe: that event cannot be removed while the entry exists.
 
-use crate::attach::HwWatch;
 use crate::control::{Inner, Rfprobe};
 use crate::event::Event;
-use crate::probe::Probe;
-use crate::regs::RegsMachine;
 use crate::sync::EventMutexGuard;
 use crate::trace_probe::bytes::{put_hex, put_u64, ByteWrite};
-use crate::trace_probe::cmdline::split_commands;
+use crate::trace_probe::cmdline::{split_commands, tokens};
 use crate::trace_probe::errors::{Failure, EEXIST, EINVAL, ENOENT, ENOMEM};
-use crate::trace_probe::interp;
-use crate::trace_probe::wtrigger::{self, Checked, WCmd, WTrigger};
+use crate::trace_probe::wtrigger::{self, Checked, WTrigger};
+use crate::trigs::{Trig, TrigCounts, TrigList};
+use core::ffi::c_void;
 use core::pin::Pin;
 use core::sync::atomic::{AtomicU64, Ordering};
 use kernel::error::Error;
 use kernel::prelude::*;
 use kernel::sync::Arc;
-
-/// What became of a trigger's hits.
-#[derive(Default)]
-struct TrigCounts {
-    /// Hits of the event the trigger ran on.
-    hits: AtomicU64,
-    /// Requests that armed or disarmed the watchpoint.
-    changed: AtomicU64,
-    /// Hits that changed nothing (`set_wprobe` on an armed watchpoint,
-    /// `clear_wprobe` of another address or of a disarmed one).
-    ignored: AtomicU64,
-    /// `set_wprobe` with an address no watchpoint can have (not a kernel
-    /// address, or not aligned to its length).
-    refused: AtomicU64,
-    /// Hits that could not read the field: a run of this event's probes
-    /// on this CPU was building its record (nesting).
-    nested: AtomicU64,
-}
-
-fn inc(c: &AtomicU64) {
-    c.fetch_add(1, Ordering::Relaxed);
-}
-
-/// One trigger.
-pub(crate) struct Trig {
-    cmd: WCmd,
-    checked: Checked,
-    /// The watchpoint's event (pinned while this trigger exists).
-    target: *const Event,
-    /// Its probe (the only one a watchpoint event has).
-    wprobe: *const Probe,
-    /// Its length, for the alignment check.
-    len: u8,
-    /// As listed: the watchpoint's `GRP/EVENT`, the field's name.
-    wname: KVec<u8>,
-    field: KVec<u8>,
-    counts: TrigCounts,
-}
-
-// SAFETY: The pointers are to an event and its probe that outlive the
-// trigger (pinned, see the module documentation); everything else is
-// immutable or atomic.
-unsafe impl Send for Trig {}
-// SAFETY: As above.
-unsafe impl Sync for Trig {}
-
-impl Trig {
-    fn watch(&self) -> Option<&HwWatch> {
-        // SAFETY: The watchpoint event cannot be removed while this trigger
-        // exists (pinned), and its only probe cannot be removed on its own.
-        unsafe { (*self.wprobe).watch() }
-    }
-
-    /// Runs on a hit; `rec` is the hit's record (its fields), or empty when
-    /// no trigger of the event needs a field.
-    #[inline]
-    fn run(&self, rec: &[u8]) {
-        let c = &self.counts;
-        inc(&c.hits);
-        let Some(w) = self.watch() else { return };
-        let addr = wtrigger::address(&self.checked, rec);
-        let changed = match (self.cmd, addr) {
-            (WCmd::Set, Some(a)) => {
-                if !wtrigger::armable(a, self.len) {
-                    inc(&c.refused);
-                    return;
-                }
-                w.request(a, 0, true)
-            }
-            // Checked: `set_wprobe` always has a field.
-            (WCmd::Set, None) => return,
-            (WCmd::Clear, Some(a)) => w.request(0, a, true),
-            (WCmd::Clear, None) => w.request(0, 0, false),
-        };
-        inc(if changed { &c.changed } else { &c.ignored });
-    }
-
-    fn same(&self, cmd: WCmd, target: *const Event) -> bool {
-        self.cmd == cmd && self.target == target
-    }
-}
-
-/// The triggers of one event.
-pub(crate) struct TrigList(KVec<Arc<Trig>>);
-
-impl TrigList {
-    /// Runs every trigger on a hit of `probe`: the record's fields are
-    /// built in this context's scratch buffer if a trigger needs one (a
-    /// nested run that finds it taken counts in `nested`).
-    #[inline(never)]
-    pub(crate) fn run(&self, probe: &Probe, m: &RegsMachine<'_>) {
-        if !self.0.iter().any(|t| t.checked.record_offset != 0) {
-            for t in self.0.iter() {
-                t.run(&[]);
-            }
-            return;
-        }
-        // SAFETY: Handler context: preemption is off.
-        let Some(mut claimed) = (unsafe { probe.outputs().state().scratch.claim() }) else {
-            for t in self.0.iter() {
-                inc(&t.counts.nested);
-            }
-            return;
-        };
-        let scratch = claimed.buf();
-        let cap = probe.prog.max_record_size().min(scratch.len());
-        let bodies = probe.def();
-        let rec = match scratch.get_mut(..cap) {
-            Some(buf) => match interp::run(&probe.prog, &probe.insns, m, &bodies, buf) {
-                Ok(res) => buf.get(..res.len).unwrap_or(&[]),
-                Err(_) => &[],
-            },
-            None => &[],
-        };
-        for t in self.0.iter() {
-            t.run(rec);
-        }
-    }
-}
 
 fn errno(e: Error) -> i32 {
     e.to_errno()
@@ -192,7 +65,7 @@ impl Rfprobe {
         let inner = &mut *guard;
         for r in split_commands(buf) {
             let line = r?;
-            if crate::trace_probe::cmdline::tokens(line).next().is_none() {
+            if tokens(line).next().is_none() {
                 continue;
             }
             if let Err(f) = self.trigger_command(inner, line) {
@@ -227,7 +100,7 @@ impl Rfprobe {
     ) -> core::result::Result<(), Failure> {
         let nomem = |_| Failure::silent(-ENOMEM);
         let nomem_e = |_: Error| Failure::silent(-ENOMEM);
-        let tptr: *const Event = tgt;
+        let tptr: *const c_void = (tgt as *const Event).cast();
         let old: &[Arc<Trig>] = src.outputs().trig_list(g).map_or(&[], |l| &l.0[..]);
         let found = old.iter().position(|x| x.same(t.cmd, tptr));
         let mut list = KVec::new();
@@ -248,6 +121,9 @@ impl Rfprobe {
             let Some(wp) = tgt.probes(g).next() else {
                 return Err(Failure::silent(-EINVAL));
             };
+            let Some(watch) = wp.watch() else {
+                return Err(Failure::silent(-EINVAL));
+            };
             let mut field = KVec::new();
             if let Some(f) = t.field {
                 field.extend_from_slice(f.name, GFP_KERNEL).map_err(nomem)?;
@@ -256,7 +132,7 @@ impl Rfprobe {
                 cmd: t.cmd,
                 checked,
                 target: tptr,
-                wprobe: wp,
+                watch,
                 len: wp.def().watch().len,
                 wname: full_name(tgt).map_err(nomem_e)?,
                 field,
@@ -289,7 +165,7 @@ impl Rfprobe {
             let Some(list) = ev.outputs().trig_list(&g) else {
                 continue;
             };
-            let targets: KVec<*const Event> = {
+            let targets: KVec<*const c_void> = {
                 let mut v = KVec::new();
                 for t in list.0.iter() {
                     v.push(t.target, GFP_KERNEL)?;
@@ -298,8 +174,9 @@ impl Rfprobe {
             };
             ev.set_triggers(None, &mut g)?;
             for t in targets.iter() {
-                // SAFETY: Pinned until now (the trigger just went), so alive.
-                unsafe { (**t).outputs().pin(false, &mut g) };
+                // SAFETY: An event's address (`apply`), pinned until now
+                // (the trigger just went), so alive.
+                unsafe { (*t.cast::<Event>()).outputs().pin(false, &mut g) };
             }
         }
         Ok(())
@@ -378,12 +255,4 @@ fn write_counts(w: &mut impl ByteWrite, counts: &[(&str, &AtomicU64)]) -> core::
         put_u64(w, c.load(Ordering::Relaxed))?;
     }
     w.put(b"\n")
-}
-
-/// The `error_log` command of a failed trigger line.
-pub(crate) fn log_command(line: &[u8]) -> Result<KVec<u8>> {
-    let mut v = KVec::new();
-    wtrigger::write_log_command(&mut crate::kvec::VecSink(&mut v), line)
-        .map_err(|_| kernel::error::code::ENOMEM)?;
-    Ok(v)
 }
