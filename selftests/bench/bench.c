@@ -58,71 +58,58 @@ __attribute__((noinline, noipa)) void prof_marker_stop(void)
 	asm volatile("nop; nop" ::: "memory");
 }
 
-static int loop_read(long n)
+/* One operation of a loop; false on failure. */
+static int op_read(int fd)
 {
 	char buf[1];
-	long i;
-	long long t0, t1;
-	int fd = open("/dev/zero", O_RDONLY);
 
-	if (fd < 0)
-		die("open /dev/zero");
-	for (i = 0; i < WARMUP; i++)
-		if (read(fd, buf, 1) != 1)
-			die("read");
-	prof_marker_start();
-	t0 = now_ns();
-	for (i = 0; i < n; i++)
-		if (read(fd, buf, 1) != 1)
-			die("read");
-	t1 = now_ns();
-	prof_marker_stop();
-	close(fd);
-	printf("ns_per_op=%.2f\n", (double)(t1 - t0) / n);
-	return 0;
+	return read(fd, buf, 1) == 1;
 }
 
-/* N x write(.../rfprobe_floor/poke): each writes rfprobe_floor_watched. */
-static int loop_poke(long n)
+/* Writes rfprobe_floor_watched (.../rfprobe_floor/poke). */
+static int op_poke(int fd)
 {
-	long i;
-	long long t0, t1;
-	int fd = open("/sys/kernel/debug/rfprobe_floor/poke", O_WRONLY);
-
-	if (fd < 0)
-		die("open /sys/kernel/debug/rfprobe_floor/poke");
-	for (i = 0; i < WARMUP; i++)
-		if (write(fd, "1", 1) != 1)
-			die("write");
-	prof_marker_start();
-	t0 = now_ns();
-	for (i = 0; i < n; i++)
-		if (write(fd, "1", 1) != 1)
-			die("write");
-	t1 = now_ns();
-	prof_marker_stop();
-	close(fd);
-	printf("ns_per_op=%.2f\n", (double)(t1 - t0) / n);
-	return 0;
+	return write(fd, "1", 1) == 1;
 }
 
-static int loop_prctl(long n)
+static int op_prctl(int fd)
+{
+	(void)fd;
+	return prctl(PR_SET_NAME, "bench", 0, 0, 0) == 0;
+}
+
+/*
+ * N x op(fd) after the warm-up, timed between the markers; prints
+ * "ns_per_op=X.XX". Inlined with op a constant, so the timed loop is a
+ * direct call, as if written out.
+ */
+static inline __attribute__((always_inline)) int timed(long n, int fd, int (*op)(int),
+							  const char *what)
 {
 	long i;
 	long long t0, t1;
 
 	for (i = 0; i < WARMUP; i++)
-		if (prctl(PR_SET_NAME, "bench", 0, 0, 0))
-			die("prctl");
+		if (!op(fd))
+			die(what);
 	prof_marker_start();
 	t0 = now_ns();
 	for (i = 0; i < n; i++)
-		if (prctl(PR_SET_NAME, "bench", 0, 0, 0))
-			die("prctl");
+		if (!op(fd))
+			die(what);
 	t1 = now_ns();
 	prof_marker_stop();
 	printf("ns_per_op=%.2f\n", (double)(t1 - t0) / n);
 	return 0;
+}
+
+static int open_or_die(const char *path, int flags)
+{
+	int fd = open(path, flags);
+
+	if (fd < 0)
+		die(path);
+	return fd;
 }
 
 static int write_lines(const char *file, const char *list)
@@ -197,11 +184,12 @@ int main(int argc, char **argv)
 		if (n <= 0)
 			return 2;
 		if (!strcmp(argv[2], "read"))
-			return loop_read(n);
+			return timed(n, open_or_die("/dev/zero", O_RDONLY), op_read, "read");
 		if (!strcmp(argv[2], "prctl"))
-			return loop_prctl(n);
+			return timed(n, -1, op_prctl, "prctl");
 		if (!strcmp(argv[2], "poke"))
-			return loop_poke(n);
+			return timed(n, open_or_die("/sys/kernel/debug/rfprobe_floor/poke", O_WRONLY),
+				     op_poke, "write");
 	}
 	if (argc == 4 && !strcmp(argv[1], "write"))
 		return write_lines(argv[2], argv[3]);

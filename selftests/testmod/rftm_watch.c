@@ -87,8 +87,18 @@ RFTM_PROBED void rftm_watch_del(struct rftm_obj *o)
 	kfree(o);
 }
 
-static ssize_t rftm_watch_call(const char __user *ubuf, size_t len, int which)
+/* What a write to each file does (its index is the file's private data). */
+enum rftm_watch_op { W_WRITE, W_READ, W_OBJ, W_QSTR, W_NEW, W_USE, W_DEL, W_NR };
+
+static const char *const rftm_watch_files[W_NR] = {
+	[W_WRITE] = "watch_write", [W_READ] = "watch_read", [W_OBJ] = "watch_obj",
+	[W_QSTR] = "watch_qstr",   [W_NEW] = "watch_new",   [W_USE] = "watch_use",
+	[W_DEL] = "watch_del",
+};
+
+static ssize_t rftm_watch_w(struct file *f, const char __user *ubuf, size_t len, loff_t *p)
 {
+	long op = (long)f->private_data;
 	unsigned int n;
 	int ret = kstrtouint_from_user(ubuf, len, 0, &n);
 
@@ -96,93 +106,52 @@ static ssize_t rftm_watch_call(const char __user *ubuf, size_t len, int which)
 		return ret;
 	if (n > 100000)
 		return -EINVAL;
-	switch (which) {
-	case 6:
+	switch (op) {
+	case W_WRITE:
+		rftm_watch_write(n);
+		break;
+	case W_READ:
+		WRITE_ONCE(rftm_watch_sum, rftm_watch_read(n));
+		break;
+	case W_OBJ:
+		rftm_watch_obj_write(n);
+		break;
+	case W_QSTR:
 		rftm_watch_qstr_write(n);
 		break;
-	case 3:
+	case W_NEW:
 		if (rftm_live)
 			rftm_watch_del(rftm_live);
 		rftm_live = rftm_watch_new();
 		if (!rftm_live)
 			return -ENOMEM;
 		break;
-	case 4:
+	case W_USE:
 		if (!rftm_live)
 			return -ENOENT;
 		rftm_watch_use(rftm_live, n);
 		break;
-	case 5:
+	case W_DEL:
 		if (!rftm_live)
 			return -ENOENT;
 		rftm_watch_del(rftm_live);
 		rftm_live = NULL;
 		break;
-	case 0:
-		rftm_watch_write(n);
-		break;
-	case 1:
-		WRITE_ONCE(rftm_watch_sum, rftm_watch_read(n));
-		break;
-	default:
-		rftm_watch_obj_write(n);
-		break;
 	}
 	return len;
 }
 
-static ssize_t rftm_watch_write_w(struct file *f, const char __user *ubuf, size_t len, loff_t *p)
-{
-	return rftm_watch_call(ubuf, len, 0);
-}
-
-static ssize_t rftm_watch_read_w(struct file *f, const char __user *ubuf, size_t len, loff_t *p)
-{
-	return rftm_watch_call(ubuf, len, 1);
-}
-
-static ssize_t rftm_watch_obj_w(struct file *f, const char __user *ubuf, size_t len, loff_t *p)
-{
-	return rftm_watch_call(ubuf, len, 2);
-}
-
-static ssize_t rftm_watch_new_w(struct file *f, const char __user *ubuf, size_t len, loff_t *p)
-{
-	return rftm_watch_call(ubuf, len, 3);
-}
-
-static ssize_t rftm_watch_use_w(struct file *f, const char __user *ubuf, size_t len, loff_t *p)
-{
-	return rftm_watch_call(ubuf, len, 4);
-}
-
-static ssize_t rftm_watch_del_w(struct file *f, const char __user *ubuf, size_t len, loff_t *p)
-{
-	return rftm_watch_call(ubuf, len, 5);
-}
-
-static ssize_t rftm_watch_qstr_w(struct file *f, const char __user *ubuf, size_t len, loff_t *p)
-{
-	return rftm_watch_call(ubuf, len, 6);
-}
-
-static const struct file_operations rftm_watch_qstr_fops = { .write = rftm_watch_qstr_w };
-static const struct file_operations rftm_watch_new_fops = { .write = rftm_watch_new_w };
-static const struct file_operations rftm_watch_use_fops = { .write = rftm_watch_use_w };
-static const struct file_operations rftm_watch_del_fops = { .write = rftm_watch_del_w };
-static const struct file_operations rftm_watch_write_fops = { .write = rftm_watch_write_w };
-static const struct file_operations rftm_watch_read_fops = { .write = rftm_watch_read_w };
-static const struct file_operations rftm_watch_obj_fops = { .write = rftm_watch_obj_w };
+static const struct file_operations rftm_watch_fops = {
+	.open = simple_open,
+	.write = rftm_watch_w,
+};
 
 void rftm_watch_init(struct dentry *dir)
 {
-	debugfs_create_file("watch_write", 0200, dir, NULL, &rftm_watch_write_fops);
-	debugfs_create_file("watch_read", 0200, dir, NULL, &rftm_watch_read_fops);
-	debugfs_create_file("watch_obj", 0200, dir, NULL, &rftm_watch_obj_fops);
-	debugfs_create_file("watch_qstr", 0200, dir, NULL, &rftm_watch_qstr_fops);
-	debugfs_create_file("watch_new", 0200, dir, NULL, &rftm_watch_new_fops);
-	debugfs_create_file("watch_use", 0200, dir, NULL, &rftm_watch_use_fops);
-	debugfs_create_file("watch_del", 0200, dir, NULL, &rftm_watch_del_fops);
+	long op;
+
+	for (op = 0; op < W_NR; op++)
+		debugfs_create_file(rftm_watch_files[op], 0200, dir, (void *)op, &rftm_watch_fops);
 }
 
 void rftm_watch_exit(void)
