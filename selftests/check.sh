@@ -108,11 +108,11 @@ expect_fail "kCFI failure at module load (debug)" build/check/runner-cfi.log $? 
 # The tests of selftests/stress/ that fit make check's time on 2 cores;
 # churn and livefuzz take longer under TCG and are run by hand:
 # selftests/run-vm.sh -k debug -t 3000 selftests/stress
-stage "stress suite on debug (references, module tracepoints, nesting, faults)"
+stage "stress suite on debug (references, module tracepoints, nesting, faults, watchpoint triggers)"
 selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko -t 2400 \
 	selftests/stress/refs.tc selftests/stress/module_tp.tc selftests/stress/module_funcs.tc \
 	selftests/stress/nesting.tc selftests/stress/rmmod_race.tc \
-	selftests/stress/faults.tc 2>&1 |
+	selftests/stress/faults.tc selftests/stress/watch_triggers.tc 2>&1 |
 	tee build/check/vm-stress.log
 count "stress suite (debug)" build/check/vm-stress.log "${PIPESTATUS[0]}"
 
