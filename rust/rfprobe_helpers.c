@@ -459,7 +459,8 @@ static void rfprobe_wp_kick(struct irq_work *iw)
 {
 	struct rfprobe_wp *w = container_of(iw, struct rfprobe_wp, iw);
 
-	schedule_work(&w->work);
+	/* High priority: the watch is blind until the move. */
+	queue_work(system_highpri_wq, &w->work);
 }
 
 static void rfprobe_wp_move(struct work_struct *work);
