@@ -152,8 +152,8 @@ impl Event {
         self.inner.get(g).probes.iter().map(|(p, _)| p.def())
     }
 
-    /// Enabled in a trace instance or used by perf (the probes are
-    /// attached)?
+    /// Enabled in a trace instance, used by perf or running triggers (the
+    /// probes are attached)?
     pub(crate) fn is_enabled(&self) -> bool {
         self.out.in_use()
     }

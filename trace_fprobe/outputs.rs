@@ -111,8 +111,8 @@ impl Outputs {
         self.users.load(Ordering::Acquire)
     }
 
-    /// Enabled in a trace instance or used by perf (the probes are
-    /// attached)?
+    /// Enabled in a trace instance, used by perf or running triggers (the
+    /// probes are attached)?
     pub(crate) fn in_use(&self) -> bool {
         self.users.load(Ordering::Relaxed) != 0
     }
