@@ -401,13 +401,7 @@ void rfprobe_tp_detach(struct rfprobe_tp *t)
 	t->tp = NULL;
 }
 
-/*
- * w probes. One perf hardware breakpoint per CPU, created when the event is
- * enabled and released when it is disabled, as upstream's wprobe events do.
- * The overflow handler runs in the debug exception (an NMI-like context:
- * the record path is NMI-safe) with the registers of the access; on x86 a
- * data breakpoint traps after the instruction, so the ip is the next one.
- */
+/* Exit probes: the Rust fprobe handlers, set by name (rfprobe_helpers.h). */
 void rfprobe_fprobe_handlers(struct fprobe *fp, bool with_entry)
 {
 	fp->exit_handler = rfprobe_fexit;
@@ -415,6 +409,13 @@ void rfprobe_fprobe_handlers(struct fprobe *fp, bool with_entry)
 		fp->entry_handler = rfprobe_fexit_entry;
 }
 
+/*
+ * w probes. One perf hardware breakpoint per CPU, created when the event is
+ * enabled and released when it is disabled, as upstream's wprobe events do.
+ * The overflow handler runs in the debug exception (an NMI-like context:
+ * the record path is NMI-safe) with the registers of the access; on x86 a
+ * data breakpoint traps after the instruction, so the ip is the next one.
+ */
 struct rfprobe_wp {
 	struct perf_event * __percpu *bp;
 	void *probe;
