@@ -2,11 +2,11 @@
 
 //! Watchpoint triggers as the handlers see them: the list of an event's
 //! `set_wprobe`/`clear_wprobe` triggers ([`TrigList`]) and what each does
-//! with a hit's record ([`Trig::fire`]). `crate::wtrig` makes and lists
+//! with a hit's record ([`Trig::fire`]). wtrig.rs makes and lists
 //! them; `trace_probe::wtrigger` decides what a line means.
 //!
 //! Lifetime: the list of an event is published in its
-//! [`Outputs`](crate::outputs::Outputs) and replaced whole under
+//! `Outputs` and replaced whole under
 //! `event_mutex`; a replaced list is freed after an RCU grace period (the
 //! handlers read it with preemption disabled). An entry points at the
 //! watchpoint's [`HwWatch`], which lives in the watchpoint event's only
@@ -46,7 +46,7 @@ pub(crate) struct Trig {
     pub(crate) cmd: WCmd,
     pub(crate) checked: Checked,
     /// The watchpoint's event, as an identity (the event is pinned while
-    /// this trigger exists; `crate::wtrig` unpins it).
+    /// this trigger exists; wtrig.rs unpins it).
     pub(crate) target: *const c_void,
     /// Its breakpoints, in its event's only probe.
     pub(crate) watch: *const HwWatch,

@@ -882,4 +882,13 @@ fn watchpoint_btf_typed_target() {
         let (_, c, p, _, _) = rejected(v);
         assert_eq!((c, p), (code, pos), "{line}");
     }
+    // A bitfield member cannot be watched (caret after the path).
+    let (v, _) = decide(&mut k, "w w@(task_struct)init_task.in_execve");
+    let (_, c, _, _, _) = rejected(v);
+    assert_eq!(c, ErrCode::TypecastNotAligned);
+    // Without BTF the typed form is refused, the caret on the type.
+    let mut k = Mock::new();
+    let (v, _) = decide(&mut k, "w w@(task_struct)init_task.pid");
+    let (_, c, p, _, _) = rejected(v);
+    assert_eq!((c, p), (ErrCode::NosupBtfarg, 5));
 }
