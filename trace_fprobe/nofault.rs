@@ -42,7 +42,9 @@ use core::sync::atomic::{AtomicU64, Ordering};
 /// The lowest address a read may start at (`rfprobe_nofault_kernel_lo()`:
 /// `TASK_SIZE_MAX + PAGE_SIZE`, raised to the first canonical kernel
 /// address for the CPU's address width; every address above is canonical).
-/// `u64::MAX` until [`init`]: every read faults.
+/// A multiple of the page size (both bounds are), so an aligned word is
+/// allowed exactly when each of its bytes is. `u64::MAX` until [`init`]:
+/// every read faults.
 static KERNEL_LO: AtomicU64 = AtomicU64::new(u64::MAX);
 
 /// `VSYSCALL_ADDR` (checked against the kernel's in rfprobe_helpers.c).
@@ -162,6 +164,18 @@ pub(crate) fn read_kernel(addr: u64, out: &mut [u8]) -> Result<(), Fault> {
         _ => {}
     }
     read_kernel_any(addr, out)
+}
+
+/// The aligned word at `addr` for word-at-a-time strings
+/// (`interp::read_str_words`): the same checks as [`read_kernel`], one
+/// load. An aligned word lies in one page, so it is allowed and mapped
+/// exactly when each of its bytes is.
+#[inline(always)]
+pub(crate) fn read_kernel_word(addr: u64) -> Result<u64, Fault> {
+    if !allowed(addr) {
+        return Err(Fault);
+    }
+    load8(addr)
 }
 
 /// Any length: the kernel's loop (8-byte loads, then one each of 4, 2, 1).

@@ -235,6 +235,19 @@ impl Machine for RegsMachine<'_> {
         self.note(nofault::read_kernel(addr, out))
     }
 
+    /// x86-64 faults are page-granular and [`nofault::read_kernel_word`]
+    /// is one load.
+    const WORD_STRINGS: bool = true;
+
+    #[inline(always)]
+    fn read_kernel_word(&self, addr: u64) -> Result<u64, Fault> {
+        let r = nofault::read_kernel_word(addr);
+        if r.is_err() {
+            self.faults.inc(0);
+        }
+        r
+    }
+
     #[inline(always)]
     fn read_user(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
         // SAFETY: nofault copy into a valid buffer of `out.len()` bytes.

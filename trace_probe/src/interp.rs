@@ -53,7 +53,10 @@
 //! String bodies are read in chunks that never cross a 4 KiB page
 //! boundary; if a chunk read faults, it is re-read byte by byte so the
 //! result is exactly that of a byte-wise `strncpy_from_*_nofault` (a NUL
-//! before the first unreadable byte ends the string successfully).
+//! before the first unreadable byte ends the string successfully). A
+//! machine whose kernel reads fault by whole pages (the module's:
+//! [`Machine::WORD_STRINGS`]) reads kernel strings a word at a time
+//! instead ([`read_str_words`]), with the same result.
 
 use super::fetch::{
     EntryProgram, Insn, Program, Src, KSYM_SYMBOL_LEN, MAX_RECORD_SIZE, MAX_STRING_SIZE,
@@ -96,6 +99,21 @@ pub trait Machine {
     fn read_kernel(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault>;
     /// `copy_from_user_nofault(out, addr, out.len())`.
     fn read_user(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault>;
+    /// Whether [`Machine::read_kernel_word`] is a single load whose faults
+    /// are those of whole 4 KiB pages (a real MMU): then kernel strings
+    /// are read a word at a time ([`read_str_words`]), which gives the
+    /// byte-wise result. `false` (the default): they are read in chunks by
+    /// [`Machine::read_kernel`].
+    const WORD_STRINGS: bool = false;
+    /// The 8 bytes at `addr`, a multiple of 8, as one native-endian load
+    /// with the access rules of [`Machine::read_kernel`]. Only used when
+    /// [`Machine::WORD_STRINGS`] is true.
+    #[inline(always)]
+    fn read_kernel_word(&self, addr: u64) -> Result<u64, Fault> {
+        let mut w = [0u8; 8];
+        self.read_kernel(addr, &mut w)?;
+        Ok(u64::from_ne_bytes(w))
+    }
     /// x86_64: `addr < TASK_SIZE` (C `probe_mem_read` uses the user copy
     /// for such addresses).
     fn is_user_addr(&self, addr: u64) -> bool;
@@ -409,7 +427,12 @@ impl Dyn {
             self.fault(rec, dl);
             return;
         };
-        match read_str(m, addr, user, out) {
+        let read = if M::WORD_STRINGS && !user {
+            read_str_words(m, addr, out)
+        } else {
+            read_str(m, addr, user, out)
+        };
+        match read {
             Ok((len, cut)) => {
                 if cut && max < MAX_STRING_SIZE {
                     self.truncated = true;
@@ -418,6 +441,76 @@ impl Dyn {
             }
             Err(Fault) => self.fault(rec, dl),
         }
+    }
+}
+
+/// The bytes `0x01` and `0x80` in every byte of a word (the has-zero-byte
+/// test of `word-at-a-time.h`).
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// [`read_str`] for a kernel string on a machine with
+/// [`Machine::WORD_STRINGS`]: aligned 8-byte loads, the first one of the
+/// word holding `addr`, each tested for a NUL in a few instructions
+/// (`lib/string.c`'s `strscpy()` does the same), each stored whole while
+/// `out` has room.
+///
+/// The result is [`read_str`]'s, fault for fault: an aligned word lies in
+/// one page, so it faults exactly when the first byte of it the string
+/// needs does (with no NUL before it within `out.len()`), which is when a
+/// byte-wise copy would fault. Bytes of a loaded word past the NUL are
+/// never stored as they are: the NUL's word is stored with zeros after
+/// the NUL. Host-tested against the byte-wise copy for every alignment,
+/// length and fault position (`tests/interp_strings.rs`).
+#[inline(always)]
+pub fn read_str_words<M: Machine + ?Sized>(
+    m: &M,
+    addr: u64,
+    out: &mut [u8],
+) -> Result<(usize, bool), Fault> {
+    let max = out.len();
+    let skip = (addr % 8) as usize;
+    let mut at = addr - skip as u64;
+    // The word's bytes in memory order from the low byte, those before
+    // `addr` shifted out (zeros come in at the top: never taken, `avail`
+    // excludes them).
+    let mut w = u64::from_le(m.read_kernel_word(at)?) >> (8 * skip);
+    let mut avail = 8 - skip;
+    let mut done = 0usize;
+    loop {
+        let want = avail.min(max - done);
+        let zeros = w.wrapping_sub(ONES) & !w & HIGHS;
+        // The lowest flagged byte is the first NUL (the test's false
+        // positives are only above a true one).
+        let nul = (zeros.trailing_zeros() / 8) as usize;
+        let n = if nul < want { nul + 1 } else { want };
+        let rest = out.get_mut(done..).unwrap_or(&mut []);
+        if let Some(d) = rest.first_chunk_mut::<8>() {
+            // Room for the whole word: one store, zeros after the NUL.
+            *d = if nul < want && nul < 7 {
+                (w & ((1u64 << (8 * (nul + 1))) - 1)).to_le_bytes()
+            } else {
+                w.to_le_bytes()
+            };
+        } else {
+            for (d, s) in rest.iter_mut().zip(w.to_le_bytes()).take(n) {
+                *d = s;
+            }
+        }
+        done += n;
+        if nul < want {
+            return Ok((done, false));
+        }
+        if done >= max {
+            // No NUL within `max` bytes: truncate and terminate.
+            if let Some(last) = out.last_mut() {
+                *last = 0;
+            }
+            return Ok((max, true));
+        }
+        at = at.wrapping_add(8);
+        w = u64::from_le(m.read_kernel_word(at)?);
+        avail = 8;
     }
 }
 
