@@ -995,15 +995,6 @@ void *notrace rfprobe_scratch_get(void __percpu *area, unsigned long stride)
 }
 NOKPROBE_SYMBOL(rfprobe_scratch_get);
 
-void notrace rfprobe_scratch_put(void *slice, unsigned long stride)
-{
-	unsigned long *busy = (unsigned long *)((char *)slice + stride) - 1;
-
-	barrier();
-	WRITE_ONCE(*busy, 0);
-}
-NOKPROBE_SYMBOL(rfprobe_scratch_put);
-
 /* See rfprobe_helpers.h. */
 int rfprobe_class_reg(struct trace_event_call *call, enum trace_reg type, void *data)
 {

@@ -155,10 +155,10 @@ void rfprobe_synchronize_rcu(void);
 /*
  * Per-CPU scratch slices of @stride bytes per context level, the last word
  * an in-use flag: this CPU's slice for the current level, or NULL if a run
- * it interrupted holds it. rfprobe_scratch_put() releases it.
+ * it interrupted holds it. The caller releases it by clearing the flag
+ * (trace_fprobe/percpu.rs).
  */
 void *rfprobe_scratch_get(void __percpu *area, unsigned long stride);
-void rfprobe_scratch_put(void *slice, unsigned long stride);
 
 /*
  * The two event callbacks whose C prototype has an enum, class->reg (enum

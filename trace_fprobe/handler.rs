@@ -357,11 +357,36 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
     probe.count_hit();
     let out = probe.outputs();
     // Usually: one instance, in the first slot, no perf, and a fixed-size
-    // record.
+    // record written directly. Everything else is out of line, with the
+    // hit in registers, so that this compiles to a short straight line.
     if out.users() == 1 {
         // SAFETY: Handler context (caller).
         if let Some(file) = unsafe { out.first_file() } {
-            probe.count(record(&hit, file));
+            let o = match probe.prog.static_size() {
+                Some(size) => match file.reserve_direct(size) {
+                    Direct::Rec(p, buffer) => {
+                        // SAFETY: The reservation holds `size` bytes, open
+                        // until the commit.
+                        let rec = unsafe { reserved(p, size) };
+                        hit.write_head(rec);
+                        if probe.prog.is_fused() {
+                            let _ =
+                                interp::run_fused(&probe.prog, &probe.insns, &hit.machine(), rec);
+                        } else {
+                            run_steps_into::<EXIT, FULL_REGS>(probe, hit.regs, hit.edata, rec);
+                        }
+                        buffer.commit();
+                        return;
+                    }
+                    d => record_static_rest::<EXIT, FULL_REGS>(
+                        probe, hit.regs, hit.edata, hit.ip, hit.ret_ip, file, size, d,
+                    ),
+                },
+                None => record_dynamic::<EXIT, FULL_REGS>(
+                    probe, hit.regs, hit.edata, hit.ip, hit.ret_ip, file,
+                ),
+            };
+            probe.count(o);
             return;
         }
     }
@@ -370,6 +395,54 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
         trace_hit_slow::<EXIT, FULL_REGS>(probe, hit.regs, hit.edata, hit.ip, hit.ret_ip)
     };
     probe.count(o);
+}
+
+/// Runs the probe's static program, not a fused one, into its reserved
+/// record `rec` ([`interp::run_steps`]): out of line, so that the machine
+/// it takes by reference is built here and not on every hit's path.
+#[inline(never)]
+fn run_steps_into<const EXIT: bool, const FULL_REGS: bool>(
+    probe: &Probe,
+    regs: Regs,
+    edata: *const u8,
+    rec: &mut [u8],
+) {
+    let hit = Hit::<EXIT, FULL_REGS> {
+        probe,
+        regs,
+        edata,
+        ip: 0,
+        ret_ip: 0,
+    };
+    let _ = interp::run_steps(&probe.prog, &probe.insns, &hit.machine(), rec);
+}
+
+/// [`record_static`] after a direct reservation that did not give a
+/// record: `d` is [`Direct::Miss`] or [`Direct::Generic`].
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn record_static_rest<const EXIT: bool, const FULL_REGS: bool>(
+    probe: &Probe,
+    regs: Regs,
+    edata: *const u8,
+    ip: u64,
+    ret_ip: u64,
+    file: EventFile<'_>,
+    size: usize,
+    d: Direct,
+) -> Outcome {
+    let hit = &Hit::<EXIT, FULL_REGS> {
+        probe,
+        regs,
+        edata,
+        ip,
+        ret_ip,
+    };
+    match d {
+        // `Rec` is never passed: the caller commits it.
+        Direct::Rec(..) | Direct::Miss => file.refused(),
+        Direct::Generic => record_static_generic(hit, file, size),
+    }
 }
 
 /// The outcome of a hit so far, after one more output's `o`: the first

@@ -166,6 +166,22 @@ pub(crate) fn read_kernel(addr: u64, out: &mut [u8]) -> Result<(), Fault> {
     read_kernel_any(addr, out)
 }
 
+/// The `size`-byte value at `addr` (1, 2, 4 or 8; any other size reads
+/// one byte), zero-extended: [`read_kernel`] of a fixed-size field as one
+/// load, with no bytes to copy.
+#[inline(always)]
+pub(crate) fn read_kernel_value(addr: u64, size: usize) -> Result<u64, Fault> {
+    if !allowed(addr) {
+        return Err(Fault);
+    }
+    match size {
+        8 => load8(addr),
+        4 => load4(addr),
+        2 => load2(addr),
+        _ => load1(addr),
+    }
+}
+
 /// The aligned word at `addr` for word-at-a-time strings
 /// (`interp::read_str_words`): the same checks as [`read_kernel`], one
 /// load. An aligned word lies in one page, so it is allowed and mapped

@@ -8,6 +8,7 @@
 
 use crate::bindings;
 use core::ffi::c_void;
+use core::sync::atomic::{AtomicUsize, Ordering};
 use kernel::error::{code, Result};
 
 /// Context levels: task, softirq, hardirq, NMI (`interrupt_context_level()`).
@@ -157,7 +158,14 @@ impl ScratchGuard<'_> {
 impl Drop for ScratchGuard<'_> {
     #[inline(always)]
     fn drop(&mut self) {
-        // SAFETY: Claimed by `Scratch::claim`.
-        unsafe { bindings::rfprobe_scratch_put(self.p.cast(), SCRATCH_STRIDE as _) };
+        // The in-use flag is the slice's last word, cleared after every
+        // access to the buffer (a release store: on x86 a plain `mov` after
+        // a compiler barrier).
+        // SAFETY: `p` is the start of a claimed slice of SCRATCH_STRIDE
+        // bytes (`Scratch::claim`) whose last word, 8-aligned (the slices
+        // are, and the stride is a multiple of 8), is its flag, which only
+        // this CPU's runs touch, with preemption off.
+        let busy = unsafe { AtomicUsize::from_ptr(self.p.add(SCRATCH_SIZE).cast::<usize>()) };
+        busy.store(0, Ordering::Release);
     }
 }

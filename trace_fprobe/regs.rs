@@ -240,6 +240,15 @@ impl Machine for RegsMachine<'_> {
     const WORD_STRINGS: bool = true;
 
     #[inline(always)]
+    fn read_kernel_value(&self, addr: u64, size: usize) -> Result<u64, Fault> {
+        let r = nofault::read_kernel_value(addr, size);
+        if r.is_err() {
+            self.faults.inc(0);
+        }
+        r
+    }
+
+    #[inline(always)]
     fn read_kernel_word(&self, addr: u64) -> Result<u64, Fault> {
         let r = nofault::read_kernel_word(addr);
         if r.is_err() {

@@ -99,6 +99,15 @@ pub trait Machine {
     fn read_kernel(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault>;
     /// `copy_from_user_nofault(out, addr, out.len())`.
     fn read_user(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault>;
+    /// The `size`-byte (1, 2, 4 or 8) little-endian value at `addr`,
+    /// zero-extended: [`Machine::read_kernel`] of `size` bytes, which a
+    /// machine may do as one load of that size.
+    #[inline(always)]
+    fn read_kernel_value(&self, addr: u64, size: usize) -> Result<u64, Fault> {
+        let mut w = [0u8; 8];
+        self.read_kernel(addr, w.get_mut(..size).ok_or(Fault)?)?;
+        Ok(u64::from_le_bytes(w))
+    }
     /// Whether [`Machine::read_kernel_word`] is a single load whose faults
     /// are those of whole 4 KiB pages (a real MMU): then kernel strings
     /// are read a word at a time ([`read_str_words`]), which gives the
@@ -784,32 +793,61 @@ pub fn run_static<M: Machine + ?Sized>(
     m: &M,
     rec: &mut [u8],
 ) -> u32 {
+    if prog.is_fused() {
+        run_fused(prog, insns, m, rec)
+    } else {
+        run_steps(prog, insns, m, rec)
+    }
+}
+
+/// [`run_static`] for a fused program ([`Program::is_fused`]): every
+/// argument is one fused instruction (the usual case: BTF arguments,
+/// `$argN`, `$retval`, `file->f_pos`), run with a two-way dispatch and no
+/// per-argument state. Anything else cannot occur in such a program and is
+/// skipped. It uses the machine only through calls it inlines, so a caller
+/// can keep the machine in registers (and [`run_steps`] out of line).
+#[inline(always)]
+pub fn run_fused<M: Machine + ?Sized>(
+    prog: &Program,
+    insns: &[Insn],
+    m: &M,
+    rec: &mut [u8],
+) -> u32 {
     let Some(insns) = insns.get(..prog.len()) else {
         return 0;
     };
     let mut faults = 0u32;
-    if prog.is_fused() {
-        // Every argument is one fused instruction (the usual case: BTF
-        // arguments, `$argN`, `$retval`, `file->f_pos`): a two-way dispatch
-        // and no per-argument state. Anything else cannot occur in such a
-        // program and is skipped.
-        for insn in insns {
-            let f = match *insn {
-                Insn::StVal { src, dst, size } => st_val(m, rec, src, dst, size),
-                Insn::StArgMem {
-                    arg,
-                    dst,
-                    off,
-                    size,
-                    user,
-                } => st_arg_mem(m, rec, arg, dst, off, size, user),
-                _ => 0,
-            };
-            // At most one per element: cannot wrap.
-            faults = faults.wrapping_add(f);
-        }
-        return faults;
+    for insn in insns {
+        let f = match *insn {
+            Insn::StVal { src, dst, size } => st_val(m, rec, src, dst, size),
+            Insn::StArgMem {
+                arg,
+                dst,
+                off,
+                size,
+                user,
+            } => st_arg_mem(m, rec, arg, dst, off, size, user),
+            _ => 0,
+        };
+        // At most one per element: cannot wrap.
+        faults = faults.wrapping_add(f);
     }
+    faults
+}
+
+/// [`run_static`] for any static program: every instruction through the
+/// per-argument state machine.
+#[inline(always)]
+pub fn run_steps<M: Machine + ?Sized>(
+    prog: &Program,
+    insns: &[Insn],
+    m: &M,
+    rec: &mut [u8],
+) -> u32 {
+    let Some(insns) = insns.get(..prog.len()) else {
+        return 0;
+    };
+    let mut faults = 0u32;
     let mut a = ArgState::new();
     for insn in insns {
         faults = faults.wrapping_add(a.step_fixed(insn, m, rec));
@@ -971,6 +1009,23 @@ fn store_scalar<M: Machine + ?Sized>(
 ) -> u32 {
     let size = usize::from(size.min(8));
     match bits {
+        // The sizes of scalar types, from kernel memory: one load of the
+        // value and one store.
+        None if matches!(size, 1 | 2 | 4 | 8) && !user && !m.is_user_addr(addr) => {
+            if rec.len() < dst + size {
+                return 0;
+            }
+            match m.read_kernel_value(addr, size) {
+                Ok(v) => {
+                    write_le(rec, dst, size, v);
+                    0
+                }
+                Err(Fault) => {
+                    zero(rec, dst, size);
+                    1
+                }
+            }
+        }
         None => {
             let Some(field) = rec.get_mut(dst..dst + size) else {
                 return 0;
