@@ -224,6 +224,17 @@ floor_steps() {
 			else if (t ~ /return value/) out("r")
 			out("v" z ":" d); next
 		}
+		# A fused string (StArgStr): the load, its dereferences and the
+		# string in one line, separated by ", ".
+		t ~ /^load (arg[0-9]+ \([^)]*\)|tracepoint argument [0-9]+)(, deref: load 8 bytes of memory at value[-+]0x[0-9a-f]+)*, copy the string at value[-+]0x[0-9a-f]+ to the dynamic area, __data_loc at record\+[0-9]+$/ {
+			np = split(t, part, /, /)
+			if (part[1] ~ /^load arg/) { split(part[1], w, /[^0-9]+/); out(arg(w[2])) }
+			else { n = part[1]; sub(/.* /, "", n); out(arg(n)) }
+			for (i = 2; i < np - 1; i++) { o = part[i]; sub(/.*value/, "", o); out("d" o) }
+			o = part[np - 1]; sub(/.*at value/, "", o); sub(/ .*/, "", o)
+			d = part[np]; sub(/.*record\+/, "", d)
+			out("s" o ":" d ":" dyn); next
+		}
 		t ~ /^copy the string at value[-+]0x[0-9a-f]+ to the dynamic area, __data_loc at record\+[0-9]+$/ {
 			o = t; sub(/.*at value/, "", o); sub(/ .*/, "", o)
 			d = t; sub(/.*record\+/, "", d)

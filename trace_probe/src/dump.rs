@@ -142,6 +142,17 @@ impl Display for InsnText<'_> {
                 u32::from(shift) + u32::from(width),
                 if signed { " sign-extended" } else { "" }
             ),
+            Insn::StArgStr { arg: a, dst, nr, offs } => {
+                write!(f, "load {}", arg(a))?;
+                let hops = offs.get(..usize::from(nr)).unwrap_or(&[]);
+                if let Some((last, inner)) = hops.split_last() {
+                    for &off in inner {
+                        write!(f, ", deref: load 8 bytes of memory at value{}", Off(i64::from(off)))?;
+                    }
+                    write!(f, ", copy the string at value{}", Off(i64::from(*last)))?;
+                }
+                write!(f, " to the dynamic area, __data_loc at record+{dst}")
+            }
             Insn::StRaw { dst, size } => {
                 write!(f, "store {size} bytes of the value at record+{dst}")
             }
@@ -230,6 +241,7 @@ pub const fn is_store(i: &Insn) -> bool {
         Insn::StVal { .. }
             | Insn::StArgMem { .. }
             | Insn::StArgBits { .. }
+            | Insn::StArgStr { .. }
             | Insn::StRaw { .. }
             | Insn::StMem { .. }
             | Insn::StStr { .. }

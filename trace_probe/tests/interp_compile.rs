@@ -485,7 +485,7 @@ fn arbitrary_instruction_streams_never_panic() {
             .map(|_| {
                 let r = next();
                 let dst = (next() % 0x12000) as u32;
-                match r % 14 {
+                match r % 15 {
                     0 => Insn::Arg((r >> 8) as u16 % 8),
                     1 => Insn::Entry((r >> 8) as u16 % 4),
                     2 => Insn::Imm(next()),
@@ -540,6 +540,13 @@ fn arbitrary_instruction_streams_never_panic() {
                         off: next() as i32 % 8192,
                         size: (r >> 16) as u8,
                         user: r & 0x100 != 0,
+                    },
+                    13 => Insn::StArgStr {
+                        arg: (r >> 8) as u16 % 8,
+                        dst: dst as u16,
+                        // Corrupted counts too (above STR_HOPS).
+                        nr: (r >> 16) as u8 % 6,
+                        offs: [next() as i16, next() as i16, (r >> 24) as i16],
                     },
                     _ => Insn::EntryStore {
                         arg: 0,
@@ -607,4 +614,147 @@ fn bitfield_one_hop_from_an_argument_is_fused() {
     let (i, p) = compile1(&d, "").unwrap();
     assert_eq!(i.len(), 4);
     assert!(!p.is_fused());
+}
+
+#[test]
+fn kernel_strings_from_an_argument_fuse_into_one_instruction() {
+    // file->f_path.dentry->d_name.name:string
+    let hops = [(0x48, false), (0x28, false), (0, false)];
+    let (i, p) = compile1(&desc(Base::Arg(0), &hops, T::String), "").unwrap();
+    assert_eq!(
+        i,
+        vec![Insn::StArgStr {
+            arg: 0,
+            dst: 16,
+            nr: 3,
+            offs: [0x48, 0x28, 0],
+        }]
+    );
+    assert!(p.is_fused() && p.is_dynamic());
+    // $arg2:string is one hop of 0.
+    let (i, _) = compile1(&desc(Base::Arg(1), &[(0, false)], T::String), "").unwrap();
+    assert_eq!(
+        i,
+        vec![Insn::StArgStr {
+            arg: 1,
+            dst: 16,
+            nr: 1,
+            offs: [0, 0, 0],
+        }]
+    );
+    // Not fused: user memory (ustring, a `+u` hop), four hops, an offset
+    // beyond 16 bits, a string array, another base.
+    for (d, why) in [
+        (desc(Base::Arg(0), &[(0, false)], T::UString), "ustring"),
+        (
+            desc(Base::Arg(0), &[(8, true), (0, false)], T::String),
+            "+u hop",
+        ),
+        (
+            desc(
+                Base::Arg(0),
+                &[(8, false), (8, false), (8, false), (0, false)],
+                T::String,
+            ),
+            "four hops",
+        ),
+        (
+            desc(Base::Arg(0), &[(0x8000, false), (0, false)], T::String),
+            "offset",
+        ),
+        (
+            arr(desc(Base::Arg(0), &[(0, false)], T::String), 2),
+            "array",
+        ),
+        (desc(Base::Retval, &[(0, false)], T::String), "retval"),
+    ] {
+        let (i, p) = compile1(&d, "").unwrap();
+        assert!(
+            !i.iter().any(|x| matches!(x, Insn::StArgStr { .. })) && !p.is_fused(),
+            "{why}: {i:?}"
+        );
+    }
+}
+
+#[test]
+fn a_fused_string_reads_what_its_unfused_chain_reads() {
+    // The same accesses through StArgStr and through Arg/Deref/StStr: the
+    // unfused program's argument is 0x10000 lower and its first offset
+    // 0x10000 higher (beyond 16 bits: not fused), so both read the same
+    // addresses. Every fault position, a user pointer on the way, a NULL,
+    // a string cut by an unreadable byte; the same records, fault counts,
+    // truncation and reads.
+    const K: u64 = 0xffff_8880_0100_0000;
+    const U: u64 = 0x0000_7ffe_0000_0000;
+    let fused = desc(
+        Base::Arg(0),
+        &[(0x48, false), (0x28, false), (4, false)],
+        T::String,
+    );
+    let plain = desc(
+        Base::Arg(1),
+        &[(0x10048, false), (0x28, false), (4, false)],
+        T::String,
+    );
+    let unmap = |m: &mut Mock, at: u64| m.regions.retain(|r| r.start != at);
+    let cases: Vec<(&str, Box<dyn Fn(&mut Mock)>)> = vec![
+        ("all mapped", Box::new(|_| {})),
+        ("first hop faults", Box::new(move |m| unmap(m, K + 0x48))),
+        ("second hop faults", Box::new(move |m| unmap(m, K + 0x2028))),
+        ("string faults", Box::new(move |m| unmap(m, K + 0x3004))),
+        (
+            "NULL inner pointer",
+            Box::new(move |m| {
+                unmap(m, K + 0x2028);
+                m.map_u64(K + 0x2028, 0);
+            }),
+        ),
+        (
+            "user pointer",
+            Box::new(move |m| {
+                unmap(m, K + 0x2028);
+                m.map_u64(K + 0x2028, U);
+                m.map_str(U + 4, b"user");
+            }),
+        ),
+        (
+            "cut by an unreadable byte",
+            Box::new(|m| {
+                m.poison.insert(K + 0x3004 + 3);
+            }),
+        ),
+        (
+            "NUL before an unreadable byte",
+            Box::new(|m| {
+                m.poison.insert(K + 0x3004 + 9);
+            }),
+        ),
+    ];
+    for (what, change) in cases {
+        let mut m = Mock::new();
+        m.args = vec![K, K - 0x10000];
+        m.map_u64(K + 0x48, K + 0x2000);
+        m.map_u64(K + 0x2028, K + 0x3000);
+        m.map_str(K + 0x3004, b"enable");
+        change(&mut m);
+        let f = Probe::new(ProbeKind::Entry, &[a("s", fused), a("n", fused)], &m);
+        let u = Probe::new(ProbeKind::Entry, &[a("s", plain), a("n", plain)], &m);
+        assert!(f.prog.is_fused() && !u.prog.is_fused(), "{what}");
+        m.reset_counters();
+        let (rf, r1) = f.run(&m, (0, 0));
+        let reads_f = (m.kernel_reads.get(), m.user_reads.get());
+        m.reset_counters();
+        let (ru, r2) = u.run(&m, (0, 0));
+        let reads_u = (m.kernel_reads.get(), m.user_reads.get());
+        assert_eq!((rf, r1), (ru, r2), "{what}");
+        assert_eq!(reads_f, reads_u, "{what}: reads");
+        // Small buffers: the same truncation.
+        for cap in [24, 26, 30] {
+            assert_eq!(
+                f.run_cap(&m, (0, 0), cap),
+                u.run_cap(&m, (0, 0), cap),
+                "{what} cap {cap}"
+            );
+        }
+    }
 }
