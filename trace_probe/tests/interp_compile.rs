@@ -697,7 +697,8 @@ fn a_fused_string_reads_what_its_unfused_chain_reads() {
         T::String,
     );
     let unmap = |m: &mut Mock, at: u64| m.regions.retain(|r| r.start != at);
-    let cases: Vec<(&str, Box<dyn Fn(&mut Mock)>)> = vec![
+    type Change = Box<dyn Fn(&mut Mock)>;
+    let cases: Vec<(&str, Change)> = vec![
         ("all mapped", Box::new(|_| {})),
         ("first hop faults", Box::new(move |m| unmap(m, K + 0x48))),
         ("second hop faults", Box::new(move |m| unmap(m, K + 0x2028))),

@@ -38,7 +38,7 @@ impl Pages {
     }
 
     fn byte(&self, a: u64) -> Result<u8, Fault> {
-        if a < BASE || a >= BASE + 3 * PAGE || (a >= self.hole && a < self.hole + PAGE) {
+        if !(BASE..BASE + 3 * PAGE).contains(&a) || (self.hole..self.hole + PAGE).contains(&a) {
             return Err(Fault);
         }
         Ok(self.mem[(a - BASE) as usize])
@@ -52,9 +52,9 @@ impl Pages {
 /// The byte-wise copy: one byte at a time, each faulting on its own.
 fn bytewise(m: &Pages, addr: u64, out: &mut [u8]) -> Result<(usize, bool), Fault> {
     let max = out.len();
-    for i in 0..max {
+    for (i, o) in out.iter_mut().enumerate() {
         let b = m.byte(addr + i as u64)?;
-        out[i] = b;
+        *o = b;
         if b == 0 {
             return Ok((i + 1, false));
         }
