@@ -369,8 +369,11 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
                         let rec = unsafe { reserved(p, size) };
                         hit.write_head(rec);
                         if probe.prog.is_fused() {
-                            let _ =
-                                interp::run_fused(&probe.prog, &probe.insns, &hit.machine(), rec);
+                            // No argument (`noargs`): nothing to run.
+                            if !probe.prog.is_empty() {
+                                let m = hit.machine();
+                                let _ = interp::run_fused(&probe.prog, &probe.insns, &m, rec);
+                            }
                         } else {
                             run_steps_into::<EXIT, FULL_REGS>(probe, hit.regs, hit.edata, rec);
                         }
