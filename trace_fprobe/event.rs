@@ -38,6 +38,7 @@ use crate::trace_probe::StoredDef;
 use kernel::error::{code, Result};
 use kernel::prelude::*;
 use kernel::str::CStr;
+use kernel::sync::Arc;
 
 /// What changes about an event; under `event_mutex`.
 pub(crate) struct EventInner {
@@ -58,12 +59,12 @@ pub(crate) struct Event {
     /// NUL-terminated type and name strings of the fields, referenced by the
     /// tracing core's field list for the event's lifetime.
     field_text: KVec<u8>,
-    /// The definition the event was made from (its first probe's), owned
-    /// by the event: fields, record layout and printing derive from it
-    /// (`trace_probe::layout`, `render`), and a probe of a multi-probe
-    /// event (the first one included) can be removed while a reader prints
-    /// records. Every probe of the event has the same fields.
-    def: OwnedDef,
+    /// The definition the event was made from: its first probe's, shared
+    /// (one copy) and kept by the event: fields, record layout and printing
+    /// derive from it (`trace_probe::layout`, `render`), and a probe of a
+    /// multi-probe event (the first one included) can be removed while a
+    /// reader prints records. Every probe of the event has the same fields.
+    def: Arc<OwnedDef>,
     /// The names of the `:enum` fields (`trace_probe::symbolic`), from the
     /// BTF that typed the definition, kept for printing after it is gone.
     enums: KVec<u8>,
@@ -98,6 +99,8 @@ impl Event {
             field_text.extend_from_slice(f.name, GFP_KERNEL)?;
             field_text.push(0, GFP_KERNEL)?;
         }
+        // The first probe was built from `def`.
+        let shared = first.0.shared_def();
         let mut probes = KVec::with_capacity(1, GFP_KERNEL)?;
         probes.push(first, GFP_KERNEL)?;
         let ev = KBox::pin(
@@ -107,7 +110,7 @@ impl Event {
                 name: cstring(def.event())?,
                 print_fmt,
                 field_text,
-                def: OwnedDef::new(def)?,
+                def: shared,
                 enums,
                 inner: EventLocked::new(EventInner {
                     probes,

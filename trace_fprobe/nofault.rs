@@ -137,8 +137,13 @@ fn put(dst: &mut [u8], v: u64) {
 }
 
 /// `copy_from_kernel_nofault(out, addr, out.len())` (see the module's
-/// documentation for what is the same).
-#[inline(always)]
+/// documentation for what is the same). Out of line: the hot paths read
+/// fixed-size fields with [`read_kernel_value`] and strings with
+/// [`read_kernel_word`]; this serves arrays, odd sizes and bitfield
+/// containers of 3, 5, 6 or 7 bytes, and inlined into every copy of the
+/// interpreter it cost each one its own exception-table entries (630 in
+/// all, sorted at every module load).
+#[inline(never)]
 pub(crate) fn read_kernel(addr: u64, out: &mut [u8]) -> Result<(), Fault> {
     if !allowed(addr) {
         return Err(Fault);

@@ -27,6 +27,7 @@ use crate::trace_probe::{DefHead, ProbeArg, StoredDef};
 use kernel::error::{code, Result};
 use kernel::ffi::c_ulong;
 use kernel::prelude::*;
+use kernel::sync::Arc;
 
 /// A parsed definition, owned: the one representation of a definition
 /// and its arguments after parsing, kept by probes and events alike (they
@@ -92,8 +93,9 @@ pub(crate) struct Probe {
     /// Where the owning event's records go (set before the probe is first
     /// attached; the event outlives its probes).
     out: *const Outputs,
-    /// The parsed definition.
-    def: OwnedDef,
+    /// The parsed definition, shared with the event when this is its
+    /// first probe (one copy, about 0.5 to 2 KiB per event).
+    def: Arc<OwnedDef>,
     pub(crate) prog: Program,
     pub(crate) insns: KVec<Insn>,
     pub(crate) entry_prog: EntryProgram,
@@ -215,6 +217,12 @@ impl Probe {
         self.def.stored()
     }
 
+    /// Another reference to the probe's definition (an event keeps its
+    /// first probe's).
+    pub(crate) fn shared_def(&self) -> Arc<OwnedDef> {
+        self.def.clone()
+    }
+
     /// Where the probe's records go.
     #[inline(always)]
     pub(crate) fn outputs(&self) -> &Outputs {
@@ -255,7 +263,7 @@ impl Probe {
         resolve: impl FnMut(&[u8]) -> Option<u64>,
     ) -> Result<(KBox<Probe>, ProbeState)> {
         let stored = def;
-        let owned = OwnedDef::new(stored)?;
+        let owned = Arc::new(OwnedDef::new(stored)?, GFP_KERNEL)?;
         let n = fetch::probe_insn_count(def);
         let mut insns = KVec::with_capacity(n, GFP_KERNEL)?;
         for _ in 0..n {

@@ -269,9 +269,13 @@ fn read_mem<M: Machine + ?Sized>(
 
 #[inline(always)]
 fn read_word<M: Machine + ?Sized>(m: &M, addr: u64, user: bool) -> Result<u64, Fault> {
-    let mut w = [0u8; 8];
-    read_mem(m, addr, user, &mut w)?;
-    Ok(u64::from_ne_bytes(w))
+    if user || m.is_user_addr(addr) {
+        let mut w = [0u8; 8];
+        m.read_user(addr, &mut w)?;
+        Ok(u64::from_le_bytes(w))
+    } else {
+        m.read_kernel_value(addr, 8)
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -1099,17 +1103,26 @@ fn store_scalar<M: Machine + ?Sized>(
             }
         }
         Some(b) if b.read >= 1 && b.read <= 8 => {
-            let mut w = [0u8; 8];
-            let faulted = match w.get_mut(..usize::from(b.read)) {
-                Some(t) => read_mem(m, addr, user, t).is_err(),
-                None => true,
-            };
-            if faulted {
-                zero(rec, dst, size);
-                1
+            let read = usize::from(b.read);
+            let v = if matches!(read, 1 | 2 | 4 | 8) && !user && !m.is_user_addr(addr) {
+                // The container as one load of its size.
+                m.read_kernel_value(addr, read)
             } else {
-                write_le(rec, dst, size, b.extract(u64::from_le_bytes(w), 0));
-                0
+                let mut w = [0u8; 8];
+                match w.get_mut(..read) {
+                    Some(t) => read_mem(m, addr, user, t).map(|()| u64::from_le_bytes(w)),
+                    None => Err(Fault),
+                }
+            };
+            match v {
+                Ok(v) => {
+                    write_le(rec, dst, size, b.extract(v, 0));
+                    0
+                }
+                Err(Fault) => {
+                    zero(rec, dst, size);
+                    1
+                }
             }
         }
         Some(_) => store_mem(m, rec, dst, addr, size as u8, 0, user, true, bits),
