@@ -380,9 +380,7 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
                         buffer.commit();
                         return;
                     }
-                    d => record_static_rest::<EXIT, FULL_REGS>(
-                        probe, hit.regs, hit.edata, hit.ip, hit.ret_ip, file, size, d,
-                    ),
+                    d => record_static_rest(&hit, file, size, d),
                 },
                 None => record_dynamic::<EXIT, FULL_REGS>(
                     probe, hit.regs, hit.edata, hit.ip, hit.ret_ip, file,
@@ -428,24 +426,12 @@ fn run_steps_into<const EXIT: bool, const FULL_REGS: bool>(
 /// line it costs the filter, trigger and `tracing_on=0` paths 34 to 39
 /// instructions (a frame, the hit rebuilt) and the fast path nothing.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn record_static_rest<const EXIT: bool, const FULL_REGS: bool>(
-    probe: &Probe,
-    regs: Regs,
-    edata: *const u8,
-    ip: u64,
-    ret_ip: u64,
+    hit: &Hit<'_, EXIT, FULL_REGS>,
     file: EventFile<'_>,
     size: usize,
     d: Direct,
 ) -> Outcome {
-    let hit = &Hit::<EXIT, FULL_REGS> {
-        probe,
-        regs,
-        edata,
-        ip,
-        ret_ip,
-    };
     match d {
         // `Rec` is never passed: the caller commits it.
         Direct::Rec(..) | Direct::Miss => file.refused(),

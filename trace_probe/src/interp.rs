@@ -852,21 +852,28 @@ pub fn run_fused<M: Machine + ?Sized>(
     };
     let mut faults = 0u32;
     for insn in insns {
-        let f = match *insn {
-            Insn::StVal { src, dst, size } => st_val(m, rec, src, dst, size),
-            Insn::StArgMem {
-                arg,
-                dst,
-                off,
-                size,
-                user,
-            } => st_arg_mem(m, rec, arg, dst, off, size, user),
-            _ => 0,
-        };
         // At most one per element: cannot wrap.
-        faults = faults.wrapping_add(f);
+        faults = faults.wrapping_add(fused_fixed(m, rec, insn));
     }
     faults
+}
+
+/// The fixed-size fused instructions ([`Insn::StVal`], [`Insn::StArgMem`])
+/// of [`run_fused`] and [`run`]'s fused loop: the faulting elements stored.
+/// Any other instruction does nothing.
+#[inline(always)]
+fn fused_fixed<M: Machine + ?Sized>(m: &M, rec: &mut [u8], insn: &Insn) -> u32 {
+    match *insn {
+        Insn::StVal { src, dst, size } => st_val(m, rec, src, dst, size),
+        Insn::StArgMem {
+            arg,
+            dst,
+            off,
+            size,
+            user,
+        } => st_arg_mem(m, rec, arg, dst, off, size, user),
+        _ => 0,
+    }
 }
 
 /// [`run_static`] for any static program: every instruction through the
@@ -927,15 +934,7 @@ where
                     st_arg_str(m, rec, &mut d, arg, dst, nr, offs);
                     0
                 }
-                Insn::StVal { src, dst, size } => st_val(m, rec, src, dst, size),
-                Insn::StArgMem {
-                    arg,
-                    dst,
-                    off,
-                    size,
-                    user,
-                } => st_arg_mem(m, rec, arg, dst, off, size, user),
-                _ => 0,
+                _ => fused_fixed(m, rec, insn),
             };
             d.faults = d.faults.saturating_add(f);
         }

@@ -63,14 +63,15 @@ fn bytewise(m: &Pages, addr: u64, out: &mut [u8]) -> Result<(usize, bool), Fault
     Ok((max, true))
 }
 
-/// The module's machine as far as strings go: word loads, page faults.
-struct Words<'a> {
+/// The module's machine as far as strings go: word loads (`WORDS`; else
+/// the default chunked reads), page faults.
+struct Words<'a, const WORDS: bool = true> {
     m: &'a Pages,
     loads: std::cell::Cell<u32>,
 }
 
-impl Machine for Words<'_> {
-    const WORD_STRINGS: bool = true;
+impl<const WORDS: bool> Machine for Words<'_, WORDS> {
+    const WORD_STRINGS: bool = WORDS;
     fn read_kernel_word(&self, addr: u64) -> Result<u64, Fault> {
         assert_eq!(addr % 8, 0, "unaligned word load at {addr:#x}");
         self.loads.set(self.loads.get() + 1);
@@ -128,7 +129,7 @@ impl Machine for Words<'_> {
 fn check(m: &Pages, addr: u64, max: usize) -> u32 {
     let mut want = vec![0xeeu8; max];
     let mut got = vec![0xeeu8; max];
-    let w = Words {
+    let w = Words::<true> {
         m,
         loads: Default::default(),
     };
@@ -229,48 +230,6 @@ fn string_arg(addr: u64) -> ArgDesc {
 fn records_through_run_are_those_of_the_chunked_reads() {
     // `+OFF(@ADDR):string` style programs, run with word loads and with
     // chunked reads (the default): byte-identical records.
-    struct Chunks<'a>(Words<'a>);
-    impl Machine for Chunks<'_> {
-        fn read_kernel(&self, a: u64, o: &mut [u8]) -> Result<(), Fault> {
-            self.0.read_kernel(a, o)
-        }
-        fn read_user(&self, a: u64, o: &mut [u8]) -> Result<(), Fault> {
-            self.0.read_user(a, o)
-        }
-        fn is_user_addr(&self, a: u64) -> bool {
-            self.0.is_user_addr(a)
-        }
-        fn arg(&self, n: u16) -> u64 {
-            self.0.arg(n)
-        }
-        fn retval(&self) -> u64 {
-            0
-        }
-        fn stack_pointer(&self) -> u64 {
-            0
-        }
-        fn stack_word(&self, _: u32) -> u64 {
-            0
-        }
-        fn comm(&self) -> [u8; 16] {
-            [0; 16]
-        }
-        fn current_task(&self) -> u64 {
-            0
-        }
-        fn this_cpu_ptr(&self, a: u64) -> u64 {
-            a
-        }
-        fn clock(&self) -> u64 {
-            0
-        }
-        fn entry_word(&self, _: u16) -> Option<u64> {
-            None
-        }
-        fn symbolize(&self, _: u64, _: &mut [u8]) -> usize {
-            0
-        }
-    }
     let mut m = Pages::new();
     m.set(BASE + 300, 0);
     m.set(BASE + 2 * PAGE + 10, 0);
@@ -296,14 +255,18 @@ fn records_through_run_are_those_of_the_chunked_reads() {
                 off += 4;
             }
             let prog = c.finish();
-            let w = Words {
+            let w = Words::<true> {
                 m: &m,
                 loads: Default::default(),
             };
             let mut r1 = vec![0u8; cap];
             let mut r2 = vec![0u8; cap];
             let a1 = interp::run(&prog, &insns, &w, &NoBodies, &mut r1);
-            let a2 = interp::run(&prog, &insns, &Chunks(w), &NoBodies, &mut r2);
+            let chunks = Words::<false> {
+                m: &m,
+                loads: Default::default(),
+            };
+            let a2 = interp::run(&prog, &insns, &chunks, &NoBodies, &mut r2);
             assert_eq!(a1, a2, "addr {a:#x} cap {cap}");
             let len = a1.expect("runs").len;
             assert_eq!(r1[..len], r2[..len], "addr {a:#x} cap {cap}");
