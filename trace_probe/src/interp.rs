@@ -839,7 +839,7 @@ pub fn run_static<M: Machine + ?Sized>(
 /// `$argN`, `$retval`, `file->f_pos`), run with a two-way dispatch and no
 /// per-argument state. Anything else cannot occur in such a program and is
 /// skipped. It uses the machine only through calls it inlines, so a caller
-/// can keep the machine in registers (and [`run_steps`] out of line).
+/// can keep the machine in registers (and give [`run_steps`] its own).
 #[inline(always)]
 pub fn run_fused<M: Machine + ?Sized>(
     prog: &Program,
