@@ -240,8 +240,6 @@ fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     };
     let prog: &Program = &probe.prog;
     let insns: &[Insn] = &probe.insns;
-    let bodies = probe.def();
-    let m = hit.machine();
     let hdr = prog.header_size() as usize;
     // SAFETY: Handler context: preemption is off.
     let Some(mut claimed) = (unsafe { probe.outputs().state().scratch.claim() }) else {
@@ -255,11 +253,18 @@ fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     let Some(buf) = scratch.get_mut(..cap) else {
         return Outcome::Full;
     };
-    let Ok(mut res) = interp::run(prog, insns, &m, &bodies, buf) else {
+    // The fused runner with a machine of its own, kept in registers; the
+    // general one takes it by reference.
+    let run = if prog.is_fused() {
+        interp::run_fused_dyn(prog, insns, &hit.machine(), buf)
+    } else {
+        interp::run(prog, insns, &hit.machine(), &probe.def(), buf)
+    };
+    let Ok(mut res) = run else {
         return Outcome::Full;
     };
     let mut fb = CoreBuffer::new();
-    let (p, how) = match reserve_dynamic(&m, probe, scratch, &mut fb, file, &mut res) {
+    let (p, how) = match reserve_dynamic(&hit, scratch, &mut fb, file, &mut res) {
         Ok(r) => r,
         Err(o) => return o,
     };
@@ -285,9 +290,8 @@ fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
 /// sub-buffer, with its strings truncated ([`truncated_retry`]). `Err`:
 /// nothing could be reserved, and why.
 #[inline(always)]
-fn reserve_dynamic(
-    m: &RegsMachine<'_>,
-    probe: &Probe,
+fn reserve_dynamic<const EXIT: bool, const FULL_REGS: bool>(
+    hit: &Hit<'_, EXIT, FULL_REGS>,
     scratch: &mut [u8],
     fb: &mut CoreBuffer,
     file: EventFile<'_>,
@@ -307,7 +311,9 @@ fn reserve_dynamic(
         },
     };
     if why == Outcome::Full && res.len > SAFE_RECORD_SIZE {
-        if let Some(r) = truncated_retry(m, probe, scratch, fb, file, res) {
+        if let Some(r) = truncated_retry::<EXIT, FULL_REGS>(
+            hit.probe, hit.regs, hit.edata, scratch, fb, file, res,
+        ) {
             return Ok(r);
         }
     }
@@ -320,18 +326,29 @@ fn reserve_dynamic(
 /// `res` updated. `None`: nothing reserved (a miss).
 #[cold]
 #[inline(never)]
-fn truncated_retry(
-    m: &RegsMachine<'_>,
+#[allow(clippy::too_many_arguments)]
+fn truncated_retry<const EXIT: bool, const FULL_REGS: bool>(
     probe: &Probe,
+    regs: Regs,
+    edata: *const u8,
     scratch: &mut [u8],
     fb: &mut CoreBuffer,
     file: EventFile<'_>,
     res: &mut interp::RunResult,
 ) -> Option<(NonNull<u8>, Reserved)> {
+    // The fields travel in registers: a reference to the caller's hit
+    // would have it stored to its stack on every hit.
+    let hit = Hit::<EXIT, FULL_REGS> {
+        probe,
+        regs,
+        edata,
+        ip: 0,
+        ret_ip: 0,
+    };
     let prog: &Program = &probe.prog;
     let bodies = probe.def();
     let small = scratch.get_mut(..SAFE_RECORD_SIZE.max(prog.fixed_size()))?;
-    *res = interp::run(prog, &probe.insns, m, &bodies, small).ok()?;
+    *res = interp::run(prog, &probe.insns, &hit.machine(), &bodies, small).ok()?;
     match file.reserve_direct(res.len) {
         Direct::Rec(p, buffer) => Some((p, Reserved::Direct(buffer))),
         Direct::Miss => None,
@@ -435,7 +452,10 @@ fn record_static_rest<const EXIT: bool, const FULL_REGS: bool>(
     match d {
         // `Rec` is never passed: the caller commits it.
         Direct::Rec(..) | Direct::Miss => file.refused(),
-        Direct::Generic => record_static_generic(hit, file, size),
+        // A copy made here: a reference to the caller's hit would have it
+        // stored to the stack at the handler's entry, on the fast path too
+        // (5 instructions per hit).
+        Direct::Generic => record_static_generic(&Hit { ..*hit }, file, size),
     }
 }
 

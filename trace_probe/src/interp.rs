@@ -420,7 +420,22 @@ impl Dyn {
 
     /// Read the NUL-terminated string at `addr` once, into the dynamic
     /// area; see the module documentation for the exact semantics.
+    #[inline(never)]
     fn put_string<M: Machine + ?Sized>(
+        &mut self,
+        m: &M,
+        rec: &mut [u8],
+        dl: usize,
+        addr: u64,
+        force_user: bool,
+    ) {
+        self.put_string_inline(m, rec, dl, addr, force_user);
+    }
+
+    /// [`Dyn::put_string`], inline: the fused string instruction's (an
+    /// out-of-line call has the machine stored to memory, on every hit).
+    #[inline(always)]
+    fn put_string_inline<M: Machine + ?Sized>(
         &mut self,
         m: &M,
         rec: &mut [u8],
@@ -767,7 +782,7 @@ fn st_arg_str<M: Machine + ?Sized>(
             }
         }
     }
-    d.put_string(m, rec, dst, v.wrapping_add(*last as i64 as u64), false);
+    d.put_string_inline(m, rec, dst, v.wrapping_add(*last as i64 as u64), false);
 }
 
 /// [`Insn::StArgBits`]: returns 1 on a fault.
@@ -896,6 +911,58 @@ pub fn run_steps<M: Machine + ?Sized>(
     faults
 }
 
+/// [`run`] for a fused program ([`Program::is_fused`]) with strings: the
+/// specialised runner of the usual record with strings (every argument one
+/// fused instruction, a three-way dispatch, the strings read inline). The
+/// same record and result as [`run`], which calls it for such programs. It
+/// uses the machine only through calls it inlines, so a caller can keep
+/// the machine in registers. `Err` as [`run`]'s.
+#[inline(always)]
+pub fn run_fused_dyn<M: Machine + ?Sized>(
+    prog: &Program,
+    insns: &[Insn],
+    m: &M,
+    rec: &mut [u8],
+) -> Result<RunResult, RunError> {
+    let insns = insns.get(..prog.len()).ok_or(RunError::BadProgram)?;
+    let fixed = prog.fixed_size();
+    if rec.len() < fixed {
+        return Err(RunError::BufferTooSmall);
+    }
+    let d = Dyn {
+        pos: fixed,
+        cap: rec.len().min(MAX_RECORD_SIZE),
+        faults: 0,
+        truncated: false,
+    };
+    Ok(run_fused_dyn_at(insns, m, rec, d))
+}
+
+/// The loop of [`run_fused_dyn`], from the dynamic-area state `d`.
+#[inline(always)]
+fn run_fused_dyn_at<M: Machine + ?Sized>(
+    insns: &[Insn],
+    m: &M,
+    rec: &mut [u8],
+    mut d: Dyn,
+) -> RunResult {
+    for insn in insns {
+        let f = match *insn {
+            Insn::StArgStr { arg, dst, nr, offs } => {
+                st_arg_str(m, rec, &mut d, arg, dst, nr, offs);
+                0
+            }
+            _ => fused_fixed(m, rec, insn),
+        };
+        d.faults = d.faults.saturating_add(f);
+    }
+    RunResult {
+        len: d.pos,
+        faults: d.faults,
+        truncated: d.truncated,
+    }
+}
+
 /// Run `prog` (instructions `insns[..prog.len()]`) for one probe hit and
 /// write the record into `rec`. See the module documentation for the
 /// sizing design; returns the exact record length.
@@ -926,23 +993,7 @@ where
         truncated: false,
     };
     if prog.is_fused() {
-        // The specialised runner of the usual record with strings: every
-        // argument one fused instruction, a three-way dispatch.
-        for insn in insns {
-            let f = match *insn {
-                Insn::StArgStr { arg, dst, nr, offs } => {
-                    st_arg_str(m, rec, &mut d, arg, dst, nr, offs);
-                    0
-                }
-                _ => fused_fixed(m, rec, insn),
-            };
-            d.faults = d.faults.saturating_add(f);
-        }
-        return Ok(RunResult {
-            len: d.pos,
-            faults: d.faults,
-            truncated: d.truncated,
-        });
+        return Ok(run_fused_dyn_at(insns, m, rec, d));
     }
     // Per-argument state, reset by every load and after every store.
     let mut a = ArgState::new();
