@@ -38,3 +38,18 @@ const size_t RFPROBE_CONST_TRACE_ENTRY_SIZE = sizeof(struct trace_entry);
 const size_t RFPROBE_CONST_DENTRY_D_NAME_NAME = offsetof(struct dentry, d_name.name);
 const size_t RFPROBE_CONST_FILE_F_PATH_DENTRY = offsetof(struct file, f_path.dentry);
 const size_t RFPROBE_CONST_PERF_MAX_TRACE_SIZE = PERF_MAX_TRACE_SIZE;
+/* trace_fprobe/cpu.rs: this CPU's context and ftrace's recursion lock. */
+const size_t RFPROBE_CONST_PCPU_HOT_CURRENT_TASK = offsetof(struct pcpu_hot, current_task);
+const size_t RFPROBE_CONST_PCPU_HOT_PREEMPT_COUNT = offsetof(struct pcpu_hot, preempt_count);
+const size_t RFPROBE_CONST_TASK_TRACE_RECURSION = offsetof(struct task_struct, trace_recursion);
+const unsigned int RFPROBE_CONST_NMI_MASK = NMI_MASK;
+const unsigned int RFPROBE_CONST_HARDIRQ_MASK = HARDIRQ_MASK;
+const unsigned int RFPROBE_CONST_SOFTIRQ_OFFSET = SOFTIRQ_OFFSET;
+const unsigned int RFPROBE_CONST_TRACE_FTRACE_START = TRACE_FTRACE_START;
+const unsigned int RFPROBE_CONST_TRACE_CTX_NORMAL = TRACE_CTX_NORMAL;
+const unsigned int RFPROBE_CONST_TRACE_CTX_TRANSITION = TRACE_CTX_TRANSITION;
+/* The ftrace_ops callback's container (struct rfprobe_ops) and registers. */
+const size_t RFPROBE_CONST_OPS_OPS = offsetof(struct rfprobe_ops, ops);
+const size_t RFPROBE_CONST_OPS_DATA = offsetof(struct rfprobe_ops, data);
+const size_t RFPROBE_CONST_OPS_NMISSED = offsetof(struct rfprobe_ops, nmissed);
+const size_t RFPROBE_CONST_FREGS_REGS = offsetof(struct __arch_ftrace_regs, regs);

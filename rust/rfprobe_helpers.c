@@ -777,13 +777,7 @@ const char *rfprobe_tp_module_name(struct tp_module *tpm)
 	return module_name(tpm->mod);
 }
 
-struct rfprobe_ops {
-	struct ftrace_ops ops;
-	void *data;
-	/* Callbacks refused by the recursion guard (any CPU, any context). */
-	atomic_long_t nmissed;
-};
-
+#ifdef RFPROBE_OPS_FUNC_IN_C
 static void notrace rfprobe_ops_func(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
@@ -798,7 +792,20 @@ static void notrace rfprobe_ops_func(unsigned long ip, unsigned long parent_ip,
 	rfprobe_ops_entry(ro->data, ip, &arch_ftrace_regs(fregs)->regs);
 	ftrace_test_recursion_unlock(bit);
 }
+#endif
 NOKPROBE_SYMBOL(rfprobe_ops_func);
+
+#ifdef CONFIG_PREEMPTION
+void notrace rfprobe_preempt_schedule_notrace(void)
+{
+	__preempt_schedule_notrace();
+}
+#else
+void notrace rfprobe_preempt_schedule_notrace(void)
+{
+}
+#endif
+NOKPROBE_SYMBOL(rfprobe_preempt_schedule_notrace);
 
 /*
  * A fresh ftrace_ops for every registration: unregistering leaves ftrace
@@ -973,27 +980,6 @@ void rfprobe_synchronize_rcu(void)
 {
 	synchronize_rcu();
 }
-
-/*
- * Per-CPU scratch with an in-use flag per context level. A nested run at the
- * same level (ftrace lets one through on the transition bit, and an interrupt
- * can arrive before preempt_count says so) finds the flag set and gets NULL.
- * Preemption is off in handlers, so a run that interrupts us between the
- * test and the set completes (and clears the flag) before we continue: no
- * atomic instruction is needed. The flag is the last word of each slice.
- */
-void *notrace rfprobe_scratch_get(void __percpu *area, unsigned long stride)
-{
-	char *p = (char *)this_cpu_ptr(area) + interrupt_context_level() * stride;
-	unsigned long *busy = (unsigned long *)(p + stride) - 1;
-
-	if (READ_ONCE(*busy))
-		return NULL;
-	WRITE_ONCE(*busy, 1);
-	barrier();
-	return p;
-}
-NOKPROBE_SYMBOL(rfprobe_scratch_get);
 
 /* See rfprobe_helpers.h. */
 int rfprobe_class_reg(struct trace_event_call *call, enum trace_reg type, void *data)

@@ -7,6 +7,7 @@
 #define RFPROBE_HELPERS_H
 
 #include <linux/types.h>
+#include <linux/ftrace.h>
 #include <linux/trace_events.h>
 
 struct fprobe;
@@ -70,11 +71,18 @@ const char *rfprobe_tp_module_name(struct tp_module *tpm);
 
 /*
  * Entry probes without full pt_regs: a private ftrace_ops whose callback
- * takes ftrace's recursion lock and calls rfprobe_ops_entry() (Rust) with
- * the argument registers and stack pointer ftrace saved (a partial pt_regs:
- * fprobe always asks ftrace for all registers, FTRACE_OPS_FL_SAVE_REGS).
+ * (rfprobe_ops_func(), below) takes ftrace's recursion lock and runs the
+ * entry handler with the argument registers and stack pointer ftrace saved
+ * (a partial pt_regs: fprobe always asks ftrace for all registers,
+ * FTRACE_OPS_FL_SAVE_REGS). Rust reads @data and @nmissed at the offsets
+ * rfprobe_bindings.h gives.
  */
-struct rfprobe_ops;
+struct rfprobe_ops {
+	struct ftrace_ops ops;
+	void *data;
+	/* Callbacks refused by the recursion guard (any CPU, any context). */
+	atomic_long_t nmissed;
+};
 struct rfprobe_ops *rfprobe_ops_new(void *data);
 int rfprobe_ops_register_ips(struct rfprobe_ops *ro, unsigned long *ips, unsigned int cnt);
 void rfprobe_ops_unregister(struct rfprobe_ops *ro);
@@ -95,6 +103,20 @@ void rfprobe_module_init_range(struct module *mod, unsigned long *start, unsigne
 unsigned long rfprobe_ops_nmissed(struct rfprobe_ops *ro);
 /* Implemented in Rust (trace_fprobe/handler.rs). */
 void rfprobe_ops_entry(void *data, unsigned long ip, struct pt_regs *regs);
+/*
+ * The ftrace_ops callback: in Rust (trace_fprobe/handler.rs), with ftrace's
+ * recursion lock inline (trace_fprobe/cpu.rs), where 6.12's lock is the
+ * bit test alone; in C (rfprobe_helpers.c) where it records recursions or
+ * checks RCU.
+ */
+#if defined(CONFIG_FTRACE_RECORD_RECURSION) || defined(CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING)
+#define RFPROBE_OPS_FUNC_IN_C 1
+#else
+void rfprobe_ops_func(unsigned long ip, unsigned long parent_ip, struct ftrace_ops *op,
+		      struct ftrace_regs *fregs);
+#endif
+/* __preempt_schedule_notrace(), for preempt_enable_notrace() in Rust. */
+void rfprobe_preempt_schedule_notrace(void);
 
 /*
  * Exit probes: the fprobe handlers (Rust, trace_fprobe/handler.rs, of
@@ -151,14 +173,6 @@ unsigned long rfprobe_wp_hit_slot(void);
 
 /* RCU */
 void rfprobe_synchronize_rcu(void);
-
-/*
- * Per-CPU scratch slices of @stride bytes per context level, the last word
- * an in-use flag: this CPU's slice for the current level, or NULL if a run
- * it interrupted holds it. The caller releases it by clearing the flag
- * (trace_fprobe/percpu.rs).
- */
-void *rfprobe_scratch_get(void __percpu *area, unsigned long stride);
 
 /*
  * The two event callbacks whose C prototype has an enum, class->reg (enum

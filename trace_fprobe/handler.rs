@@ -15,6 +15,7 @@
 //! overwriting the record being built (see `percpu::Scratch::claim`).
 
 use crate::bindings;
+use crate::cpu::RecursionGuard;
 use crate::outputs::{USERS_PERF, USERS_TRIG};
 use crate::percpu::SCRATCH_SIZE;
 use crate::perf::{perf_size, PerfSample, PERF_RECORD_MAX};
@@ -27,6 +28,7 @@ use crate::trace_probe::profile::Outcome;
 use crate::trigs::TrigList;
 use core::ffi::c_void;
 use core::ptr::NonNull;
+use core::sync::atomic::{AtomicI64, Ordering};
 use kernel::ffi::{c_int, c_ulong};
 
 /// The largest record a default 4 KiB ring-buffer sub-buffer takes
@@ -693,9 +695,10 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit(
 }
 
 /// Callback of entry probes (attached with a private `ftrace_ops`), of
-/// tracepoint probes and of watchpoints: `rfprobe_ops_func`,
-/// `rfprobe_tp_probe` and `rfprobe_tp_ops_func` in rust/rfprobe_helpers.c
-/// call it (directly, so kCFI does not check its type) with ftrace's
+/// tracepoint probes and of watchpoints: [`rfprobe_ops_func`] (inline, or
+/// its C version), `rfprobe_tp_probe` and `rfprobe_tp_ops_func` in
+/// rust/rfprobe_helpers.c call it (directly, so kCFI does not check its
+/// type) with ftrace's
 /// recursion lock held and preemption disabled; `rfprobe_wp_handler` calls
 /// it from the debug exception (NMI-like: preemption disabled), where no
 /// lock is needed because the exception clears DR7 while it runs, so it
@@ -707,6 +710,62 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit(
 /// (argument registers, stack and instruction pointers valid).
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rfprobe_ops_entry(data: *mut c_void, ip: c_ulong, regs: Regs) {
+    // SAFETY: Caller.
+    unsafe { ops_entry(data, ip, regs) };
+}
+
+/// The `ftrace_ops` callback of entry probes (`rfprobe_ops_new()` sets it),
+/// of exactly bindgen's `ftrace_func_t` type (kCFI checks
+/// `ftrace_ops_list_func()`'s call against it): ftrace's recursion lock,
+/// inline ([`RecursionGuard`]), then the entry handler, inline. Where 6.12's
+/// lock does more than the bit test, rust/rfprobe_helpers.c has it in C.
+///
+/// # Safety
+///
+/// Called by ftrace for the `ftrace_ops` of a `struct rfprobe_ops`
+/// registered by `rfprobe_ops_register_ips()`, with its saved registers.
+#[cfg(not(any(CONFIG_FTRACE_RECORD_RECURSION, CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING)))]
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rfprobe_ops_func(
+    ip: c_ulong,
+    _parent_ip: c_ulong,
+    op: *mut bindings::ftrace_ops,
+    fregs: *mut bindings::ftrace_regs,
+) {
+    // `container_of(op, struct rfprobe_ops, ops)`.
+    let ro = op
+        .cast::<u8>()
+        .wrapping_sub(bindings::RFPROBE_CONST_OPS_OPS);
+    // SAFETY: An ftrace callback (caller); the guard drops before return.
+    let Some(_lock) = (unsafe { RecursionGuard::try_lock() }) else {
+        // SAFETY: `ro` is a live `struct rfprobe_ops` (caller): its
+        // `atomic_long_t nmissed`, an `atomic_long_inc()`.
+        unsafe {
+            AtomicI64::from_ptr(ro.add(bindings::RFPROBE_CONST_OPS_NMISSED).cast::<i64>())
+                .fetch_add(1, Ordering::Relaxed)
+        };
+        return;
+    };
+    // SAFETY: `ro`'s `data`, set before the registration and not changed
+    // while registered; `fregs` is a `struct __arch_ftrace_regs` whose
+    // `regs` ftrace filled (the ops asks for all registers).
+    unsafe {
+        let data = *ro.add(bindings::RFPROBE_CONST_OPS_DATA).cast::<*mut c_void>();
+        let regs = fregs
+            .cast::<u8>()
+            .add(bindings::RFPROBE_CONST_FREGS_REGS)
+            .cast::<bindings::pt_regs>();
+        ops_entry(data, ip, Regs::from_raw(regs))
+    };
+}
+
+/// The body of [`rfprobe_ops_entry`], inline in [`rfprobe_ops_func`].
+///
+/// # Safety
+///
+/// As [`rfprobe_ops_entry`].
+#[inline(always)]
+unsafe fn ops_entry(data: *mut c_void, ip: c_ulong, regs: Regs) {
     // SAFETY: `data` is the `Probe` passed to `rfprobe_ops_new`,
     // `rfprobe_tp_new` or `rfprobe_wp_new`, alive until detached (which
     // waits for running callbacks).

@@ -126,14 +126,26 @@ impl Scratch {
     /// Preemption disabled (true in ftrace callbacks) for the guard's life.
     #[inline(always)]
     pub(crate) unsafe fn claim(&self) -> Option<ScratchGuard<'_>> {
-        // SAFETY: The area holds NR_CONTEXTS slices of SCRATCH_STRIDE bytes
-        // per CPU; preemption is off (caller).
-        let p = unsafe { bindings::rfprobe_scratch_get(self.0 .0, SCRATCH_STRIDE as _) };
-        if p.is_null() {
+        // `this_cpu_ptr(area) + interrupt_context_level() * stride`: plain
+        // address arithmetic on a per-CPU address.
+        let p = (self.0 .0 as usize)
+            .wrapping_add(crate::cpu::this_cpu_offset())
+            .wrapping_add(crate::cpu::context_level() * SCRATCH_STRIDE) as *mut u8;
+        // SAFETY: `p` is this CPU's slice for this level (the area holds
+        // NR_CONTEXTS slices of SCRATCH_STRIDE bytes per CPU), whose last
+        // word, 8-aligned, is its in-use flag, which only this CPU's runs
+        // touch, with preemption off (caller): a run that interrupts this
+        // one between the test and the set has cleared it again before
+        // this one continues, so no atomic instruction is needed.
+        let busy = unsafe { AtomicUsize::from_ptr(p.add(SCRATCH_SIZE).cast::<usize>()) };
+        if busy.load(Ordering::Relaxed) != 0 {
             return None;
         }
+        busy.store(1, Ordering::Relaxed);
+        // The flag is set before any access to the buffer (`barrier()`).
+        core::sync::atomic::compiler_fence(Ordering::SeqCst);
         Some(ScratchGuard {
-            p: p.cast(),
+            p,
             _scratch: core::marker::PhantomData,
         })
     }

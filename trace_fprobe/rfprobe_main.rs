@@ -35,6 +35,7 @@ pub mod trace_probe;
 mod attach;
 mod btf;
 mod control;
+mod cpu;
 mod env;
 mod event;
 mod files;

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! This CPU's context, read inline: the running task, `preempt_count` and
+//! its context level, this CPU's per-CPU offset, and ftrace's recursion
+//! lock built on them (`ftrace_test_recursion_trylock()`).
+//!
+//! The hot path needs these on every hit; the kernel's versions are static
+//! inline C, so a C helper cost a call and its frame (measured: about 10
+//! instructions per hit for the lock, 20 for a scratch claim). Each read is
+//! the one `%gs:` instruction the kernel's `this_cpu_read()` emits, on the
+//! same per-CPU symbols (`pcpu_hot`, `this_cpu_off`: exported, and
+//! 6.12's), at offsets and with constants taken from the kernel's headers
+//! (rust/rfprobe_bindings.h).
+//!
+//! The lock here is 6.12's `trace_test_and_set_recursion()` and
+//! `trace_clear_recursion()` for kernels on which they are the bit test
+//! alone: with `CONFIG_FTRACE_RECORD_RECURSION` or
+//! `CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING` they call into the tracing core,
+//! and the C callback (rust/rfprobe_helpers.c) is used instead.
+
+use crate::bindings;
+use core::arch::asm;
+
+extern "C" {
+    /// `DEFINE_PER_CPU(struct pcpu_hot, pcpu_hot)`: a per-CPU symbol (a
+    /// `%gs`-relative offset), never read as a Rust static.
+    static pcpu_hot: u8;
+    /// `DEFINE_PER_CPU_READ_MOSTLY(unsigned long, this_cpu_off)`: as above.
+    static this_cpu_off: u8;
+}
+
+const CURRENT_TASK: usize = bindings::RFPROBE_CONST_PCPU_HOT_CURRENT_TASK;
+const PREEMPT_COUNT: usize = bindings::RFPROBE_CONST_PCPU_HOT_PREEMPT_COUNT;
+const NMI_MASK: u32 = bindings::RFPROBE_CONST_NMI_MASK;
+const HARDIRQ_MASK: u32 = bindings::RFPROBE_CONST_HARDIRQ_MASK;
+const SOFTIRQ_OFFSET: u32 = bindings::RFPROBE_CONST_SOFTIRQ_OFFSET;
+
+/// `raw_cpu_read_4(pcpu_hot.preempt_count)`: the raw count, with x86's
+/// inverted `PREEMPT_NEED_RESCHED` bit (bit 31; no mask below uses it).
+#[inline(always)]
+fn raw_preempt_count() -> u32 {
+    let v: u32;
+    // SAFETY: One %gs-relative load of this CPU's `pcpu_hot.preempt_count`
+    // (the per-CPU base is always mapped); no stack, no flags.
+    unsafe {
+        asm!(
+            "movl %gs:{hot}+{off}, {v:e}",
+            hot = sym pcpu_hot,
+            off = const PREEMPT_COUNT,
+            v = out(reg) v,
+            options(att_syntax, nostack, readonly, preserves_flags)
+        )
+    };
+    v
+}
+
+/// `interrupt_context_level()`: 0 task, 1 softirq, 2 hardirq, 3 NMI.
+#[inline(always)]
+pub(crate) fn context_level() -> usize {
+    let pc = raw_preempt_count();
+    usize::from(pc & NMI_MASK != 0)
+        + usize::from(pc & (NMI_MASK | HARDIRQ_MASK) != 0)
+        + usize::from(pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET) != 0)
+}
+
+/// `this_cpu_read(this_cpu_off)`: what `this_cpu_ptr()` adds to a per-CPU
+/// address.
+#[inline(always)]
+pub(crate) fn this_cpu_offset() -> usize {
+    let v: usize;
+    // SAFETY: One %gs-relative load of this CPU's `this_cpu_off`.
+    unsafe {
+        asm!(
+            "movq %gs:{off}, {v}",
+            off = sym this_cpu_off,
+            v = out(reg) v,
+            options(att_syntax, nostack, readonly, preserves_flags)
+        )
+    };
+    v
+}
+
+/// `current`: `this_cpu_read_stable(pcpu_hot.current_task)`.
+#[inline(always)]
+fn current_task() -> *mut u8 {
+    let v: *mut u8;
+    // SAFETY: One %gs-relative load of this CPU's `pcpu_hot.current_task`.
+    unsafe {
+        asm!(
+            "movq %gs:{hot}+{off}, {v}",
+            hot = sym pcpu_hot,
+            off = const CURRENT_TASK,
+            v = out(reg) v,
+            options(att_syntax, nostack, readonly, preserves_flags)
+        )
+    };
+    v
+}
+
+/// `preempt_disable_notrace()`.
+#[inline(always)]
+fn preempt_disable_notrace() {
+    #[cfg(CONFIG_PREEMPT_COUNT)]
+    // SAFETY: `__preempt_count_inc()`: one %gs-relative increment (atomic
+    // with respect to this CPU's interrupts). It is a compiler barrier
+    // (no `nomem`), as `barrier()` after it is in C.
+    unsafe {
+        asm!(
+            "incl %gs:{hot}+{off}",
+            hot = sym pcpu_hot,
+            off = const PREEMPT_COUNT,
+            options(att_syntax, nostack)
+        )
+    };
+    #[cfg(not(CONFIG_PREEMPT_COUNT))]
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+}
+
+/// `preempt_enable_notrace()`: reschedules if the count reaches zero with
+/// a reschedule pending.
+#[inline(always)]
+fn preempt_enable_notrace() {
+    #[cfg(CONFIG_PREEMPT_COUNT)]
+    {
+        let zero: u8;
+        // SAFETY: `__preempt_count_dec_and_test()`: one %gs-relative
+        // decrement and its zero flag (the count with the inverted
+        // `PREEMPT_NEED_RESCHED` bit reaches 0 only when a reschedule is
+        // due). A compiler barrier (no `nomem`).
+        unsafe {
+            asm!(
+                "decl %gs:{hot}+{off}",
+                "sete {z}",
+                hot = sym pcpu_hot,
+                off = const PREEMPT_COUNT,
+                z = out(reg_byte) zero,
+                options(att_syntax, nostack)
+            )
+        };
+        if zero != 0 {
+            // SAFETY: `__preempt_schedule_notrace()`, as the kernel's
+            // macro calls it (the static call of the preemption model
+            // in force on PREEMPT_DYNAMIC kernels).
+            unsafe { bindings::rfprobe_preempt_schedule_notrace() };
+        }
+    }
+    #[cfg(not(CONFIG_PREEMPT_COUNT))]
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+}
+
+/// The running task's `trace_recursion` word.
+#[inline(always)]
+fn trace_recursion(task: *mut u8) -> *mut usize {
+    // SAFETY: `task` is `current`, alive while it runs; the offset is the
+    // member's in `struct task_struct`.
+    unsafe {
+        task.add(bindings::RFPROBE_CONST_TASK_TRACE_RECURSION)
+            .cast::<usize>()
+    }
+}
+
+/// ftrace's recursion lock held by a callback (`ftrace_test_recursion_trylock()`
+/// succeeded): preemption is disabled until it drops
+/// (`ftrace_test_recursion_unlock()`).
+pub(crate) struct RecursionGuard {
+    task: *mut u8,
+    bit: u32,
+}
+
+impl RecursionGuard {
+    /// `ftrace_test_recursion_trylock()`: `None` if this context level is
+    /// already in an ftrace callback of this task and its one transition
+    /// slot (an interrupt that arrived before `preempt_count` says so) is
+    /// taken too.
+    ///
+    /// # Safety
+    ///
+    /// Called from an ftrace callback (the guard is dropped before it
+    /// returns).
+    #[inline(always)]
+    pub(crate) unsafe fn try_lock() -> Option<Self> {
+        let start = bindings::RFPROBE_CONST_TRACE_FTRACE_START;
+        let task = current_task();
+        let word = trace_recursion(task);
+        // SAFETY: The running task's own word (`READ_ONCE()`); only this
+        // task and, on this CPU, interrupts nested in it change it, and
+        // those restore it before returning.
+        let val = unsafe { core::ptr::read_volatile(word) };
+        // `TRACE_CTX_NORMAL - interrupt_context_level()`: the level is at
+        // most 3, `TRACE_CTX_NORMAL` (the constants are the kernel's enum).
+        let mut bit = (bindings::RFPROBE_CONST_TRACE_CTX_NORMAL + start)
+            .wrapping_sub(context_level() as u32)
+            & 63;
+        if val & (1 << bit) != 0 {
+            bit = bindings::RFPROBE_CONST_TRACE_CTX_TRANSITION + start;
+            if val & (1 << bit) != 0 {
+                return None;
+            }
+        }
+        // SAFETY: As above (`current->trace_recursion = val`).
+        unsafe { core::ptr::write_volatile(word, val | (1 << bit)) };
+        preempt_disable_notrace();
+        Some(RecursionGuard { task, bit })
+    }
+}
+
+impl Drop for RecursionGuard {
+    #[inline(always)]
+    fn drop(&mut self) {
+        preempt_enable_notrace();
+        let word = trace_recursion(self.task);
+        // SAFETY: `trace_recursion_clear(bit)` on the task that took the
+        // bit (still `current`: a task leaves a callback on the task it
+        // entered it on). One read-modify-write instruction, as the C
+        // `&=`: an interrupt cannot split it.
+        unsafe {
+            asm!(
+                "andq {m}, ({w})",
+                m = in(reg) !(1usize << self.bit),
+                w = in(reg) word,
+                options(att_syntax, nostack)
+            )
+        };
+    }
+}
