@@ -35,23 +35,32 @@ const NMI_MASK: u32 = bindings::RFPROBE_CONST_NMI_MASK;
 const HARDIRQ_MASK: u32 = bindings::RFPROBE_CONST_HARDIRQ_MASK;
 const SOFTIRQ_OFFSET: u32 = bindings::RFPROBE_CONST_SOFTIRQ_OFFSET;
 
+/// One `%gs`-relative load `$insn` (AT&T, source `%gs:{sym}+{off}`,
+/// destination `{v}`) of this CPU's per-CPU data at `$sym + $off` into a
+/// `$ty` (`this_cpu_read()`).
+macro_rules! gs_read {
+    ($ty:ty, $insn:literal, $sym:path, $off:expr) => {{
+        let v: $ty;
+        // SAFETY: One load from this CPU's per-CPU area (always mapped);
+        // no stack, no flags, no writes.
+        unsafe {
+            asm!(
+                $insn,
+                sym = sym $sym,
+                off = const $off,
+                v = out(reg) v,
+                options(att_syntax, nostack, readonly, preserves_flags)
+            )
+        };
+        v
+    }};
+}
+
 /// `raw_cpu_read_4(pcpu_hot.preempt_count)`: the raw count, with x86's
 /// inverted `PREEMPT_NEED_RESCHED` bit (bit 31; no mask below uses it).
 #[inline(always)]
 fn raw_preempt_count() -> u32 {
-    let v: u32;
-    // SAFETY: One %gs-relative load of this CPU's `pcpu_hot.preempt_count`
-    // (the per-CPU base is always mapped); no stack, no flags.
-    unsafe {
-        asm!(
-            "movl %gs:{hot}+{off}, {v:e}",
-            hot = sym pcpu_hot,
-            off = const PREEMPT_COUNT,
-            v = out(reg) v,
-            options(att_syntax, nostack, readonly, preserves_flags)
-        )
-    };
-    v
+    gs_read!(u32, "movl %gs:{sym}+{off}, {v:e}", pcpu_hot, PREEMPT_COUNT)
 }
 
 /// `interrupt_context_level()`: 0 task, 1 softirq, 2 hardirq, 3 NMI.
@@ -67,34 +76,13 @@ pub(crate) fn context_level() -> usize {
 /// address.
 #[inline(always)]
 pub(crate) fn this_cpu_offset() -> usize {
-    let v: usize;
-    // SAFETY: One %gs-relative load of this CPU's `this_cpu_off`.
-    unsafe {
-        asm!(
-            "movq %gs:{off}, {v}",
-            off = sym this_cpu_off,
-            v = out(reg) v,
-            options(att_syntax, nostack, readonly, preserves_flags)
-        )
-    };
-    v
+    gs_read!(usize, "movq %gs:{sym}+{off}, {v}", this_cpu_off, 0)
 }
 
 /// `current`: `this_cpu_read_stable(pcpu_hot.current_task)`.
 #[inline(always)]
 fn current_task() -> *mut u8 {
-    let v: *mut u8;
-    // SAFETY: One %gs-relative load of this CPU's `pcpu_hot.current_task`.
-    unsafe {
-        asm!(
-            "movq %gs:{hot}+{off}, {v}",
-            hot = sym pcpu_hot,
-            off = const CURRENT_TASK,
-            v = out(reg) v,
-            options(att_syntax, nostack, readonly, preserves_flags)
-        )
-    };
-    v
+    gs_read!(*mut u8, "movq %gs:{sym}+{off}, {v}", pcpu_hot, CURRENT_TASK)
 }
 
 /// `preempt_disable_notrace()`.

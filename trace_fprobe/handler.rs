@@ -58,15 +58,7 @@ struct Hit<'a, const EXIT: bool, const FULL_REGS: bool> {
 impl<'a, const EXIT: bool, const FULL_REGS: bool> Hit<'a, EXIT, FULL_REGS> {
     #[inline(always)]
     fn machine(&self) -> RegsMachine<'a> {
-        // SAFETY: `Hit`s are built by the handlers from their arguments.
-        unsafe {
-            RegsMachine::new(
-                self.regs,
-                &self.probe.entry_prog,
-                self.edata,
-                self.probe.fault_counter(),
-            )
-        }
+        machine(self.probe, self.regs, self.edata)
     }
 
     /// Registers for `trace_event_buffer_commit()` (stack traces).
@@ -94,6 +86,14 @@ impl<'a, const EXIT: bool, const FULL_REGS: bool> Hit<'a, EXIT, FULL_REGS> {
             d.copy_from_slice(&self.ip.to_ne_bytes());
         }
     }
+}
+
+/// The interpreter's view of a hit of `probe` with `regs` and `edata`
+/// (see [`Hit`]).
+#[inline(always)]
+fn machine(probe: &Probe, regs: Regs, edata: *const u8) -> RegsMachine<'_> {
+    // SAFETY: The handlers pass their own arguments.
+    unsafe { RegsMachine::new(regs, &probe.entry_prog, edata, probe.fault_counter()) }
 }
 
 /// The `len` bytes of a reservation.
@@ -313,9 +313,7 @@ fn reserve_dynamic<const EXIT: bool, const FULL_REGS: bool>(
         },
     };
     if why == Outcome::Full && res.len > SAFE_RECORD_SIZE {
-        if let Some(r) = truncated_retry::<EXIT, FULL_REGS>(
-            hit.probe, hit.regs, hit.edata, scratch, fb, file, res,
-        ) {
+        if let Some(r) = truncated_retry(hit.probe, hit.regs, hit.edata, scratch, fb, file, res) {
             return Ok(r);
         }
     }
@@ -325,11 +323,13 @@ fn reserve_dynamic<const EXIT: bool, const FULL_REGS: bool>(
 /// The record did not fit the ring buffer's sub-buffer: keep the event with
 /// its strings truncated rather than losing it. Re-runs the program into at
 /// most [`SAFE_RECORD_SIZE`] bytes of `scratch` and reserves again, with
-/// `res` updated. `None`: nothing reserved (a miss).
+/// `res` updated. `None`: nothing reserved (a miss). The hit's fields
+/// travel in registers: a reference to the caller's `Hit` would have it
+/// stored to its stack on every hit.
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-fn truncated_retry<const EXIT: bool, const FULL_REGS: bool>(
+fn truncated_retry(
     probe: &Probe,
     regs: Regs,
     edata: *const u8,
@@ -338,19 +338,11 @@ fn truncated_retry<const EXIT: bool, const FULL_REGS: bool>(
     file: EventFile<'_>,
     res: &mut interp::RunResult,
 ) -> Option<(NonNull<u8>, Reserved)> {
-    // The fields travel in registers: a reference to the caller's hit
-    // would have it stored to its stack on every hit.
-    let hit = Hit::<EXIT, FULL_REGS> {
-        probe,
-        regs,
-        edata,
-        ip: 0,
-        ret_ip: 0,
-    };
     let prog: &Program = &probe.prog;
     let bodies = probe.def();
     let small = scratch.get_mut(..SAFE_RECORD_SIZE.max(prog.fixed_size()))?;
-    *res = interp::run(prog, &probe.insns, &hit.machine(), &bodies, small).ok()?;
+    let m = machine(probe, regs, edata);
+    *res = interp::run(prog, &probe.insns, &m, &bodies, small).ok()?;
     match file.reserve_direct(res.len) {
         Direct::Rec(p, buffer) => Some((p, Reserved::Direct(buffer))),
         Direct::Miss => None,
@@ -394,7 +386,7 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
                                 let _ = interp::run_fused(&probe.prog, &probe.insns, &m, rec);
                             }
                         } else {
-                            run_steps_into::<EXIT, FULL_REGS>(probe, hit.regs, hit.edata, rec);
+                            run_steps_into(probe, hit.regs, hit.edata, rec);
                         }
                         buffer.commit();
                         return;
@@ -424,20 +416,8 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
 /// `noargs`, `count` and `fpos_count`). Inline: out of line it costs the
 /// non-fused shapes a frame (`watch` 32 instructions, `bitfield` 14).
 #[inline(always)]
-fn run_steps_into<const EXIT: bool, const FULL_REGS: bool>(
-    probe: &Probe,
-    regs: Regs,
-    edata: *const u8,
-    rec: &mut [u8],
-) {
-    let hit = Hit::<EXIT, FULL_REGS> {
-        probe,
-        regs,
-        edata,
-        ip: 0,
-        ret_ip: 0,
-    };
-    let _ = interp::run_steps(&probe.prog, &probe.insns, &hit.machine(), rec);
+fn run_steps_into(probe: &Probe, regs: Regs, edata: *const u8, rec: &mut [u8]) {
+    let _ = interp::run_steps(&probe.prog, &probe.insns, &machine(probe, regs, edata), rec);
 }
 
 /// [`record_static`] after a direct reservation that did not give a
@@ -750,7 +730,9 @@ pub(crate) unsafe extern "C" fn rfprobe_ops_func(
     // while registered; `fregs` is a `struct __arch_ftrace_regs` whose
     // `regs` ftrace filled (the ops asks for all registers).
     unsafe {
-        let data = *ro.add(bindings::RFPROBE_CONST_OPS_DATA).cast::<*mut c_void>();
+        let data = *ro
+            .add(bindings::RFPROBE_CONST_OPS_DATA)
+            .cast::<*mut c_void>();
         let regs = fregs
             .cast::<u8>()
             .add(bindings::RFPROBE_CONST_FREGS_REGS)
