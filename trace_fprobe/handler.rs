@@ -109,14 +109,15 @@ unsafe fn reserved<'r>(p: NonNull<u8>, len: usize) -> &'r mut [u8] {
 }
 
 /// Fills a fixed-size record reserved for `hit`: the header, then the
-/// program run straight into it ([`interp::run_static`]). The one body of
-/// the three ways of reserving a static record.
+/// program run straight into it ([`interp::run_static`]; out of line, in
+/// the one copy [`run_static_shared`], if `SHARED`). The one body of the
+/// three ways of reserving a static record.
 ///
 /// # Safety
 ///
 /// `p` is an open reservation of `size` bytes, the program's static size.
 #[inline(always)]
-unsafe fn fill_static<const EXIT: bool, const FULL_REGS: bool>(
+unsafe fn fill_static<const EXIT: bool, const FULL_REGS: bool, const SHARED: bool>(
     hit: &Hit<'_, EXIT, FULL_REGS>,
     p: NonNull<u8>,
     size: usize,
@@ -124,7 +125,33 @@ unsafe fn fill_static<const EXIT: bool, const FULL_REGS: bool>(
     // SAFETY: Caller.
     let rec = unsafe { reserved(p, size) };
     hit.write_head(rec);
-    let _ = interp::run_static(&hit.probe.prog, &hit.probe.insns, &hit.machine(), rec);
+    if SHARED {
+        run_static_shared(hit.probe, hit.regs, hit.edata, rec);
+    } else {
+        let _ = interp::run_static(&hit.probe.prog, &hit.probe.insns, &hit.machine(), rec);
+    }
+}
+
+/// [`interp::run_static`] out of line, one copy for the paths that are
+/// not the common case (several trace instances, perf). Every inlined
+/// copy of the interpreter adds to the module's size and exception table,
+/// which `insmod` copies and sorts.
+#[inline(never)]
+fn run_static_shared(probe: &Probe, regs: Regs, edata: *const u8, rec: &mut [u8]) {
+    let _ = interp::run_static(&probe.prog, &probe.insns, &machine(probe, regs, edata), rec);
+}
+
+/// [`interp::run`] out of line, one copy for every path but the fused
+/// programs' direct one (see [`run_static_shared`]).
+#[inline(never)]
+fn run_shared(
+    probe: &Probe,
+    regs: Regs,
+    edata: *const u8,
+    rec: &mut [u8],
+) -> Result<interp::RunResult, interp::RunError> {
+    let m = machine(probe, regs, edata);
+    interp::run(&probe.prog, &probe.insns, &m, &probe.def(), rec)
 }
 
 /// The common case of a hit, kept free of everything else so that it
@@ -141,12 +168,12 @@ fn record_static<const EXIT: bool, const FULL_REGS: bool>(
         Direct::Rec(p, buffer) => {
             // SAFETY: The reservation holds `size` bytes, open until the
             // commit.
-            unsafe { fill_static(hit, p, size) };
+            unsafe { fill_static::<EXIT, FULL_REGS, true>(hit, p, size) };
             buffer.commit();
             Outcome::Written
         }
         Direct::Miss => file.refused(),
-        Direct::Generic => record_static_generic(hit, file, size),
+        Direct::Generic => record_static_generic::<EXIT, FULL_REGS, true>(hit, file, size),
     }
 }
 
@@ -163,7 +190,7 @@ fn record_static_filtered<const EXIT: bool, const FULL_REGS: bool>(
         Reserve::Rec(p, filtered) => {
             // SAFETY: The reservation holds `size` bytes, open until the
             // commit.
-            unsafe { fill_static(hit, p, size) };
+            unsafe { fill_static::<EXIT, FULL_REGS, false>(hit, p, size) };
             Some(filtered.commit(file, p))
         }
         Reserve::Miss => Some(file.refused()),
@@ -171,9 +198,10 @@ fn record_static_filtered<const EXIT: bool, const FULL_REGS: bool>(
     }
 }
 
-/// [`record_static`] through the tracing core's generic path.
+/// [`record_static`] through the tracing core's generic path (`SHARED`:
+/// see [`fill_static`]).
 #[inline(always)]
-fn record_static_generic<const EXIT: bool, const FULL_REGS: bool>(
+fn record_static_generic<const EXIT: bool, const FULL_REGS: bool, const SHARED: bool>(
     hit: &Hit<'_, EXIT, FULL_REGS>,
     file: EventFile<'_>,
     size: usize,
@@ -189,7 +217,7 @@ fn record_static_generic<const EXIT: bool, const FULL_REGS: bool>(
         Err(o) => return o,
     };
     // SAFETY: The reservation holds `size` bytes, open until the commit.
-    unsafe { fill_static(hit, p, size) };
+    unsafe { fill_static::<EXIT, FULL_REGS, SHARED>(hit, p, size) };
     // SAFETY: From the reservation above, on `file`.
     unsafe { fb.commit(file, hit.commit_regs()) }
 }
@@ -260,7 +288,7 @@ fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     let run = if prog.is_fused() {
         interp::run_fused_dyn(prog, insns, &hit.machine(), buf)
     } else {
-        interp::run(prog, insns, &hit.machine(), &probe.def(), buf)
+        run_shared(probe, hit.regs, hit.edata, buf)
     };
     let Ok(mut res) = run else {
         return Outcome::Full;
@@ -338,11 +366,8 @@ fn truncated_retry(
     file: EventFile<'_>,
     res: &mut interp::RunResult,
 ) -> Option<(NonNull<u8>, Reserved)> {
-    let prog: &Program = &probe.prog;
-    let bodies = probe.def();
-    let small = scratch.get_mut(..SAFE_RECORD_SIZE.max(prog.fixed_size()))?;
-    let m = machine(probe, regs, edata);
-    *res = interp::run(prog, &probe.insns, &m, &bodies, small).ok()?;
+    let small = scratch.get_mut(..SAFE_RECORD_SIZE.max(probe.prog.fixed_size()))?;
+    *res = run_shared(probe, regs, edata, small).ok()?;
     match file.reserve_direct(res.len) {
         Direct::Rec(p, buffer) => Some((p, Reserved::Direct(buffer))),
         Direct::Miss => None,
@@ -437,7 +462,7 @@ fn record_static_rest<const EXIT: bool, const FULL_REGS: bool>(
         // A copy made here: a reference to the caller's hit would have it
         // stored to the stack at the handler's entry, on the fast path too
         // (5 instructions per hit).
-        Direct::Generic => record_static_generic(&Hit { ..*hit }, file, size),
+        Direct::Generic => record_static_generic::<EXIT, FULL_REGS, false>(&Hit { ..*hit }, file, size),
     }
 }
 
@@ -516,10 +541,8 @@ fn run_triggers<const EXIT: bool, const FULL_REGS: bool>(
     };
     let scratch = claimed.buf();
     let cap = probe.prog.max_record_size().min(scratch.len());
-    let bodies = probe.def();
-    let m = hit.machine();
     let rec = match scratch.get_mut(..cap) {
-        Some(buf) => match interp::run(&probe.prog, &probe.insns, &m, &bodies, buf) {
+        Some(buf) => match run_shared(probe, hit.regs, hit.edata, buf) {
             Ok(res) => buf.get(..res.len).unwrap_or(&[]),
             Err(_) => &[],
         },
@@ -560,20 +583,18 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
         return Outcome::Nested;
     };
     let rec = sample.buf();
-    let m = hit.machine();
     let len = match prog.static_size() {
         Some(size) => match rec.get_mut(..size) {
             Some(r) => {
-                let _ = interp::run_static(prog, &probe.insns, &m, r);
+                run_static_shared(probe, hit.regs, hit.edata, r);
                 size
             }
             None => return Outcome::Full,
         },
         None => {
-            let bodies = probe.def();
             match rec
                 .get_mut(..cap)
-                .map(|r| interp::run(prog, &probe.insns, &m, &bodies, r))
+                .map(|r| run_shared(probe, hit.regs, hit.edata, r))
             {
                 Some(Ok(res)) => res.len,
                 // Dropping the sample gives the buffer back.

@@ -756,9 +756,11 @@ fn st_val<M: Machine + ?Sized>(m: &M, rec: &mut [u8], src: Src, dst: u32, size: 
 }
 
 /// [`Insn::StArgStr`]: the dereferences, then the string (its faults
-/// count in `d`).
+/// count in `d`), read inline if `INLINE` (see [`run_fused_dyn`]), else by
+/// the out-of-line [`Dyn::put_string`] (every inlined copy adds to the
+/// module's exception table, sorted at every load).
 #[inline(always)]
-fn st_arg_str<M: Machine + ?Sized>(
+fn st_arg_str<M: Machine + ?Sized, const INLINE: bool>(
     m: &M,
     rec: &mut [u8],
     d: &mut Dyn,
@@ -782,7 +784,12 @@ fn st_arg_str<M: Machine + ?Sized>(
             }
         }
     }
-    d.put_string_inline(m, rec, dst, v.wrapping_add(*last as i64 as u64), false);
+    let addr = v.wrapping_add(*last as i64 as u64);
+    if INLINE {
+        d.put_string_inline(m, rec, dst, addr, false);
+    } else {
+        d.put_string(m, rec, dst, addr, false);
+    }
 }
 
 /// [`Insn::StArgBits`]: returns 1 on a fault.
@@ -935,12 +942,13 @@ pub fn run_fused_dyn<M: Machine + ?Sized>(
         faults: 0,
         truncated: false,
     };
-    Ok(run_fused_dyn_at(insns, m, rec, d))
+    Ok(run_fused_dyn_at::<M, true>(insns, m, rec, d))
 }
 
-/// The loop of [`run_fused_dyn`], from the dynamic-area state `d`.
+/// The loop of [`run_fused_dyn`] and of [`run`]'s fused programs, from the
+/// dynamic-area state `d`; strings read inline if `INLINE`.
 #[inline(always)]
-fn run_fused_dyn_at<M: Machine + ?Sized>(
+fn run_fused_dyn_at<M: Machine + ?Sized, const INLINE: bool>(
     insns: &[Insn],
     m: &M,
     rec: &mut [u8],
@@ -949,7 +957,7 @@ fn run_fused_dyn_at<M: Machine + ?Sized>(
     for insn in insns {
         let f = match *insn {
             Insn::StArgStr { arg, dst, nr, offs } => {
-                st_arg_str(m, rec, &mut d, arg, dst, nr, offs);
+                st_arg_str::<M, INLINE>(m, rec, &mut d, arg, dst, nr, offs);
                 0
             }
             _ => fused_fixed(m, rec, insn),
@@ -993,7 +1001,7 @@ where
         truncated: false,
     };
     if prog.is_fused() {
-        return Ok(run_fused_dyn_at(insns, m, rec, d));
+        return Ok(run_fused_dyn_at::<M, false>(insns, m, rec, d));
     }
     // Per-argument state, reset by every load and after every store.
     let mut a = ArgState::new();
@@ -1001,7 +1009,7 @@ where
     for insn in insns {
         match *insn {
             Insn::StArgStr { arg, dst, nr, offs } => {
-                st_arg_str(m, rec, &mut d, arg, dst, nr, offs);
+                st_arg_str::<M, false>(m, rec, &mut d, arg, dst, nr, offs);
                 a = ArgState::new();
             }
             Insn::Arg(_)
