@@ -462,7 +462,9 @@ fn record_static_rest<const EXIT: bool, const FULL_REGS: bool>(
         // A copy made here: a reference to the caller's hit would have it
         // stored to the stack at the handler's entry, on the fast path too
         // (5 instructions per hit).
-        Direct::Generic => record_static_generic::<EXIT, FULL_REGS, false>(&Hit { ..*hit }, file, size),
+        Direct::Generic => {
+            record_static_generic::<EXIT, FULL_REGS, false>(&Hit { ..*hit }, file, size)
+        }
     }
 }
 
