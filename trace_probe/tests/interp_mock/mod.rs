@@ -350,6 +350,7 @@ impl<'a> Probe<'a> {
         }
         let before = rec.clone();
         let before_counters = (m.kernel_reads.get(), m.user_reads.get());
+        let before_bytes = m.bytes_read.get();
         let r = trace_probe::interp::run(&self.prog, &self.insns, m, &self.bodies[..], &mut rec)
             .expect("run");
         rec.truncate(r.len);
@@ -372,6 +373,37 @@ impl<'a> Probe<'a> {
             m.bytes_read.set(counters.2);
             assert_eq!(fast, rec, "run_static differs from run");
             assert_eq!(faults, r.faults, "run_static fault count differs");
+        } else if self.prog.is_fused() {
+            // The hot path's fused runner with strings (the string read
+            // inline) must write the same bytes with the same reads.
+            let mut fast = before.clone();
+            let counters = (m.kernel_reads.get(), m.user_reads.get(), m.bytes_read.get());
+            let rf = trace_probe::interp::run_fused_dyn(&self.prog, &self.insns, m, &mut fast)
+                .expect("run_fused_dyn");
+            let reads = (m.kernel_reads.get(), m.user_reads.get(), m.bytes_read.get());
+            assert_eq!(
+                (
+                    reads.0 - counters.0,
+                    reads.1 - counters.1,
+                    reads.2 - counters.2
+                ),
+                (
+                    counters.0 - before_counters.0,
+                    counters.1 - before_counters.1,
+                    counters.2 - before_bytes,
+                ),
+                "run_fused_dyn reads memory differently from run"
+            );
+            m.kernel_reads.set(counters.0);
+            m.user_reads.set(counters.1);
+            m.bytes_read.set(counters.2);
+            fast.truncate(rf.len);
+            assert_eq!(fast, rec, "run_fused_dyn differs from run");
+            assert_eq!(
+                (rf.len, rf.faults, rf.truncated),
+                (r.len, r.faults, r.truncated),
+                "run_fused_dyn result differs"
+            );
         }
         (rec, r)
     }
