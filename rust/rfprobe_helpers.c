@@ -795,16 +795,17 @@ static void notrace rfprobe_ops_func(unsigned long ip, unsigned long parent_ip,
 #endif
 NOKPROBE_SYMBOL(rfprobe_ops_func);
 
+/*
+ * preempt_enable_notrace()'s reschedule, for trace_fprobe/cpu.rs, which
+ * calls it when the decremented count reaches zero (a reschedule is due).
+ * Without CONFIG_PREEMPTION, preempt_enable_notrace() does not reschedule.
+ */
+void notrace rfprobe_preempt_schedule_notrace(void)
+{
 #ifdef CONFIG_PREEMPTION
-void notrace rfprobe_preempt_schedule_notrace(void)
-{
 	__preempt_schedule_notrace();
-}
-#else
-void notrace rfprobe_preempt_schedule_notrace(void)
-{
-}
 #endif
+}
 NOKPROBE_SYMBOL(rfprobe_preempt_schedule_notrace);
 
 /*

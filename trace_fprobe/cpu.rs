@@ -18,6 +18,12 @@
 //! `CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING` they call into the tracing core,
 //! and the C callback (rust/rfprobe_helpers.c) is used instead.
 
+// The lock is unused where the C callback takes the kernel's.
+#![cfg_attr(
+    any(CONFIG_FTRACE_RECORD_RECURSION, CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING),
+    allow(dead_code)
+)]
+
 use crate::bindings;
 use core::arch::asm;
 
