@@ -58,7 +58,8 @@ struct Hit<'a, const EXIT: bool, const FULL_REGS: bool> {
 impl<'a, const EXIT: bool, const FULL_REGS: bool> Hit<'a, EXIT, FULL_REGS> {
     #[inline(always)]
     fn machine(&self) -> RegsMachine<'a> {
-        machine(self.probe, self.regs, self.edata)
+        // SAFETY: `Hit`s are built by the handlers from their arguments.
+        unsafe { machine(self.probe, self.regs, self.edata) }
     }
 
     /// Registers for `trace_event_buffer_commit()` (stack traces).
@@ -88,11 +89,15 @@ impl<'a, const EXIT: bool, const FULL_REGS: bool> Hit<'a, EXIT, FULL_REGS> {
     }
 }
 
-/// The interpreter's view of a hit of `probe` with `regs` and `edata`
-/// (see [`Hit`]).
+/// The interpreter's view of a hit of `probe` with `regs` and `edata`.
+///
+/// # Safety
+///
+/// `regs` and `edata` are the running handler's, as a [`Hit`]'s are (the
+/// contract of [`RegsMachine::new`]), for the machine's life.
 #[inline(always)]
-fn machine(probe: &Probe, regs: Regs, edata: *const u8) -> RegsMachine<'_> {
-    // SAFETY: The handlers pass their own arguments.
+unsafe fn machine(probe: &Probe, regs: Regs, edata: *const u8) -> RegsMachine<'_> {
+    // SAFETY: Caller.
     unsafe { RegsMachine::new(regs, &probe.entry_prog, edata, probe.fault_counter()) }
 }
 
@@ -126,7 +131,8 @@ unsafe fn fill_static<const EXIT: bool, const FULL_REGS: bool, const SHARED: boo
     let rec = unsafe { reserved(p, size) };
     hit.write_head(rec);
     if SHARED {
-        run_static_shared(hit.probe, hit.regs, hit.edata, rec);
+        // SAFETY: The hit's, built by the handler from its arguments.
+        unsafe { run_static_shared(hit.probe, hit.regs, hit.edata, rec) };
     } else {
         let _ = interp::run_static(&hit.probe.prog, &hit.probe.insns, &hit.machine(), rec);
     }
@@ -136,21 +142,32 @@ unsafe fn fill_static<const EXIT: bool, const FULL_REGS: bool, const SHARED: boo
 /// not the common case (several trace instances, perf). Every inlined
 /// copy of the interpreter adds to the module's size and exception table,
 /// which `insmod` copies and sorts.
+///
+/// # Safety
+///
+/// As [`machine`].
 #[inline(never)]
-fn run_static_shared(probe: &Probe, regs: Regs, edata: *const u8, rec: &mut [u8]) {
-    let _ = interp::run_static(&probe.prog, &probe.insns, &machine(probe, regs, edata), rec);
+unsafe fn run_static_shared(probe: &Probe, regs: Regs, edata: *const u8, rec: &mut [u8]) {
+    // SAFETY: Caller.
+    let m = unsafe { machine(probe, regs, edata) };
+    let _ = interp::run_static(&probe.prog, &probe.insns, &m, rec);
 }
 
 /// [`interp::run`] out of line, one copy for every path but the fused
 /// programs' direct one (see [`run_static_shared`]).
+///
+/// # Safety
+///
+/// As [`machine`].
 #[inline(never)]
-fn run_shared(
+unsafe fn run_shared(
     probe: &Probe,
     regs: Regs,
     edata: *const u8,
     rec: &mut [u8],
 ) -> Result<interp::RunResult, interp::RunError> {
-    let m = machine(probe, regs, edata);
+    // SAFETY: Caller.
+    let m = unsafe { machine(probe, regs, edata) };
     interp::run(&probe.prog, &probe.insns, &m, &probe.def(), rec)
 }
 
@@ -288,7 +305,8 @@ fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     let run = if prog.is_fused() {
         interp::run_fused_dyn(prog, insns, &hit.machine(), buf)
     } else {
-        run_shared(probe, hit.regs, hit.edata, buf)
+        // SAFETY: The hit's, built by the handler from its arguments.
+        unsafe { run_shared(probe, hit.regs, hit.edata, buf) }
     };
     let Ok(mut res) = run else {
         return Outcome::Full;
@@ -341,7 +359,9 @@ fn reserve_dynamic<const EXIT: bool, const FULL_REGS: bool>(
         },
     };
     if why == Outcome::Full && res.len > SAFE_RECORD_SIZE {
-        if let Some(r) = truncated_retry(hit.probe, hit.regs, hit.edata, scratch, fb, file, res) {
+        // SAFETY: The hit's, built by the handler from its arguments.
+        let r = unsafe { truncated_retry(hit.probe, hit.regs, hit.edata, scratch, fb, file, res) };
+        if let Some(r) = r {
             return Ok(r);
         }
     }
@@ -354,10 +374,14 @@ fn reserve_dynamic<const EXIT: bool, const FULL_REGS: bool>(
 /// `res` updated. `None`: nothing reserved (a miss). The hit's fields
 /// travel in registers: a reference to the caller's `Hit` would have it
 /// stored to its stack on every hit.
+///
+/// # Safety
+///
+/// `regs` and `edata` as [`machine`]'s.
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-fn truncated_retry(
+unsafe fn truncated_retry(
     probe: &Probe,
     regs: Regs,
     edata: *const u8,
@@ -367,7 +391,8 @@ fn truncated_retry(
     res: &mut interp::RunResult,
 ) -> Option<(NonNull<u8>, Reserved)> {
     let small = scratch.get_mut(..SAFE_RECORD_SIZE.max(probe.prog.fixed_size()))?;
-    *res = run_shared(probe, regs, edata, small).ok()?;
+    // SAFETY: Caller.
+    *res = unsafe { run_shared(probe, regs, edata, small) }.ok()?;
     match file.reserve_direct(res.len) {
         Direct::Rec(p, buffer) => Some((p, Reserved::Direct(buffer))),
         Direct::Miss => None,
@@ -411,7 +436,9 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
                                 let _ = interp::run_fused(&probe.prog, &probe.insns, &m, rec);
                             }
                         } else {
-                            run_steps_into(probe, hit.regs, hit.edata, rec);
+                            // SAFETY: The hit's, from the handler's
+                            // arguments (caller).
+                            unsafe { run_steps_into(probe, hit.regs, hit.edata, rec) };
                         }
                         buffer.commit();
                         return;
@@ -440,9 +467,15 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
 /// fused loop keeps it in registers (measured: 10 instructions per hit of
 /// `noargs`, `count` and `fpos_count`). Inline: out of line it costs the
 /// non-fused shapes a frame (`watch` 32 instructions, `bitfield` 14).
+///
+/// # Safety
+///
+/// As [`machine`].
 #[inline(always)]
-fn run_steps_into(probe: &Probe, regs: Regs, edata: *const u8, rec: &mut [u8]) {
-    let _ = interp::run_steps(&probe.prog, &probe.insns, &machine(probe, regs, edata), rec);
+unsafe fn run_steps_into(probe: &Probe, regs: Regs, edata: *const u8, rec: &mut [u8]) {
+    // SAFETY: Caller.
+    let m = unsafe { machine(probe, regs, edata) };
+    let _ = interp::run_steps(&probe.prog, &probe.insns, &m, rec);
 }
 
 /// [`record_static`] after a direct reservation that did not give a
@@ -544,7 +577,8 @@ fn run_triggers<const EXIT: bool, const FULL_REGS: bool>(
     let scratch = claimed.buf();
     let cap = probe.prog.max_record_size().min(scratch.len());
     let rec = match scratch.get_mut(..cap) {
-        Some(buf) => match run_shared(probe, hit.regs, hit.edata, buf) {
+        // SAFETY: The hit's, built by the handler from its arguments.
+        Some(buf) => match unsafe { run_shared(probe, hit.regs, hit.edata, buf) } {
             Ok(res) => buf.get(..res.len).unwrap_or(&[]),
             Err(_) => &[],
         },
@@ -588,7 +622,9 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
     let len = match prog.static_size() {
         Some(size) => match rec.get_mut(..size) {
             Some(r) => {
-                run_static_shared(probe, hit.regs, hit.edata, r);
+                // SAFETY: The hit's, built by the handler from its
+                // arguments.
+                unsafe { run_static_shared(probe, hit.regs, hit.edata, r) };
                 size
             }
             None => return Outcome::Full,
@@ -596,7 +632,9 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
         None => {
             match rec
                 .get_mut(..cap)
-                .map(|r| run_shared(probe, hit.regs, hit.edata, r))
+                // SAFETY: The hit's, built by the handler from its
+                // arguments.
+                .map(|r| unsafe { run_shared(probe, hit.regs, hit.edata, r) })
             {
                 Some(Ok(res)) => res.len,
                 // Dropping the sample gives the buffer back.
