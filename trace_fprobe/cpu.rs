@@ -142,15 +142,12 @@ fn preempt_enable_notrace() {
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
-/// The running task's `trace_recursion` word.
+/// The address of `task`'s `trace_recursion` word (plain arithmetic; the
+/// callers dereference it for `current` only).
 #[inline(always)]
 fn trace_recursion(task: *mut u8) -> *mut usize {
-    // SAFETY: `task` is `current`, alive while it runs; the offset is the
-    // member's in `struct task_struct`.
-    unsafe {
-        task.add(bindings::RFPROBE_CONST_TASK_TRACE_RECURSION)
-            .cast::<usize>()
-    }
+    task.wrapping_add(bindings::RFPROBE_CONST_TASK_TRACE_RECURSION)
+        .cast::<usize>()
 }
 
 /// ftrace's recursion lock held by a callback (`ftrace_test_recursion_trylock()`
@@ -176,9 +173,9 @@ impl RecursionGuard {
         let start = bindings::RFPROBE_CONST_TRACE_FTRACE_START;
         let task = current_task();
         let word = trace_recursion(task);
-        // SAFETY: The running task's own word (`READ_ONCE()`); only this
-        // task and, on this CPU, interrupts nested in it change it, and
-        // those restore it before returning.
+        // SAFETY: The running task's own word (`READ_ONCE()`), alive
+        // while it runs; only this task and, on this CPU, interrupts
+        // nested in it change it, and those restore it before returning.
         let val = unsafe { core::ptr::read_volatile(word) };
         // `TRACE_CTX_NORMAL - interrupt_context_level()`: the level is at
         // most 3, `TRACE_CTX_NORMAL` (the constants are the kernel's enum).
@@ -204,9 +201,11 @@ impl Drop for RecursionGuard {
         preempt_enable_notrace();
         let word = trace_recursion(self.task);
         // SAFETY: `trace_recursion_clear(bit)` on the task that took the
-        // bit (still `current`: a task leaves a callback on the task it
-        // entered it on). One read-modify-write instruction, as the C
-        // `&=`: an interrupt cannot split it.
+        // bit (`self.task` was `current` in `try_lock`, and still is: the
+        // callback has not returned). The word is per task, so a
+        // migration after `preempt_enable_notrace()` does not matter. One
+        // read-modify-write instruction, as the C `&=`: an interrupt
+        // cannot split it.
         unsafe {
             asm!(
                 "andq {m}, ({w})",
