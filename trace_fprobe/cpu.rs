@@ -35,17 +35,19 @@ extern "C" {
     static this_cpu_off: u8;
 }
 
-const CURRENT_TASK: usize = bindings::RFPROBE_CONST_PCPU_HOT_CURRENT_TASK;
-const PREEMPT_COUNT: usize = bindings::RFPROBE_CONST_PCPU_HOT_PREEMPT_COUNT;
+// The asm below spells `pcpu_hot`'s offsets out (an asm `const` operand
+// needs rustc 1.82; 6.12 builds with 1.78): the kernel's, checked here.
+const _: () = assert!(bindings::RFPROBE_CONST_PCPU_HOT_CURRENT_TASK == 0);
+const _: () = assert!(bindings::RFPROBE_CONST_PCPU_HOT_PREEMPT_COUNT == 8);
 const NMI_MASK: u32 = bindings::RFPROBE_CONST_NMI_MASK;
 const HARDIRQ_MASK: u32 = bindings::RFPROBE_CONST_HARDIRQ_MASK;
 const SOFTIRQ_OFFSET: u32 = bindings::RFPROBE_CONST_SOFTIRQ_OFFSET;
 
-/// One `%gs`-relative load `$insn` (AT&T, source `%gs:{sym}+{off}`,
-/// destination `{v}`) of this CPU's per-CPU data at `$sym + $off` into a
+/// One `%gs`-relative load `$insn` (AT&T, source `%gs:{sym}` plus an
+/// offset, destination `{v}`) of this CPU's per-CPU data at `$sym` into a
 /// `$ty` (`this_cpu_read()`).
 macro_rules! gs_read {
-    ($ty:ty, $insn:literal, $sym:path, $off:expr) => {{
+    ($ty:ty, $insn:literal, $sym:path) => {{
         let v: $ty;
         // SAFETY: One load from this CPU's per-CPU area (always mapped);
         // no stack, no flags, no writes.
@@ -53,7 +55,6 @@ macro_rules! gs_read {
             asm!(
                 $insn,
                 sym = sym $sym,
-                off = const $off,
                 v = out(reg) v,
                 options(att_syntax, nostack, readonly, preserves_flags)
             )
@@ -66,7 +67,7 @@ macro_rules! gs_read {
 /// inverted `PREEMPT_NEED_RESCHED` bit (bit 31; no mask below uses it).
 #[inline(always)]
 fn raw_preempt_count() -> u32 {
-    gs_read!(u32, "movl %gs:{sym}+{off}, {v:e}", pcpu_hot, PREEMPT_COUNT)
+    gs_read!(u32, "movl %gs:{sym}+8, {v:e}", pcpu_hot)
 }
 
 /// `interrupt_context_level()`: 0 task, 1 softirq, 2 hardirq, 3 NMI.
@@ -82,27 +83,30 @@ pub(crate) fn context_level() -> usize {
 /// address.
 #[inline(always)]
 pub(crate) fn this_cpu_offset() -> usize {
-    gs_read!(usize, "movq %gs:{sym}+{off}, {v}", this_cpu_off, 0)
+    gs_read!(usize, "movq %gs:{sym}, {v}", this_cpu_off)
 }
 
 /// `current`: `this_cpu_read_stable(pcpu_hot.current_task)`.
 #[inline(always)]
 fn current_task() -> *mut u8 {
-    gs_read!(*mut u8, "movq %gs:{sym}+{off}, {v}", pcpu_hot, CURRENT_TASK)
+    gs_read!(*mut u8, "movq %gs:{sym}, {v}", pcpu_hot)
 }
 
 /// `preempt_disable_notrace()`.
+///
+/// # Safety
+///
+/// Balanced by [`preempt_enable_notrace`] on this CPU.
 #[inline(always)]
-fn preempt_disable_notrace() {
+unsafe fn preempt_disable_notrace() {
     #[cfg(CONFIG_PREEMPT_COUNT)]
     // SAFETY: `__preempt_count_inc()`: one %gs-relative increment (atomic
     // with respect to this CPU's interrupts). It is a compiler barrier
     // (no `nomem`), as `barrier()` after it is in C.
     unsafe {
         asm!(
-            "incl %gs:{hot}+{off}",
+            "incl %gs:{hot}+8",
             hot = sym pcpu_hot,
-            off = const PREEMPT_COUNT,
             options(att_syntax, nostack)
         )
     };
@@ -112,8 +116,12 @@ fn preempt_disable_notrace() {
 
 /// `preempt_enable_notrace()`: reschedules if the count reaches zero with
 /// a reschedule pending.
+///
+/// # Safety
+///
+/// Ends a [`preempt_disable_notrace`] of this context.
 #[inline(always)]
-fn preempt_enable_notrace() {
+unsafe fn preempt_enable_notrace() {
     #[cfg(CONFIG_PREEMPT_COUNT)]
     {
         let zero: u8;
@@ -123,10 +131,9 @@ fn preempt_enable_notrace() {
         // due). A compiler barrier (no `nomem`).
         unsafe {
             asm!(
-                "decl %gs:{hot}+{off}",
+                "decl %gs:{hot}+8",
                 "sete {z}",
                 hot = sym pcpu_hot,
-                off = const PREEMPT_COUNT,
                 z = out(reg_byte) zero,
                 options(att_syntax, nostack)
             )
@@ -190,7 +197,8 @@ impl RecursionGuard {
         }
         // SAFETY: As above (`current->trace_recursion = val`).
         unsafe { core::ptr::write_volatile(word, val | (1 << bit)) };
-        preempt_disable_notrace();
+        // SAFETY: Balanced by the guard's drop.
+        unsafe { preempt_disable_notrace() };
         Some(RecursionGuard { task, bit })
     }
 }
@@ -198,7 +206,8 @@ impl RecursionGuard {
 impl Drop for RecursionGuard {
     #[inline(always)]
     fn drop(&mut self) {
-        preempt_enable_notrace();
+        // SAFETY: Ends `try_lock`'s.
+        unsafe { preempt_enable_notrace() };
         let word = trace_recursion(self.task);
         // SAFETY: `trace_recursion_clear(bit)` on the task that took the
         // bit (`self.task` was `current` in `try_lock`, and still is: the

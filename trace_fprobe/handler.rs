@@ -15,6 +15,7 @@
 //! overwriting the record being built (see `percpu::Scratch::claim`).
 
 use crate::bindings;
+#[cfg(not(any(CONFIG_FTRACE_RECORD_RECURSION, CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING)))]
 use crate::cpu::RecursionGuard;
 use crate::outputs::{USERS_PERF, USERS_TRIG};
 use crate::percpu::SCRATCH_SIZE;
@@ -28,6 +29,7 @@ use crate::trace_probe::profile::Outcome;
 use crate::trigs::TrigList;
 use core::ffi::c_void;
 use core::ptr::NonNull;
+#[cfg(not(any(CONFIG_FTRACE_RECORD_RECURSION, CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING)))]
 use core::sync::atomic::{AtomicI64, Ordering};
 use kernel::ffi::{c_int, c_ulong};
 
@@ -248,7 +250,12 @@ fn record<const EXIT: bool, const FULL_REGS: bool>(
     if let Some(size) = hit.probe.prog.static_size() {
         record_static(hit, file, size)
     } else {
-        record_dynamic::<EXIT, FULL_REGS>(hit.probe, hit.regs, hit.edata, hit.ip, hit.ret_ip, file)
+        // SAFETY: The hit's, built by the handler from its arguments.
+        unsafe {
+            record_dynamic::<EXIT, FULL_REGS>(
+                hit.probe, hit.regs, hit.edata, hit.ip, hit.ret_ip, file,
+            )
+        }
     }
 }
 
@@ -264,8 +271,13 @@ enum Reserved {
 /// this context's scratch buffer (every string read once), then the record
 /// is reserved at its exact size and copied. Out of line, with the hit in
 /// registers, so that none of its set-up weighs on fixed-size records.
+///
+/// # Safety
+///
+/// `regs` and `edata` as [`machine`]'s (the fields of the handler's
+/// [`Hit`]).
 #[inline(never)]
-fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
+unsafe fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     probe: &Probe,
     regs: Regs,
     edata: *const u8,
@@ -278,6 +290,7 @@ fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     if let Some(o) = file.skip(file.flags()) {
         return o;
     }
+    // The handler's hit, rebuilt from its fields (caller).
     let hit = Hit::<EXIT, FULL_REGS> {
         probe,
         regs,
@@ -445,9 +458,12 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
                     }
                     d => record_static_rest(&hit, file, size, d),
                 },
-                None => record_dynamic::<EXIT, FULL_REGS>(
-                    probe, hit.regs, hit.edata, hit.ip, hit.ret_ip, file,
-                ),
+                // SAFETY: The hit's, from the handler's arguments (caller).
+                None => unsafe {
+                    record_dynamic::<EXIT, FULL_REGS>(
+                        probe, hit.regs, hit.edata, hit.ip, hit.ret_ip, file,
+                    )
+                },
             };
             probe.count(o);
             return;
@@ -789,7 +805,9 @@ pub(crate) unsafe extern "C" fn rfprobe_ops_func(
     };
     // SAFETY: `ro`'s `data`, set before the registration and not changed
     // while registered; `fregs` is a `struct __arch_ftrace_regs` whose
-    // `regs` ftrace filled (the ops asks for all registers).
+    // `regs` ftrace filled as a partial `pt_regs` (the ops does not ask
+    // for `FTRACE_OPS_FL_SAVE_REGS`: argument registers, `ip` and `sp`),
+    // which is what `ops_entry` reads.
     unsafe {
         let data = *ro
             .add(bindings::RFPROBE_CONST_OPS_DATA)
