@@ -242,7 +242,7 @@ struct rfprobe_tp {
 	void *probe;
 	unsigned long ip;
 	atomic_long_t nmissed;
-#ifdef CONFIG_CFI_CLANG
+#ifdef RFPROBE_KCFI
 	struct ftrace_ops ops;
 #endif
 };
@@ -279,7 +279,7 @@ static __always_inline void rfprobe_tp_run(struct rfprobe_tp *t, unsigned long p
 	ftrace_test_recursion_unlock(bit);
 }
 
-#ifndef CONFIG_CFI_CLANG
+#ifndef RFPROBE_KCFI
 /* __builtin_frame_address() makes the compiler set up rbp here. */
 static void notrace
 rfprobe_tp_probe(void *data, unsigned long a1, unsigned long a2, unsigned long a3,
@@ -373,7 +373,7 @@ int rfprobe_tp_attach(struct rfprobe_tp *t, struct tracepoint *tp)
 	int ret;
 
 	t->ip = stub;
-	if (!copy_from_kernel_nofault(&insn, (void *)stub, sizeof(insn)) && is_endbr(insn))
+	if (!copy_from_kernel_nofault(&insn, (void *)stub, sizeof(insn)) && rfprobe_is_endbr(insn))
 		t->ip += ENDBR_INSN_SIZE;
 	t->tp = tp;
 	ret = rfprobe_tp_ops_register(t, stub);
@@ -401,7 +401,12 @@ void rfprobe_tp_detach(struct rfprobe_tp *t)
 	t->tp = NULL;
 }
 
-/* Exit probes: the Rust fprobe handlers, set by name (rfprobe_helpers.h). */
+/*
+ * Exit probes: the Rust fprobe handlers, set by name (rfprobe_helpers.h),
+ * of exactly fprobe's handler types (the compat header's register type).
+ */
+static_assert(__same_type(&rfprobe_fexit, fprobe_exit_cb));
+static_assert(__same_type(&rfprobe_fexit_entry, fprobe_entry_cb));
 void rfprobe_fprobe_handlers(struct fprobe *fp, bool with_entry)
 {
 	fp->exit_handler = rfprobe_fexit;

@@ -9,6 +9,7 @@
 #include <linux/types.h>
 #include <linux/ftrace.h>
 #include <linux/trace_events.h>
+#include "rfprobe_compat.h"
 
 struct fprobe;
 
@@ -124,9 +125,9 @@ void rfprobe_preempt_schedule_notrace(void);
  * unregistered fprobe (the entry handler too if @with_entry).
  */
 int rfprobe_fexit_entry(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
-			struct pt_regs *regs, void *entry_data);
+			rfprobe_fprobe_regs *regs, void *entry_data);
 void rfprobe_fexit(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
-		   struct pt_regs *regs, void *entry_data);
+		   rfprobe_fprobe_regs *regs, void *entry_data);
 void rfprobe_fprobe_handlers(struct fprobe *fp, bool with_entry);
 
 /*

@@ -9,7 +9,7 @@ set -euo pipefail
 variant=${1:?usage: build-kernel.sh fast|debug|user}
 frags=$(variant_fragments "$variant")
 out=$(variant_dir "$variant")
-link=$RFPROBE_CACHE/kernel/$variant
+link=$(variant_link "$variant")
 
 if [ -f "$out/.rfprobe-built" ]; then
 	ln -sfn "$out" "$link"
@@ -19,7 +19,7 @@ fi
 
 mkdir -p "$out"
 log=$out/build.log
-info "building $variant kernel in $out (log: $log)"
+info "building $variant $KVER kernel in $out (log: $log)"
 read -r -a kflags <<< "$(variant_kmake_flags "$variant")"
 K=(make -C "$KSRC" "${kflags[@]}" O="$out")
 start=$(date +%s)
@@ -30,13 +30,26 @@ start=$(date +%s)
 	"${K[@]}" olddefconfig
 } >"$log" 2>&1 || { tail -30 "$log" >&2; die "configuring the $variant kernel failed"; }
 
-# Every option the fragments ask for must have survived olddefconfig.
+# Every option the fragments ask for must have survived olddefconfig, but
+# those config/absent-$KVER says this kernel no longer has (and it has not).
+absent=$RFPROBE_TOP/selftests/config/absent-$KVER
+gone() { [ -f "$absent" ] && grep -q "^$1[[:space:]]" "$absent"; }
 bad=0
+if [ -f "$absent" ]; then
+	while read -r opt _; do
+		case "$opt" in CONFIG_*) ;; *) continue ;; esac
+		if grep -rqsx --include='Kconfig*' "config ${opt#CONFIG_}" "$KSRC"; then
+			echo "rfprobe: $variant: $opt is listed in $absent but $KVER defines it" >&2
+			bad=1
+		fi
+	done <"$absent"
+fi
 # shellcheck disable=SC2086
 while IFS= read -r line; do
 	case "$line" in
 	CONFIG_*=*)
 		opt=${line%%=*}
+		gone "$opt" && continue
 		grep -qxF "$line" "$out/.config" || {
 			echo "rfprobe: $variant: $opt: wanted '$line', got '$(grep -E "^(# )?$opt[= ]" "$out/.config" || echo unset)'" >&2
 			bad=1
@@ -66,5 +79,5 @@ fi
 echo "built in $(($(date +%s) - start)) s" >>"$log"
 touch "$out/.rfprobe-built"
 ln -sfn "$out" "$link"
-info "$variant kernel built in $(($(date +%s) - start)) s"
+info "$variant $KVER kernel built in $(($(date +%s) - start)) s"
 echo "$out"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Idempotent set-up: Debian packages, bindgen-cli 0.69.5, the 6.12 kernel source,
+# Idempotent set-up for KVER (6.12 by default, or 7.3): Debian packages, the
+# bindgen that kernel wants, its kernel source,
 # and a check that the kernel build can use Rust. Quick when everything is present.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
@@ -21,13 +22,23 @@ if ((${#missing[@]})); then
 		|| die "apt-get install failed for: ${missing[*]}"
 fi
 
-if ! [ -x "$BINDGEN" ] || [ "$("$BINDGEN" --version 2>/dev/null)" != "bindgen 0.69.5" ]; then
-	info "installing bindgen-cli 0.69.5 (cargo install)"
+if ! [ -x "$BINDGEN" ] || [ "$("$BINDGEN" --version 2>/dev/null)" != "bindgen $BINDGEN_VERSION" ]; then
+	info "installing bindgen-cli $BINDGEN_VERSION (cargo install)"
 	command -v cargo >/dev/null || die "cargo not found (needed for bindgen-cli and host tests)"
-	cargo install --locked --quiet bindgen-cli --version 0.69.5 || die "cargo install bindgen-cli failed"
+	root=$(dirname "$(dirname "$BINDGEN")")
+	cargo install --locked --quiet bindgen-cli --version "$BINDGEN_VERSION" --root "$root" \
+		|| die "cargo install bindgen-cli $BINDGEN_VERSION failed"
 fi
 
-[ -f "$KSRC_TARBALL" ] || die "$KSRC_TARBALL missing (package linux-source-6.12)"
+# Kernels newer than bookworm's come from Debian's other suites, through a
+# private apt state (the system's sources lists are not touched).
+if ! [ -f "$KSRC_TARBALL" ] && [ "$KVER" != 6.12 ]; then
+	info "fetching linux-source-$KVER from Debian (trixie-backports)"
+	"$(dirname "$0")/debian-pkg.sh" get "linux-source-$KVER" >/dev/null || die "cannot fetch linux-source-$KVER"
+	x=$("$(dirname "$0")/debian-pkg.sh" unpack "linux-source-$KVER") || die "cannot unpack linux-source-$KVER"
+	mv "$x/usr/src/linux-source-$KVER.tar.xz" "$KSRC_TARBALL"
+fi
+[ -f "$KSRC_TARBALL" ] || die "$KSRC_TARBALL missing (package linux-source-$KVER)"
 if ! [ -f "$KSRC/.rfprobe-unpacked" ] || [ "$KSRC_TARBALL" -nt "$KSRC/.rfprobe-unpacked" ]; then
 	info "unpacking $KSRC_TARBALL into $(dirname "$KSRC")"
 	rm -rf "$KSRC"; mkdir -p "$(dirname "$KSRC")"
@@ -36,8 +47,8 @@ if ! [ -f "$KSRC/.rfprobe-unpacked" ] || [ "$KSRC_TARBALL" -nt "$KSRC/.rfprobe-u
 fi
 
 ver=$(kernel_version)
-case "$ver" in 6.12.*) ;; *) die "kernel source is '$ver', want 6.12.x" ;; esac
-stamp=$RFPROBE_CACHE/rustavailable-$($KRUSTC --version | tr ' ()' '___')-$ver
+case "$ver" in "$KVER".*) ;; *) die "kernel source is '$ver', want $KVER.x" ;; esac
+stamp=$RFPROBE_CACHE/rustavailable-$($KRUSTC --version | tr ' ()' '___')-$("$BINDGEN" --version | tr ' ' _)-$ver
 if ! [ -f "$stamp" ]; then
 	out=$(make -s -C "$KSRC" "${KMAKE_FLAGS[@]}" rustavailable 2>&1) || { echo "$out" >&2; die "make rustavailable failed"; }
 	echo "$out" | grep -q "Rust is available" || { echo "$out" >&2; die "Rust is not available for the kernel build"; }

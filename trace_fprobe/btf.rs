@@ -8,6 +8,7 @@
 //! kernel/bpf/btf.c that would give a `struct btf *` is exported), so rfprobe
 //! works on the same bytes user space sees in sysfs.
 
+use crate::compat::CStrCompat;
 use crate::bindings;
 use crate::btf_query::{required_index_len, Btf};
 use kernel::c_str;
@@ -50,7 +51,7 @@ fn read_whole_file(path: &CStr) -> Result<VBuf> {
     // allocates the buffer (vmalloc) and stores it in `buf`.
     let n = unsafe {
         bindings::kernel_read_file_from_path(
-            path.as_char_ptr().cast::<c_char>(),
+            path.char_ptr().cast::<c_char>(),
             0,
             &mut buf,
             MAX_BTF_SIZE,

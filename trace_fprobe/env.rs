@@ -4,6 +4,7 @@
 //! or a module's split BTF on top of it), tracepoints, and the `%pd`/`%pD`
 //! offsets.
 
+use crate::compat::CStrCompat;
 use crate::bindings;
 use crate::trace_probe::btf_adapter::DefBtf;
 use crate::trace_probe::plan::ModName;
@@ -51,9 +52,9 @@ pub(crate) fn find_kernel_tracepoint(name: &[u8]) -> Option<Tracepoint> {
         }
         // SAFETY: Tracepoint names are NUL-terminated static strings.
         let n = unsafe {
-            kernel::str::CStr::from_char_ptr(bindings::rfprobe_tracepoint_name(tp).cast::<c_char>())
+            crate::compat::cstr_from_ptr(bindings::rfprobe_tracepoint_name(tp).cast::<c_char>())
         };
-        if n.as_bytes() == s.name {
+        if n.bytes() == s.name {
             s.found = tp;
         }
     }
@@ -121,7 +122,7 @@ impl TpModule {
     pub(crate) fn find(&self, name: &kernel::str::CStr) -> Option<Tracepoint> {
         // SAFETY: Live (type invariant); `name` is NUL-terminated.
         Tracepoint::new(unsafe {
-            bindings::rfprobe_tp_module_find(self.0.as_ptr(), name.as_char_ptr().cast())
+            bindings::rfprobe_tp_module_find(self.0.as_ptr(), name.char_ptr().cast())
         })
     }
 
@@ -130,11 +131,11 @@ impl TpModule {
         // SAFETY: Live (type invariant); module names are NUL-terminated
         // and live as long as the module.
         unsafe {
-            kernel::str::CStr::from_char_ptr(
+            crate::compat::cstr_from_ptr(
                 bindings::rfprobe_tp_module_name(self.0.as_ptr()).cast(),
             )
         }
-        .as_bytes()
+        .bytes()
     }
 }
 
@@ -177,8 +178,8 @@ impl NotifiedModule<'_> {
     /// The module's name.
     pub(crate) fn name(&self) -> &[u8] {
         // SAFETY: Live (type invariant); module names are NUL-terminated.
-        unsafe { kernel::str::CStr::from_char_ptr(bindings::rfprobe_module_name(self.0.as_ptr())) }
-            .as_bytes()
+        unsafe { crate::compat::cstr_from_ptr(bindings::rfprobe_module_name(self.0.as_ptr())) }
+            .bytes()
     }
 
     /// The module's init text, `[start, end)`.

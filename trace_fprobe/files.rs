@@ -17,6 +17,7 @@
 //! level only, so `define` asks `security_locked_down(LOCKDOWN_KPROBES)` as
 //! C's fprobe events do, and the procfs files need no check of their own.
 
+use crate::compat::CStrCompat;
 use crate::bindings;
 use crate::control::Rfprobe;
 use crate::trace_probe::bytes::ByteWrite;
@@ -26,7 +27,6 @@ use kernel::error::{code, Error, Result};
 use kernel::ffi::{c_char, c_int, c_void};
 use kernel::prelude::*;
 use kernel::str::CStr;
-use kernel::uaccess::UserSlice;
 
 /// The module state, published for the file callbacks. Both directories
 /// are removed before the state is dropped: debugfs removal and procfs
@@ -66,7 +66,7 @@ impl DebugfsDir {
         // SAFETY: `name` is a valid NUL-terminated string; a NULL parent means
         // the debugfs root.
         let d = unsafe {
-            bindings::debugfs_create_dir(name.as_char_ptr().cast::<c_char>(), core::ptr::null_mut())
+            bindings::debugfs_create_dir(name.char_ptr().cast::<c_char>(), core::ptr::null_mut())
         };
         Ok(DebugfsDir(check_ptr(d)?))
     }
@@ -79,7 +79,7 @@ impl DebugfsDir {
         // drop of `self`, before module text goes away).
         let d = unsafe {
             bindings::debugfs_create_file(
-                f.name.as_char_ptr().cast::<c_char>(),
+                f.name.char_ptr().cast::<c_char>(),
                 f.mode,
                 self.0,
                 core::ptr::null_mut(),
@@ -107,7 +107,7 @@ impl ProcDir {
         // SAFETY: `name` is a valid NUL-terminated string; a NULL parent means
         // `/proc`. Returns NULL on failure (never an error pointer).
         let d = unsafe {
-            bindings::proc_mkdir(name.as_char_ptr().cast::<c_char>(), core::ptr::null_mut())
+            bindings::proc_mkdir(name.char_ptr().cast::<c_char>(), core::ptr::null_mut())
         };
         Ok(ProcDir(check_ptr(d)?))
     }
@@ -120,7 +120,7 @@ impl ProcDir {
         // drop of `self`, before module text goes away).
         let e = unsafe {
             bindings::proc_create(
-                f.name.as_char_ptr().cast::<c_char>(),
+                f.name.char_ptr().cast::<c_char>(),
                 f.mode,
                 self.0,
                 &f.pops.0,
@@ -398,9 +398,7 @@ unsafe extern "C" fn write<F: ControlFile>(
     let Ok(mut buf) = KVVec::<u8>::from_elem(0, count, GFP_KERNEL) else {
         return code::ENOMEM.to_errno() as isize;
     };
-    if let Err(e) = UserSlice::new(ubuf as usize, count)
-        .reader()
-        .read_slice(&mut buf)
+    if let Err(e) = crate::compat::user_reader(ubuf as usize, count).read_slice(&mut buf)
     {
         return e.to_errno() as isize;
     }

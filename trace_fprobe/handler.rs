@@ -15,6 +15,7 @@
 //! overwriting the record being built (see `percpu::Scratch::claim`).
 
 use crate::bindings;
+use crate::compat;
 #[cfg(not(any(CONFIG_FTRACE_RECORD_RECURSION, CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING)))]
 use crate::cpu::RecursionGuard;
 use crate::outputs::{USERS_PERF, USERS_TRIG};
@@ -693,13 +694,14 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit_entry(
     fp: *mut bindings::fprobe,
     _entry_ip: c_ulong,
     _ret_ip: c_ulong,
-    regs: *mut bindings::pt_regs,
+    regs: *mut bindings::rfprobe_fprobe_regs,
     entry_data: *mut c_void,
 ) -> c_int {
     // SAFETY: Caller.
     let probe = unsafe { exit_probe(fp) };
-    // SAFETY: The handler's registers, valid while it runs.
-    let regs = unsafe { Regs::from_raw(regs) };
+    // SAFETY: The handler's registers, valid while it runs (at entry the
+    // argument registers and the stack pointer are among them).
+    let regs = unsafe { Regs::from_raw(compat::fprobe_regs(regs)) };
     let size = probe.entry_prog.data_size();
     if entry_data.is_null() || size == 0 {
         return 0;
@@ -732,13 +734,15 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit(
     fp: *mut bindings::fprobe,
     entry_ip: c_ulong,
     ret_ip: c_ulong,
-    regs: *mut bindings::pt_regs,
+    regs: *mut bindings::rfprobe_fprobe_regs,
     entry_data: *mut c_void,
 ) {
     // SAFETY: Caller.
     let probe = unsafe { exit_probe(fp) };
-    // SAFETY: The handler's registers, valid while it runs.
-    let regs = unsafe { Regs::from_raw(regs) };
+    // SAFETY: The handler's registers, valid while it runs (those an exit
+    // program may read: definitions refuse the others where fprobe does
+    // not save them at exit).
+    let regs = unsafe { Regs::from_raw(compat::fprobe_regs(regs)) };
     let hit = Hit::<true, true> {
         probe,
         regs,

@@ -9,20 +9,7 @@ use kernel::prelude::*;
 
 /// Removes and returns element `i`, shifting the rest down; `None` if out of range.
 pub(crate) fn remove<T, A: Allocator>(v: &mut Vec<T, A>, i: usize) -> Option<T> {
-    let len = v.len();
-    if i >= len {
-        return None;
-    }
-    let p = v.as_mut_ptr();
-    // SAFETY: `i < len`: element `i` is initialised and read exactly once;
-    // the tail `i+1..len` is moved down by one (overlapping copy), then the
-    // length shrinks so the moved-out slot at `len-1` is not dropped again.
-    unsafe {
-        let item = core::ptr::read(p.add(i));
-        core::ptr::copy(p.add(i + 1), p.add(i), len - i - 1);
-        v.set_len(len - 1);
-        Some(item)
-    }
+    crate::compat::vec_remove(v, i)
 }
 
 /// Removes and returns the last element.

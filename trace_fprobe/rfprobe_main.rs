@@ -34,6 +34,7 @@ pub mod trace_probe;
 
 mod attach;
 mod btf;
+mod compat;
 mod control;
 mod cpu;
 mod env;
@@ -75,7 +76,7 @@ const _: () = {
     assert!(ENTRY_HEADER_SIZE as usize == TRACE_ENTRY_SIZE as usize + 8);
 };
 
-module! {
+compat::rfprobe_module! {
     type: RfProbeModule,
     name: "rfprobe",
     author: "rfprobe developers",

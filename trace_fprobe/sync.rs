@@ -8,6 +8,7 @@
 //! by it lives in [`EventLocked`] cells, reachable only with a guard, in the
 //! way `kernel::sync::LockedBy` ties data to a lock it does not own.
 
+use crate::compat::CStrCompat;
 use crate::bindings;
 use core::cell::UnsafeCell;
 use core::marker::PhantomData;
@@ -96,8 +97,8 @@ impl EventMutexGuard<'_> {
         unsafe {
             bindings::rfprobe_event_name_taken(
                 self.mutex.events.as_ptr(),
-                group.as_char_ptr().cast(),
-                name.as_char_ptr().cast(),
+                group.char_ptr().cast(),
+                name.char_ptr().cast(),
             )
         }
     }

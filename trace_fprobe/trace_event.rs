@@ -7,6 +7,7 @@
 //! `funcs->trace`) calling the owner's safe [`EventCallbacks`] methods. The
 //! only `bindings::` of event registration.
 
+use crate::compat::CStrCompat;
 use crate::bindings;
 use crate::ring::FileId;
 use crate::sync::{EventMutex, EventMutexGuard};
@@ -140,7 +141,7 @@ impl TraceEvent {
             (*funcs).trace = Some(bindings::rfprobe_event_trace);
             (*fields).type_ = TRACE_FUNCTION_TYPE;
             (*fields).__bindgen_anon_1.define_fields = Some(define_fields::<T>);
-            (*class).system = group.as_char_ptr().cast();
+            (*class).system = group.char_ptr().cast();
             (*rf_class).reg = Some(reg::<T>);
             (*class).reg = Some(bindings::rfprobe_class_reg);
             (*class).fields_array = fields;
@@ -150,9 +151,9 @@ impl TraceEvent {
             (*head).next = head;
             (*head).prev = head;
             (*call).class = class;
-            (*call).__bindgen_anon_1.name = name.as_char_ptr().cast_mut().cast();
+            (*call).__bindgen_anon_1.name = name.char_ptr().cast_mut().cast();
             (*call).event.funcs = funcs;
-            (*call).print_fmt = print_fmt.as_char_ptr().cast_mut().cast();
+            (*call).print_fmt = print_fmt.char_ptr().cast_mut().cast();
             (*call).flags =
                 (bindings::TRACE_EVENT_FL_FPROBE | bindings::TRACE_EVENT_FL_DYNAMIC) as c_int;
             (*call).data = (owner as *const T).cast_mut().cast::<c_void>();
@@ -258,8 +259,8 @@ unsafe extern "C" fn define_fields<T: EventCallbacks>(
         to_result(unsafe {
             bindings::trace_define_field(
                 call,
-                ty.as_char_ptr().cast(),
-                name.as_char_ptr().cast(),
+                ty.char_ptr().cast(),
+                name.char_ptr().cast(),
                 off,
                 size,
                 signed as c_int,

@@ -4,11 +4,25 @@
 
 RFPROBE_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RFPROBE_CACHE=${RFPROBE_CACHE:-$HOME/.cache/rfprobe}
-KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-KSRC=${KSRC:-$RFPROBE_CACHE/src/linux-source-6.12}
+# The kernel series the test kernels are built from (KVER=6.12 or 7.3): each
+# from Debian's linux-source-$KVER package, with the bindgen its minimum
+# tool versions accept (7.3: >= 0.71.1; 6.12's 0.69.5 cache keys stay).
+KVER=${KVER:-6.12}
+case "$KVER" in
+6.12)
+	KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+	BINDGEN_VERSION=0.69.5
+	BINDGEN=${BINDGEN:-$HOME/.cargo/bin/bindgen} ;;
+7.3)
+	# trixie-backports (selftests/setup.sh fetches it with a private apt state).
+	KSRC_TARBALL=${KSRC_TARBALL:-$RFPROBE_CACHE/debian/linux-source-7.3.tar.xz}
+	BINDGEN_VERSION=0.71.1
+	BINDGEN=${BINDGEN:-$RFPROBE_CACHE/bindgen-$BINDGEN_VERSION/bin/bindgen} ;;
+*) echo "rfprobe: error: KVER=$KVER: test kernels are 6.12 or 7.3" >&2; exit 1 ;;
+esac
+KSRC=${KSRC:-$RFPROBE_CACHE/src/linux-source-$KVER}
 LLVM_SUFFIX=-19
 KRUSTC=/usr/bin/rustc
-BINDGEN=${BINDGEN:-$HOME/.cargo/bin/bindgen}
 KMAKE_FLAGS=(LLVM=$LLVM_SUFFIX RUSTC=$KRUSTC BINDGEN=$BINDGEN)
 # The user kernel is built as NixOS and Ubuntu build theirs: GCC for C,
 # rustc and bindgen (libclang) for Rust.
@@ -31,10 +45,16 @@ variant_fragments() {
 	local c=$RFPROBE_TOP/selftests/config
 	case "$1" in
 	fast) echo "$c/base.config $c/fast.config" ;;
-	debug) echo "$c/base.config $c/fast.config $c/debug.config" ;;
+	debug) echo "$c/base.config $c/fast.config $c/debug.config $c/debug-$KVER.config" ;;
 	user) echo "$c/base.config $c/user.config" ;;
 	*) die "unknown kernel variant '$1' (want fast, debug or user)" ;;
 	esac
+}
+
+# The cache's stable name of a variant's build (a symlink): fast, debug, user
+# for 6.12; fast-7.3, debug-7.3 for 7.3.
+variant_link() {
+	if [ "$KVER" = 6.12 ]; then echo "$RFPROBE_CACHE/kernel/$1"; else echo "$RFPROBE_CACHE/kernel/$1-$KVER"; fi
 }
 
 kernel_version() {

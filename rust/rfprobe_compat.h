@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What differs between the kernels rfprobe builds for, on the C side (with
+ * trace_fprobe/compat.rs for Rust): the one place the facts Kbuild probed
+ * (RFPROBE_*, from the kernel's headers) and the kernel's configuration
+ * choose between. rfprobe_helpers.c asserts at build time that each probe
+ * was right; nothing else tests a kernel version.
+ *
+ * Facts:
+ *   RFPROBE_FPROBE_FGRAPH  fprobe on the function-graph tracer (handlers
+ *                          take struct ftrace_regs; no per-fprobe ops)
+ *   RFPROBE_PCPU_HOT       x86's struct pcpu_hot (trace_fprobe/cpu.rs)
+ *   RFPROBE_IS_ENDBR_PTR   is_endbr() takes a pointer; __is_endbr() the word
+ */
+#ifndef RFPROBE_COMPAT_H
+#define RFPROBE_COMPAT_H
+
+#include <linux/types.h>
+#include <asm/ibt.h>
+
+struct pt_regs;
+struct ftrace_regs;
+
+/* kCFI: CONFIG_CFI_CLANG, called CONFIG_CFI since 6.18. */
+#if defined(CONFIG_CFI_CLANG) || defined(CONFIG_CFI)
+#define RFPROBE_KCFI 1
+#endif
+
+/* The register argument of fprobe's entry and exit handlers. */
+#ifdef RFPROBE_FPROBE_FGRAPH
+typedef struct ftrace_regs rfprobe_fprobe_regs;
+#else
+typedef struct pt_regs rfprobe_fprobe_regs;
+#endif
+
+/* Is @insn an ENDBR instruction (IBT)? */
+static inline bool rfprobe_is_endbr(u32 insn)
+{
+#if !defined(CONFIG_X86_KERNEL_IBT)
+	return false;
+#elif defined(RFPROBE_IS_ENDBR_PTR)
+	return __is_endbr(insn);
+#else
+	return is_endbr(insn);
+#endif
+}
+
+#endif /* RFPROBE_COMPAT_H */

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! What differs between the kernels rfprobe builds for, on the Rust side:
+//! the one module (with `rust/rfprobe_compat.h` for C) that the facts the
+//! build probed choose between. Kbuild probes each fact from the kernel's
+//! headers and artefacts and passes it as a `--cfg rfprobe_*`; `CONFIG_*`
+//! options arrive as `--cfg` by themselves. Logic files call what is here
+//! and never test a kernel version. A wrong probe does not compile: each
+//! branch uses the very items its fact says the kernel has.
+//!
+//! Facts used here:
+//! * `rfprobe_kcrate_pin_init`: the kernel crate of 7.x (pin-init is its
+//!   own crate, `CStr` is `core::ffi::CStr` with `CStrExt`, `module!` takes
+//!   `authors`, `UserSlice::new` takes a `UserPtr`, `KVec` has `truncate`
+//!   and no `set_len`).
+//! * `rfprobe_fprobe_fgraph`: fprobe handlers take `struct ftrace_regs`
+//!   (6.14 and later), see [`fprobe_regs`].
+//! * `rfprobe_pcpu_hot`: see `cpu.rs`.
+
+use crate::bindings;
+use kernel::alloc::{Allocator, Vec};
+use kernel::ffi::c_char;
+pub(crate) use kernel::str::CStr;
+
+/// The kernel's `CStr` as rfprobe uses it, on either generation of the
+/// kernel crate.
+pub(crate) trait CStrCompat {
+    /// The string's bytes, without the NUL.
+    fn bytes(&self) -> &[u8];
+    /// The C pointer to the string.
+    fn char_ptr(&self) -> *const c_char;
+}
+
+impl CStrCompat for CStr {
+    #[cfg(rfprobe_kcrate_pin_init)]
+    fn bytes(&self) -> &[u8] {
+        self.to_bytes()
+    }
+    #[cfg(not(rfprobe_kcrate_pin_init))]
+    fn bytes(&self) -> &[u8] {
+        self.as_bytes()
+    }
+    #[cfg(rfprobe_kcrate_pin_init)]
+    fn char_ptr(&self) -> *const c_char {
+        use kernel::str::CStrExt;
+        CStrExt::as_char_ptr(self)
+    }
+    #[cfg(not(rfprobe_kcrate_pin_init))]
+    fn char_ptr(&self) -> *const c_char {
+        self.as_char_ptr()
+    }
+}
+
+/// The NUL-terminated string at `ptr` as a `CStr`.
+///
+/// # Safety
+///
+/// `ptr` is a valid NUL-terminated string that lives and does not change
+/// for `'a`.
+pub(crate) unsafe fn cstr_from_ptr<'a>(ptr: *const c_char) -> &'a CStr {
+    // SAFETY: Caller.
+    unsafe { CStr::from_char_ptr(ptr) }
+}
+
+/// A reader of `len` bytes of user memory at `addr`.
+pub(crate) fn user_reader(addr: usize, len: usize) -> kernel::uaccess::UserSliceReader {
+    #[cfg(rfprobe_kcrate_pin_init)]
+    let ptr = kernel::uaccess::UserPtr::from_addr(addr);
+    #[cfg(not(rfprobe_kcrate_pin_init))]
+    let ptr = addr;
+    kernel::uaccess::UserSlice::new(ptr, len).reader()
+}
+
+/// Removes and returns element `i` of `v`, shifting the rest down; `None`
+/// if out of range (the 6.12 `KVec` has no `remove`).
+pub(crate) fn vec_remove<T, A: Allocator>(v: &mut Vec<T, A>, i: usize) -> Option<T> {
+    #[cfg(rfprobe_kcrate_pin_init)]
+    {
+        v.remove(i).ok()
+    }
+    #[cfg(not(rfprobe_kcrate_pin_init))]
+    {
+        let len = v.len();
+        if i >= len {
+            return None;
+        }
+        let p = v.as_mut_ptr();
+        // SAFETY: `i < len`: element `i` is initialised and read exactly
+        // once; the tail `i+1..len` is moved down by one (overlapping
+        // copy), then the length shrinks so the moved-out slot at `len-1`
+        // is not dropped again.
+        unsafe {
+            let item = core::ptr::read(p.add(i));
+            core::ptr::copy(p.add(i + 1), p.add(i), len - i - 1);
+            v.set_len(len - 1);
+            Some(item)
+        }
+    }
+}
+
+/// The registers an fprobe handler was given, as a `pt_regs`: with
+/// `rfprobe_fprobe_fgraph`, a `struct ftrace_regs` (x86: the `pt_regs` in
+/// `struct __arch_ftrace_regs`) of which an exit handler has only the
+/// return registers (ax, dx, bp, sp, ip; the definition checks refuse the
+/// rest there), else the `pt_regs` itself.
+///
+/// # Safety
+///
+/// `regs` is the register argument of a running fprobe handler.
+#[inline(always)]
+pub(crate) unsafe fn fprobe_regs(regs: *mut bindings::rfprobe_fprobe_regs) -> *mut bindings::pt_regs {
+    #[cfg(rfprobe_fprobe_fgraph)]
+    {
+        regs.cast::<u8>()
+            .wrapping_add(bindings::RFPROBE_CONST_FREGS_REGS)
+            .cast::<bindings::pt_regs>()
+    }
+    #[cfg(not(rfprobe_fprobe_fgraph))]
+    {
+        regs
+    }
+}
+
+/// The module's `module!` invocation, in the form the kernel crate takes.
+#[cfg(rfprobe_kcrate_pin_init)]
+macro_rules! rfprobe_module {
+    (type: $t:tt, name: $n:tt, author: $a:tt, description: $d:tt, license: $l:tt,) => {
+        module! {
+            type: $t,
+            name: $n,
+            authors: [$a],
+            description: $d,
+            license: $l,
+        }
+    };
+}
+#[cfg(not(rfprobe_kcrate_pin_init))]
+macro_rules! rfprobe_module {
+    (type: $t:tt, name: $n:tt, author: $a:tt, description: $d:tt, license: $l:tt,) => {
+        module! {
+            type: $t,
+            name: $n,
+            author: $a,
+            description: $d,
+            license: $l,
+        }
+    };
+}
+pub(crate) use rfprobe_module;
