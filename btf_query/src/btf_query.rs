@@ -84,7 +84,9 @@ pub use self::query::{
 };
 pub use self::symbol::normalize_symbol;
 pub use self::table::{build_index, Btf};
-pub use self::types::{ArrayInfo, IntInfo, Kind, RawMember, Type, TypeId};
+pub use self::types::{
+    info_kflag, info_kind, info_vlen, ArrayInfo, IntInfo, Kind, RawMember, Type, TypeId,
+};
 
 /// `BTF_MAGIC` from `include/uapi/linux/btf.h`.
 pub const BTF_MAGIC: u16 = 0xeb9f;

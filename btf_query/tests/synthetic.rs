@@ -676,7 +676,7 @@ fn bad_sections() {
 #[test]
 fn bad_records() {
     // Unknown kinds.
-    for k in [0u32, 20, 31] {
+    for k in [0u32, 20, 31, 32, 0x7f] {
         let mut b = Builder::new();
         b.int("int", 4, 32, 1);
         b.raw(0, info(k, 0, false), 0, &[]);
@@ -693,9 +693,12 @@ fn bad_records() {
     let int = b.int("int", 4, 32, 1);
     b.raw(0, info(STRUCT, 1000, false), 4, &[0, int, 0]);
     assert_eq!(parse_err(&b.finish()), Error::TruncatedType { offset: 16 });
-    let mut b = Builder::new();
-    b.raw(0, info(FUNC_PROTO, 0xffff, false), 0, &[]);
-    assert_eq!(parse_err(&b.finish()), Error::TruncatedType { offset: 0 });
+    // vlen is 24 bits: the largest one runs past the section too.
+    for vlen in [0xffff, 0x1_0000, 0xff_ffff] {
+        let mut b = Builder::new();
+        b.raw(0, info(FUNC_PROTO, vlen, false), 0, &[]);
+        assert_eq!(parse_err(&b.finish()), Error::TruncatedType { offset: 0 });
+    }
     // A record cut after its header.
     let mut b = Builder::new();
     b.raw(0, info(INT, 0, false), 4, &[]);
@@ -919,4 +922,27 @@ fn errors_display_and_errno() {
     }
     assert_eq!(Error::TooDeep { id: TypeId(1) }.errno(), 40);
     assert_eq!(Error::BadMagic.errno(), 22);
+}
+
+/// `vlen` is 24 bits (Linux 7.3's `BTF_MAX_VLEN`): a struct of 65,537
+/// members is read whole, its last member found, not truncated to 16 bits.
+#[test]
+fn vlen_beyond_16_bits() {
+    const N: u32 = 0x1_0001;
+    let mut b = Builder::new();
+    let int = b.int("int", 4, 32, 1);
+    let mut members: Vec<(&str, u32, u32)> = (0..N - 1).map(|i| ("", int, 32 * i)).collect();
+    members.push(("last", int, 32 * (N - 1)));
+    let s = b.structure("wide", 4 * N, &members);
+    let e = b.enumeration("many", 4, false, &[("A", 0), ("B", 1)]);
+    let btf = leak_btf(b.finish());
+    let t = btf.type_by_id(TypeId(s)).unwrap();
+    assert_eq!(t.vlen(), N);
+    assert_eq!(t.record_len(), 12 + 12 * N as usize);
+    assert_eq!(btf.members(TypeId(s)).unwrap().count(), N as usize);
+    let last = btf.find_member(TypeId(s), b"last").unwrap().unwrap();
+    assert_eq!(last.bit_offset, 32 * (N - 1));
+    // The record after it is where a 24-bit vlen puts it.
+    assert_eq!(btf.kind(TypeId(e)).unwrap(), Kind::Enum);
+    assert_eq!(btf.find_enum(b"many"), Some(TypeId(e)));
 }
