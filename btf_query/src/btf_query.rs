@@ -77,7 +77,7 @@ mod types;
 
 pub use self::display::TypeName;
 pub use self::error::Error;
-pub use self::index::{required_index_len, INDEX_HEADER_WORDS};
+pub use self::index::{required_index_len, required_index_len_split, INDEX_HEADER_WORDS};
 pub use self::query::{
     EnumValue, EnumValues, FuncProto, Member, Members, Param, Params, TypeFacts, ANON_STACK_MAX,
     MAX_ANON_VISITS, MAX_RESOLVE_DEPTH,

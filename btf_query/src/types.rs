@@ -5,6 +5,7 @@ use core::fmt;
 
 use super::bytes::le_u32;
 use super::error::Error;
+use super::header::LAYOUT_ENTRY_LEN;
 
 /// A BTF type id. Id 0 is `void`; real types start at 1. In a split BTF the
 /// ids continue after the base's last id.
@@ -183,6 +184,105 @@ pub(super) const fn record_len(kind: Kind, vlen: u32) -> usize {
         }
 }
 
+/// A blob's layout section: one `struct btf_layout` (`u8 info_sz`,
+/// `u8 elem_sz`, `u16 flags`) per kind number, written by the BTF encoder
+/// for the kinds it knew. A record of a kind this reader does not know is
+/// `12 + info_sz + vlen * elem_sz` bytes long (libbpf's
+/// `btf_type_size_unknown()`), which is all it takes to step over it.
+///
+/// Invariant: a whole number of 4-byte entries (checked by the header).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Layout<'a>(pub &'a [u8]);
+
+impl Layout<'_> {
+    /// No layout section: unknown kinds cannot be skipped.
+    pub(super) const NONE: Layout<'static> = Layout(&[]);
+
+    /// Length of a record of the unknown kind `kind` with `vlen` entries,
+    /// from its layout entry; `id` is the record's, for the error. Kind 0
+    /// (`BTF_KIND_UNKN`) is never skippable: the kernel refuses it in any
+    /// blob. Element sizes that are not multiples of 4 are refused as
+    /// libbpf does (records stay 4-byte aligned).
+    fn record_len(&self, id: TypeId, kind: u8, vlen: u32) -> Result<usize, Error> {
+        let at = usize::from(kind) * LAYOUT_ENTRY_LEN;
+        let (Some(&info_sz), Some(&elem_sz)) = (self.0.get(at), self.0.get(at + 1)) else {
+            return Err(Error::UnknownKind { id, kind });
+        };
+        if kind == 0 {
+            return Err(Error::UnknownKind { id, kind });
+        }
+        if info_sz % 4 != 0 || elem_sz % 4 != 0 {
+            return Err(Error::BadLayoutEntry {
+                kind,
+                info_sz,
+                elem_sz,
+            });
+        }
+        (vlen as usize)
+            .checked_mul(usize::from(elem_sz))
+            .and_then(|n| n.checked_add(TYPE_HDR + usize::from(info_sz)))
+            .ok_or(Error::Overflow)
+    }
+}
+
+/// One record of a type section, as the validation walk sees it.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Record<'a> {
+    /// A kind this reader knows.
+    Known(Type<'a>),
+    /// A kind it does not know, stepped over with the layout section: only
+    /// its common header (name, info) means anything here.
+    Skipped {
+        /// `btf_type.name_off`.
+        name_off: u32,
+        /// The raw kind.
+        kind: u8,
+        /// Record length in bytes.
+        len: usize,
+    },
+}
+
+impl<'a> Record<'a> {
+    /// The record at byte offset `off` of the type section `types`, whose
+    /// id is `id`. Unknown kinds are [`Record::Skipped`] if `layout`
+    /// describes them, else [`Error::UnknownKind`].
+    pub(super) fn at(
+        id: TypeId,
+        types: &'a [u8],
+        off: usize,
+        layout: Layout<'_>,
+    ) -> Result<Record<'a>, Error> {
+        let trunc = Error::TruncatedType {
+            offset: u32::try_from(off).unwrap_or(u32::MAX),
+        };
+        let info = le_u32(types, off.checked_add(4).ok_or(trunc)?).ok_or(trunc)?;
+        let raw_kind = info_kind(info);
+        let vlen = info_vlen(info);
+        let (kind, len) = match Kind::from_raw(raw_kind) {
+            Some(kind) => (Some(kind), record_len(kind, vlen)),
+            None => (None, layout.record_len(id, raw_kind, vlen)?),
+        };
+        let end = off.checked_add(len).ok_or(trunc)?;
+        let rec = types.get(off..end).ok_or(trunc)?;
+        Ok(match kind {
+            Some(kind) => Record::Known(Type { id, kind, rec }),
+            None => Record::Skipped {
+                name_off: le_u32(rec, 0).ok_or(trunc)?,
+                kind: raw_kind,
+                len,
+            },
+        })
+    }
+
+    /// Length of the record in bytes.
+    pub(super) fn len(&self) -> usize {
+        match self {
+            Record::Known(t) => t.record_len(),
+            Record::Skipped { len, .. } => *len,
+        }
+    }
+}
+
 /// Decoded `BTF_KIND_INT` data (the `u32` after the header) plus the size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IntInfo {
@@ -252,18 +352,13 @@ pub struct Type<'a> {
 }
 
 impl<'a> Type<'a> {
-    /// Decodes the record at byte offset `off` of the type section `types`.
+    /// Decodes the record at byte offset `off` of the type section `types`;
+    /// a kind this reader does not know is [`Error::UnknownKind`].
     pub(super) fn decode(id: TypeId, types: &'a [u8], off: usize) -> Result<Type<'a>, Error> {
-        let trunc = Error::TruncatedType {
-            offset: u32::try_from(off).unwrap_or(u32::MAX),
-        };
-        let info = le_u32(types, off.checked_add(4).ok_or(trunc)?).ok_or(trunc)?;
-        let raw_kind = info_kind(info);
-        let kind = Kind::from_raw(raw_kind).ok_or(Error::UnknownKind { id, kind: raw_kind })?;
-        let len = record_len(kind, info_vlen(info));
-        let end = off.checked_add(len).ok_or(trunc)?;
-        let rec = types.get(off..end).ok_or(trunc)?;
-        Ok(Type { id, kind, rec })
+        match Record::at(id, types, off, Layout::NONE)? {
+            Record::Known(t) => Ok(t),
+            Record::Skipped { kind, .. } => Err(Error::UnknownKind { id, kind }),
+        }
     }
 
     #[inline]
