@@ -205,12 +205,10 @@ impl Layout<'_> {
     /// libbpf does (records stay 4-byte aligned).
     fn record_len(&self, id: TypeId, kind: u8, vlen: u32) -> Result<usize, Error> {
         let at = usize::from(kind) * LAYOUT_ENTRY_LEN;
-        let (Some(&info_sz), Some(&elem_sz)) = (self.0.get(at), self.0.get(at + 1)) else {
+        let entry = (kind != 0).then(|| (self.0.get(at), self.0.get(at + 1)));
+        let Some((Some(&info_sz), Some(&elem_sz))) = entry else {
             return Err(Error::UnknownKind { id, kind });
         };
-        if kind == 0 {
-            return Err(Error::UnknownKind { id, kind });
-        }
         if info_sz % 4 != 0 || elem_sz % 4 != 0 {
             return Err(Error::BadLayoutEntry {
                 kind,
@@ -342,7 +340,7 @@ pub struct RawMember {
 /// Zero-copy view of one type record.
 ///
 /// Invariant: `rec` is the whole record, i.e. `rec.len() ==
-/// record_len(kind, vlen)` and `kind` is valid; [`Type::decode`] is the only
+/// record_len(kind, vlen)` and `kind` is valid; `Record::at` is the only
 /// constructor. All accessors still use checked reads.
 #[derive(Clone, Copy, Debug)]
 pub struct Type<'a> {
