@@ -10,7 +10,7 @@
 
 use crate::compat::CStrCompat;
 use crate::bindings;
-use crate::btf_query::{required_index_len, Btf};
+use crate::btf_query::{required_index_len, required_index_len_split, Btf};
 use kernel::c_str;
 use kernel::error::{code, Error, Result};
 use kernel::ffi::{c_char, c_void};
@@ -99,7 +99,8 @@ impl BtfData {
     pub(crate) fn load_module(base: &BtfData, path: &CStr) -> Result<Self> {
         let blob = read_whole_file(path)?;
         let base_view = base.view()?;
-        let len = required_index_len(blob.as_slice()).map_err(|_| code::EINVAL)?;
+        let len =
+            required_index_len_split(blob.as_slice(), &base_view).map_err(|_| code::EINVAL)?;
         let mut index = KVVec::from_elem(0u32, len, GFP_KERNEL)?;
         Btf::new_split(blob.as_slice(), &base_view, &mut index).map_err(|_| code::EINVAL)?;
         Ok(BtfData {

@@ -41,7 +41,7 @@ fn fields(kind: Kind, vlen: usize) -> (Vec<usize>, Vec<usize>) {
 
 fn refs(btf: &Btf<'_>, id: TypeId) -> Vec<TypeId> {
     let t = btf.type_by_id(id).unwrap();
-    let (_, ids) = fields(t.kind(), usize::from(t.vlen()));
+    let (_, ids) = fields(t.kind(), t.vlen() as usize);
     ids.iter()
         .map(|&at| {
             TypeId(u32::from_le_bytes(
@@ -82,7 +82,7 @@ fn encode(
     for &id in types {
         let t = btf.type_by_id(id).unwrap();
         let mut rec = t.bytes().to_vec();
-        let (names, ids) = fields(t.kind(), usize::from(t.vlen()));
+        let (names, ids) = fields(t.kind(), t.vlen() as usize);
         for at in names {
             let off = u32::from_le_bytes(rec[at..at + 4].try_into().unwrap());
             let name = btf.name(off).unwrap().to_vec();

@@ -25,6 +25,18 @@
 //!   [`Btf`] view per query with [`Btf::from_index`] (`O(1)`), so nothing
 //!   self-referential has to be stored.
 //!
+//! # Format
+//!
+//! Both forms of the header are read: Linux 6.12's 24 bytes (type and
+//! string sections) and Linux 7.3's 32 bytes, which adds the layout section
+//! (`layout_off`/`layout_len`, written by pahole >= 1.31), and any longer
+//! `hdr_len` whose bytes past 32 are zero. The `info` word is decoded with
+//! 7.3's widths (7-bit kind, 24-bit vlen: [`info_kind`], [`info_vlen`]),
+//! which read 6.12's blobs unchanged. A record of a kind this reader does
+//! not know is stepped over if the layout section gives its size (a split
+//! blob without one uses its base's), and is an [`Error::UnknownKind`]
+//! otherwise and when queried.
+//!
 //! # Robustness
 //!
 //! Input is untrusted. Every offset, length and id is bounds-checked; malformed
@@ -77,14 +89,16 @@ mod types;
 
 pub use self::display::TypeName;
 pub use self::error::Error;
-pub use self::index::{required_index_len, INDEX_HEADER_WORDS};
+pub use self::index::{required_index_len, required_index_len_split, INDEX_HEADER_WORDS};
 pub use self::query::{
     EnumValue, EnumValues, FuncProto, Member, Members, Param, Params, TypeFacts, ANON_STACK_MAX,
     MAX_ANON_VISITS, MAX_RESOLVE_DEPTH,
 };
 pub use self::symbol::normalize_symbol;
 pub use self::table::{build_index, Btf};
-pub use self::types::{ArrayInfo, IntInfo, Kind, RawMember, Type, TypeId};
+pub use self::types::{
+    info_kflag, info_kind, info_vlen, ArrayInfo, IntInfo, Kind, RawMember, Type, TypeId,
+};
 
 /// `BTF_MAGIC` from `include/uapi/linux/btf.h`.
 pub const BTF_MAGIC: u16 = 0xeb9f;

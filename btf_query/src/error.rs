@@ -26,12 +26,28 @@ pub enum Error {
     BadVersion(u8),
     /// Unsupported (non-zero) header `flags`.
     BadFlags(u8),
-    /// `hdr_len` is shorter than `struct btf_header`, or the header has
-    /// non-zero bytes in an extension this reader does not know.
+    /// `hdr_len` is shorter than the 24-byte header of Linux 6.12 (through
+    /// `str_len`).
     BadHeader,
-    /// The type or string section is outside the blob, misaligned, or the
-    /// sections overlap, leave a gap or leave trailing bytes.
+    /// The header is longer than `struct btf_header` with the layout fields
+    /// (32 bytes) and has a non-zero byte in the part this reader does not
+    /// know (the kernel's "Unsupported btf_header", `E2BIG`).
+    UnsupportedHeader {
+        /// Offset of the first non-zero unknown byte in the header.
+        offset: u32,
+    },
+    /// The type, string or layout section is outside the blob, the type
+    /// section is not 4-byte aligned, or the sections overlap, leave a gap
+    /// or leave trailing bytes.
     BadSection,
+    /// The layout section (`layout_off`, `layout_len`) is not 4-byte
+    /// aligned or not a whole number of 4-byte `struct btf_layout` entries.
+    BadLayoutSection {
+        /// `layout_off`.
+        off: u32,
+        /// `layout_len`.
+        len: u32,
+    },
     /// The string section is not NUL-terminated, a base string section does
     /// not start with the empty string, or it exceeds
     /// [`BTF_MAX_NAME_OFFSET`](super::BTF_MAX_NAME_OFFSET).
@@ -45,13 +61,27 @@ pub enum Error {
         /// Byte offset of the record in the type section.
         offset: u32,
     },
-    /// A type record has kind 0 (`BTF_KIND_UNKN`) or a kind above
-    /// `BTF_KIND_MAX`.
+    /// A type record has kind 0 (`BTF_KIND_UNKN`), or a kind this reader
+    /// does not know (above `BTF_KIND_ENUM64`) that the blob's layout
+    /// section does not describe (no layout section, or the kind is past
+    /// its last entry). Queries on a record that was stepped over with the
+    /// layout section report it too.
     UnknownKind {
         /// Id of the offending record.
         id: TypeId,
         /// The raw kind.
         kind: u8,
+    },
+    /// The layout section's entry for a kind this reader does not know
+    /// gives sizes that are not multiples of 4, so its records cannot be
+    /// stepped over.
+    BadLayoutEntry {
+        /// The kind number.
+        kind: u8,
+        /// Its `info_sz`.
+        info_sz: u8,
+        /// Its `elem_sz`.
+        elem_sz: u8,
     },
     /// A type id out of range (or id 0 where a real type is required).
     BadTypeId(TypeId),
@@ -108,7 +138,7 @@ impl Error {
         const ENOTSUPP: i32 = 524;
         match self {
             Error::BadVersion(_) | Error::BadFlags(_) | Error::ByteSwapped => ENOTSUPP,
-            Error::TooLarge => E2BIG,
+            Error::TooLarge | Error::UnsupportedHeader { .. } => E2BIG,
             Error::IndexTooSmall { .. } => ENOSPC,
             Error::TooDeep { .. } => ELOOP,
             Error::Overflow => EOVERFLOW,
@@ -125,14 +155,29 @@ impl fmt::Display for Error {
             Error::ByteSwapped => f.write_str("big-endian BTF is not supported"),
             Error::BadVersion(v) => write!(f, "unsupported BTF version {v}"),
             Error::BadFlags(v) => write!(f, "unsupported BTF flags {v:#x}"),
-            Error::BadHeader => f.write_str("bad BTF header"),
+            Error::BadHeader => f.write_str("BTF header shorter than 24 bytes"),
+            Error::UnsupportedHeader { offset } => {
+                write!(f, "unsupported BTF header: non-zero byte at {offset}")
+            }
             Error::BadSection => f.write_str("bad BTF section layout"),
+            Error::BadLayoutSection { off, len } => write!(
+                f,
+                "bad BTF layout section at {off} (+{len}): not 4-byte aligned or not whole 4-byte entries"
+            ),
             Error::BadStringSection => f.write_str("bad BTF string section"),
             Error::TooLarge => f.write_str("BTF too large"),
             Error::TruncatedType { offset } => {
                 write!(f, "truncated BTF type record at offset {offset}")
             }
             Error::UnknownKind { id, kind } => write!(f, "type {} has unknown kind {kind}", id.0),
+            Error::BadLayoutEntry {
+                kind,
+                info_sz,
+                elem_sz,
+            } => write!(
+                f,
+                "BTF layout entry of kind {kind}: info_sz {info_sz} / elem_sz {elem_sz} not multiples of 4"
+            ),
             Error::BadTypeId(id) => write!(f, "bad BTF type id {}", id.0),
             Error::BadNameOffset(off) => write!(f, "bad BTF name offset {off}"),
             Error::IndexTooSmall { need, have } => {

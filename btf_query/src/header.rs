@@ -1,25 +1,47 @@
 // SPDX-License-Identifier: GPL-2.0
 //! `struct btf_header` and the section layout, checked like the kernel's
-//! `btf_parse_hdr()`/`btf_check_sec_info()`/`btf_parse_str_sec()`.
+//! `btf_parse_hdr()`/`btf_check_sec_info()`/`btf_parse_str_sec()`/
+//! `btf_parse_layout_sec()`.
+//!
+//! Two header forms exist: Linux 6.12's 24 bytes (type and string
+//! sections) and Linux 7.3's 32 bytes, which adds `layout_off`/`layout_len`
+//! (the layout section: one 4-byte `struct btf_layout` per kind number,
+//! giving the sizes of a record of that kind). Following the kernel's rules for
+//! `hdr_len`:
+//!
+//! * `hdr_len` < 24 is refused (libbpf needs the string section's fields);
+//! * 24 <= `hdr_len` < 32: the layout fields are not (fully) in the header,
+//!   there is no layout section, and the bytes from 24 to `hdr_len` are not
+//!   read;
+//! * `hdr_len` >= 32: the layout section is present if `layout_len` is
+//!   non-zero, and every header byte from 32 to `hdr_len` must be zero (a
+//!   future field this reader does not know).
 
 use super::bytes::{le_u16, le_u32};
 use super::error::Error;
 use super::{BTF_MAGIC, BTF_MAX_NAME_OFFSET, BTF_VERSION};
 
-/// Size of `struct btf_header` (version 1).
-pub(super) const HEADER_LEN: usize = 24;
+/// Size of the Linux 6.12 header (through `str_len`): the least `hdr_len`.
+pub(super) const HEADER_LEN_MIN: usize = 24;
+/// Size of `struct btf_header` with the layout section fields (Linux 7.3).
+pub(super) const HEADER_LEN: usize = 32;
+/// Size of `struct btf_layout`, the layout section's entry.
+pub(super) const LAYOUT_ENTRY_LEN: usize = 4;
 
-/// The two sections of a validated blob.
+/// The sections of a validated blob.
 ///
-/// Invariants: both lie inside the blob, tile the data after the header
+/// Invariants: all lie inside the blob and tile the data after the header
 /// exactly (no gap, overlap or trailing bytes), the blob is shorter than
-/// 4 GiB, `types` starts 4-byte aligned relative to the header end, and a
-/// non-empty `strings` ends with a NUL (so every in-range offset starts a
-/// terminated string); a base `strings` is non-empty and starts with NUL.
+/// 4 GiB, `types` and `layout` start 4-byte aligned relative to the header
+/// end, `layout` is a whole number of [`LAYOUT_ENTRY_LEN`] entries (empty:
+/// no layout section), and a non-empty `strings` ends with a NUL (so every
+/// in-range offset starts a terminated string); a base `strings` is
+/// non-empty and starts with NUL.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Sections<'a> {
     pub types: &'a [u8],
     pub strings: &'a [u8],
+    pub layout: &'a [u8],
 }
 
 /// Parses and checks the header of `blob`. `split` relaxes the string
@@ -46,34 +68,58 @@ pub(super) fn parse(blob: &[u8], split: bool) -> Result<Sections<'_>, Error> {
     if u32::try_from(blob.len()).is_err() {
         return Err(Error::TooLarge);
     }
-    if hdr_len < HEADER_LEN {
+    if hdr_len < HEADER_LEN_MIN {
         return Err(Error::BadHeader);
     }
     let hdr = blob.get(..hdr_len).ok_or(Error::Truncated)?;
-    // A longer header is a future extension: accept it only if unused.
-    if hdr.get(HEADER_LEN..).unwrap_or(&[]).iter().any(|&b| b != 0) {
-        return Err(Error::BadHeader);
+    // A header longer than ours is a future extension: accept it only if
+    // its unknown fields are zero.
+    let tail = hdr.get(HEADER_LEN..).unwrap_or(&[]);
+    if let Some(at) = tail.iter().position(|&b| b != 0) {
+        return Err(Error::UnsupportedHeader {
+            offset: (HEADER_LEN + at) as u32,
+        });
     }
     let field = |at| le_u32(hdr, at).ok_or(Error::Truncated);
     let (type_off, type_len) = (field(8)?, field(12)?);
     let (str_off, str_len) = (field(16)?, field(20)?);
+    let (layout_off, layout_len) = if hdr_len >= HEADER_LEN {
+        (field(24)?, field(28)?)
+    } else {
+        (0, 0)
+    };
     let data = blob.get(hdr_len..).ok_or(Error::Truncated)?;
 
     if type_off % 4 != 0 {
         return Err(Error::BadSection);
     }
+    if layout_len != 0 && (layout_off % 4 != 0 || layout_len as usize % LAYOUT_ENTRY_LEN != 0) {
+        return Err(Error::BadLayoutSection {
+            off: layout_off,
+            len: layout_len,
+        });
+    }
     if !split && (type_len == 0 || data.is_empty()) {
         return Err(Error::BadSection);
     }
-    // The sections, sorted by offset, must tile `data` exactly.
-    let (first, second) = if (type_off, type_len) <= (str_off, str_len) {
-        ((type_off, type_len), (str_off, str_len))
-    } else {
-        ((str_off, str_len), (type_off, type_len))
-    };
-    let first_end = first.0.checked_add(first.1).ok_or(Error::BadSection)?;
-    let second_end = second.0.checked_add(second.1).ok_or(Error::BadSection)?;
-    if first.0 != 0 || second.0 != first_end || second_end as usize != data.len() {
+    // The sections (the layout section only if non-empty), sorted by
+    // offset, must tile `data` exactly, in any order.
+    let mut secs = [
+        (type_off, type_len),
+        (str_off, str_len),
+        (layout_off, layout_len),
+    ];
+    let nr_secs = if layout_len == 0 { 2 } else { 3 };
+    let secs = secs.get_mut(..nr_secs).ok_or(Error::BadSection)?;
+    secs.sort_unstable();
+    let mut end = 0u32;
+    for &(off, len) in secs.iter() {
+        if off != end {
+            return Err(Error::BadSection);
+        }
+        end = off.checked_add(len).ok_or(Error::BadSection)?;
+    }
+    if end as usize != data.len() {
         return Err(Error::BadSection);
     }
     let section = |off: u32, len: u32| {
@@ -82,6 +128,11 @@ pub(super) fn parse(blob: &[u8], split: bool) -> Result<Sections<'_>, Error> {
     };
     let types = section(type_off, type_len)?;
     let strings = section(str_off, str_len)?;
+    let layout = if layout_len == 0 {
+        &[][..]
+    } else {
+        section(layout_off, layout_len)?
+    };
 
     if !strings.is_empty() || !split {
         let last = strings.last().copied().ok_or(Error::BadStringSection)?;
@@ -92,5 +143,9 @@ pub(super) fn parse(blob: &[u8], split: bool) -> Result<Sections<'_>, Error> {
             return Err(Error::BadStringSection);
         }
     }
-    Ok(Sections { types, strings })
+    Ok(Sections {
+        types,
+        strings,
+        layout,
+    })
 }

@@ -15,8 +15,8 @@ use core::cmp::Ordering;
 use super::bytes::{cmp_cstr, le_u32};
 use super::error::Error;
 use super::header::{self, Sections};
-use super::table::Strings;
-use super::types::{Kind, Type, TypeId};
+use super::table::{Btf, Strings};
+use super::types::{Kind, Layout, Record, TypeId};
 use super::BTF_MAX_TYPE;
 
 /// Words of index header that precede the offset table.
@@ -85,12 +85,14 @@ impl Counts {
     }
 }
 
-/// Walks the records of `types`, calling `f(local_index, offset, type)`.
+/// Walks the records of `types`, calling `f(local_index, offset)`; records
+/// of kinds this reader does not know are stepped over with `layout`.
 /// Stops at the first malformed record or after [`BTF_MAX_TYPE`] records.
-fn walk<'a>(
-    types: &'a [u8],
+fn walk(
+    types: &[u8],
     start_id: u32,
-    mut f: impl FnMut(u32, usize, &Type<'a>) -> Result<(), Error>,
+    layout: Layout<'_>,
+    mut f: impl FnMut(u32, usize),
 ) -> Result<Counts, Error> {
     let mut counts = Counts::default();
     let mut off = 0usize;
@@ -99,39 +101,59 @@ fn walk<'a>(
             return Err(Error::TooLarge);
         }
         let id = TypeId(start_id.wrapping_add(counts.types));
-        let t = Type::decode(id, types, off)?;
-        f(counts.types, off, &t)?;
-        if t.name_off() != 0 {
-            if let Some(class) = Class::of(t.kind()) {
-                counts.classes[class as usize] += 1;
+        let rec = Record::at(id, types, off, layout)?;
+        f(counts.types, off);
+        if let Record::Known(t) = rec {
+            if t.name_off() != 0 {
+                if let Some(class) = Class::of(t.kind()) {
+                    counts.classes[class as usize] += 1;
+                }
             }
         }
         counts.types += 1;
-        off += t.record_len();
+        off += rec.len();
     }
     Ok(counts)
 }
 
 /// Number of `u32` words of index storage [`Btf::new`](super::Btf::new) or
 /// [`Btf::new_split`](super::Btf::new_split) needs for `blob` (a base or a
-/// split blob; the count does not depend on the base).
+/// split blob).
 ///
 /// This walks the type section once (about a millisecond for vmlinux). See
-/// the [index layout](super::Btf#index) for what the words hold.
+/// the [index layout](super::Btf#index) for what the words hold. A split
+/// blob without a layout section of its own steps over kinds this reader
+/// does not know with its base's: for such a blob use
+/// [`required_index_len_split`], which this fails on with
+/// [`Error::UnknownKind`].
 pub fn required_index_len(blob: &[u8]) -> Result<usize, Error> {
+    count(blob, None)
+}
+
+/// [`required_index_len`] for a split blob on top of `base` (the same count
+/// whenever `required_index_len` succeeds).
+pub fn required_index_len_split(blob: &[u8], base: &Btf<'_>) -> Result<usize, Error> {
+    count(blob, Some(base))
+}
+
+fn count(blob: &[u8], base: Option<&Btf<'_>>) -> Result<usize, Error> {
     let sections = header::parse(blob, true)?;
-    Ok(walk(sections.types, 1, |_, _, _| Ok(()))?.words())
+    let layout = Btf::layout_for(&sections, base);
+    Ok(walk(sections.types, 1, layout, |_, _| ())?.words())
 }
 
 /// Builds the index of a blob into `storage` and returns the number of words
 /// used. `start_id` and `strs` describe where the blob's ids and strings
-/// start (1 and its own strings for a base BTF). Validates every record:
-/// kind, length, name offsets and referenced type ids.
+/// start (1 and its own strings for a base BTF), `layout` how to step over
+/// kinds this reader does not know. Validates every record: kind, length,
+/// name offsets and referenced type ids (of a stepped-over record only its
+/// name, the rest of it has no meaning here).
 pub(super) fn build(
     blob_len: usize,
     sections: &Sections<'_>,
     start_id: u32,
     strs: &Strings<'_>,
+    layout: Layout<'_>,
     storage: &mut [u32],
 ) -> Result<usize, Error> {
     let have = storage.len();
@@ -146,12 +168,11 @@ pub(super) fn build(
     // Pass 1: record offsets. Runs out of room => count the rest for the
     // error message.
     let mut short = false;
-    let counts = walk(sections.types, start_id, |i, off, _| {
+    let counts = walk(sections.types, start_id, layout, |i, off| {
         match rest.get_mut(i as usize) {
             Some(slot) => *slot = off as u32,
             None => short = true,
         }
-        Ok(())
     })?;
     let need = counts.words();
     if short || need > have {
@@ -180,7 +201,20 @@ pub(super) fn build(
     }
     for (i, &off) in offsets.iter().enumerate() {
         let id = TypeId(start_id + i as u32);
-        let t = Type::decode(id, sections.types, off as usize)?;
+        let valid_name = |n: u32| {
+            if strs.tail(n).is_some() {
+                Ok(())
+            } else {
+                Err(Error::BadNameOffset(n))
+            }
+        };
+        let t = match Record::at(id, sections.types, off as usize, layout)? {
+            Record::Known(t) => t,
+            Record::Skipped { name_off, .. } => {
+                valid_name(name_off)?;
+                continue;
+            }
+        };
         t.for_each_ref(|r| {
             if r.0 < end_id {
                 Ok(())
@@ -188,13 +222,7 @@ pub(super) fn build(
                 Err(Error::BadTypeId(r))
             }
         })?;
-        t.for_each_name(|n| {
-            if strs.tail(n).is_some() {
-                Ok(())
-            } else {
-                Err(Error::BadNameOffset(n))
-            }
-        })?;
+        t.for_each_name(valid_name)?;
         if t.name_off() == 0 {
             continue;
         }

@@ -64,12 +64,12 @@ impl<'a> FuncProto<'a> {
 
     /// Number of named/typed parameters (the variadic marker not counted).
     /// Note that the kernel's `btf_type_vlen()` counts the marker.
-    pub fn nr_params(&self) -> u16 {
-        self.proto.vlen() - u16::from(self.is_variadic())
+    pub fn nr_params(&self) -> u32 {
+        self.proto.vlen() - u32::from(self.is_variadic())
     }
 
     /// Parameter `i` (0-based), `Ok(None)` past the last one.
-    pub fn param(&self, i: u16) -> Result<Option<Param<'a>>, Error> {
+    pub fn param(&self, i: u32) -> Result<Option<Param<'a>>, Error> {
         if i >= self.nr_params() {
             return Ok(None);
         }
@@ -91,7 +91,7 @@ impl<'a> FuncProto<'a> {
     }
 
     /// The first parameter named `name` and its 0-based position.
-    pub fn find_param(&self, name: &[u8]) -> Result<Option<(u16, Param<'a>)>, Error> {
+    pub fn find_param(&self, name: &[u8]) -> Result<Option<(u32, Param<'a>)>, Error> {
         for i in 0..self.nr_params() {
             if let Some(p) = self.param(i)? {
                 if !name.is_empty() && p.name == name {
@@ -107,7 +107,7 @@ impl<'a> FuncProto<'a> {
 #[derive(Clone, Debug)]
 pub struct Params<'a> {
     proto: FuncProto<'a>,
-    next: u16,
+    next: u32,
 }
 
 impl<'a> Iterator for Params<'a> {
@@ -120,7 +120,7 @@ impl<'a> Iterator for Params<'a> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = usize::from(self.proto.nr_params().saturating_sub(self.next));
+        let left = self.proto.nr_params().saturating_sub(self.next) as usize;
         (left, Some(left))
     }
 }
@@ -150,7 +150,7 @@ pub struct Member<'a> {
 pub struct Members<'a> {
     ty: Type<'a>,
     strs: Strings<'a>,
-    next: u16,
+    next: u32,
 }
 
 impl<'a> Iterator for Members<'a> {
@@ -169,7 +169,7 @@ impl<'a> Iterator for Members<'a> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = usize::from(self.ty.vlen().saturating_sub(self.next));
+        let left = self.ty.vlen().saturating_sub(self.next) as usize;
         (left, Some(left))
     }
 }
@@ -188,7 +188,7 @@ pub struct EnumValue<'a> {
 pub struct EnumValues<'a> {
     ty: Type<'a>,
     strs: Strings<'a>,
-    next: u16,
+    next: u32,
 }
 
 impl<'a> EnumValues<'a> {
@@ -212,7 +212,7 @@ impl<'a> Iterator for EnumValues<'a> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = usize::from(self.ty.vlen().saturating_sub(self.next));
+        let left = self.ty.vlen().saturating_sub(self.next) as usize;
         (left, Some(left))
     }
 }

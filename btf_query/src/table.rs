@@ -13,7 +13,7 @@ use super::index::{
     H_TOTAL, H_TYPES_LEN, H_VERSION, INDEX_HEADER_WORDS, INDEX_MAGIC, INDEX_VERSION, NR_CLASSES,
 };
 use super::symbol::normalize_symbol;
-use super::types::{Kind, Type, TypeId};
+use super::types::{Kind, Layout, Type, TypeId};
 use super::{BTF_MAX_NAME_OFFSET, BTF_MAX_TYPE};
 
 /// The string sections visible from one BTF: the base's (split BTF only)
@@ -106,6 +106,8 @@ pub struct Btf<'a> {
     base: Option<&'a Btf<'a>>,
     types: &'a [u8],
     strs: Strings<'a>,
+    /// This blob's layout section (empty if it has none).
+    layout: &'a [u8],
     /// First id of this blob (1 for a base).
     start_id: u32,
     /// Types in this blob.
@@ -125,6 +127,7 @@ impl fmt::Debug for Btf<'_> {
             .field("start_id", &self.start_id)
             .field("nr_types", &self.nr_types)
             .field("types_len", &self.types.len())
+            .field("layout_len", &self.layout.len())
             .field("strings", &self.strs)
             .field("index_len", &self.index_len)
             .finish()
@@ -147,7 +150,8 @@ pub fn build_index(
     if start_id > BTF_MAX_TYPE {
         return Err(Error::BadBase);
     }
-    index::build(blob.len(), &sections, start_id, &strs, storage)
+    let layout = Btf::layout_for(&sections, base);
+    index::build(blob.len(), &sections, start_id, &strs, layout, storage)
 }
 
 impl<'a> Btf<'a> {
@@ -188,6 +192,17 @@ impl<'a> Btf<'a> {
         index: &'a [u32],
     ) -> Result<Btf<'a>, Error> {
         Self::attach(blob, Some(base), index)
+    }
+
+    /// The layout section that steps over the kinds this reader does not
+    /// know in a blob with these `sections` on `base`: its own, or for a
+    /// split blob without one its base's (the encoder described the kinds
+    /// of both; libbpf falls back the same way).
+    pub(super) fn layout_for<'s>(sections: &Sections<'s>, base: Option<&'s Btf<'_>>) -> Layout<'s> {
+        match base {
+            Some(base) if sections.layout.is_empty() => Layout(base.layout),
+            _ => Layout(sections.layout),
+        }
     }
 
     /// Where a blob's ids and strings start given its base.
@@ -283,6 +298,7 @@ impl<'a> Btf<'a> {
             base,
             types: sections.types,
             strs,
+            layout: sections.layout,
             start_id,
             nr_types: nr,
             offsets,

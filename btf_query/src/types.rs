@@ -5,6 +5,7 @@ use core::fmt;
 
 use super::bytes::le_u32;
 use super::error::Error;
+use super::header::LAYOUT_ENTRY_LEN;
 
 /// A BTF type id. Id 0 is `void`; real types start at 1. In a split BTF the
 /// ids continue after the base's last id.
@@ -138,9 +139,31 @@ impl fmt::Display for Kind {
 /// Size of `struct btf_type`.
 pub(super) const TYPE_HDR: usize = 12;
 
+/// `BTF_INFO_KIND`: bits 24-30 of `btf_type.info` (`BTF_MAX_KIND` 0x7f).
+///
+/// Linux 6.12 defined only bits 24-28 and its verifier rejects a record
+/// with any of bits 16-23 or 29-30 set (`BTF_INFO_MASK`), so every blob a
+/// 6.12 kernel accepts decodes to the same kind and vlen with these wider
+/// fields.
+pub const fn info_kind(info: u32) -> u8 {
+    ((info >> 24) & 0x7f) as u8
+}
+
+/// `BTF_INFO_VLEN`: bits 0-23 of `btf_type.info` (`BTF_MAX_VLEN`
+/// 0xffffff); see [`info_kind`] for blobs of kernels with a 16-bit vlen.
+pub const fn info_vlen(info: u32) -> u32 {
+    info & 0x00ff_ffff
+}
+
+/// `BTF_INFO_KFLAG`: bit 31 of `btf_type.info`.
+pub const fn info_kflag(info: u32) -> bool {
+    info >> 31 != 0
+}
+
 /// Length in bytes of a whole record of `kind` with `vlen` entries (header
-/// plus trailing data). At most `12 + 12 * 0xffff`, so it cannot overflow.
-pub(super) const fn record_len(kind: Kind, vlen: u16) -> usize {
+/// plus trailing data). At most `12 + 12 * 0xff_ffff` (vlen is 24 bits), so
+/// it cannot overflow a 32-bit `usize`.
+pub(super) const fn record_len(kind: Kind, vlen: u32) -> usize {
     let n = vlen as usize;
     TYPE_HDR
         + match kind {
@@ -159,6 +182,103 @@ pub(super) const fn record_len(kind: Kind, vlen: u16) -> usize {
             | Kind::Float
             | Kind::TypeTag => 0,
         }
+}
+
+/// A blob's layout section: one `struct btf_layout` (`u8 info_sz`,
+/// `u8 elem_sz`, `u16 flags`) per kind number, written by the BTF encoder
+/// for the kinds it knew. A record of a kind this reader does not know is
+/// `12 + info_sz + vlen * elem_sz` bytes long (libbpf's
+/// `btf_type_size_unknown()`), which is all it takes to step over it.
+///
+/// Invariant: a whole number of 4-byte entries (checked by the header).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Layout<'a>(pub &'a [u8]);
+
+impl Layout<'_> {
+    /// No layout section: unknown kinds cannot be skipped.
+    pub(super) const NONE: Layout<'static> = Layout(&[]);
+
+    /// Length of a record of the unknown kind `kind` with `vlen` entries,
+    /// from its layout entry; `id` is the record's, for the error. Kind 0
+    /// (`BTF_KIND_UNKN`) is never skippable: the kernel refuses it in any
+    /// blob. Element sizes that are not multiples of 4 are refused as
+    /// libbpf does (records stay 4-byte aligned).
+    fn record_len(&self, id: TypeId, kind: u8, vlen: u32) -> Result<usize, Error> {
+        let at = usize::from(kind) * LAYOUT_ENTRY_LEN;
+        let entry = (kind != 0).then(|| (self.0.get(at), self.0.get(at + 1)));
+        let Some((Some(&info_sz), Some(&elem_sz))) = entry else {
+            return Err(Error::UnknownKind { id, kind });
+        };
+        if info_sz % 4 != 0 || elem_sz % 4 != 0 {
+            return Err(Error::BadLayoutEntry {
+                kind,
+                info_sz,
+                elem_sz,
+            });
+        }
+        (vlen as usize)
+            .checked_mul(usize::from(elem_sz))
+            .and_then(|n| n.checked_add(TYPE_HDR + usize::from(info_sz)))
+            .ok_or(Error::Overflow)
+    }
+}
+
+/// One record of a type section, as the validation walk sees it.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Record<'a> {
+    /// A kind this reader knows.
+    Known(Type<'a>),
+    /// A kind it does not know, stepped over with the layout section: only
+    /// its common header (name, info) means anything here.
+    Skipped {
+        /// `btf_type.name_off`.
+        name_off: u32,
+        /// The raw kind.
+        kind: u8,
+        /// Record length in bytes.
+        len: usize,
+    },
+}
+
+impl<'a> Record<'a> {
+    /// The record at byte offset `off` of the type section `types`, whose
+    /// id is `id`. Unknown kinds are [`Record::Skipped`] if `layout`
+    /// describes them, else [`Error::UnknownKind`].
+    pub(super) fn at(
+        id: TypeId,
+        types: &'a [u8],
+        off: usize,
+        layout: Layout<'_>,
+    ) -> Result<Record<'a>, Error> {
+        let trunc = Error::TruncatedType {
+            offset: u32::try_from(off).unwrap_or(u32::MAX),
+        };
+        let info = le_u32(types, off.checked_add(4).ok_or(trunc)?).ok_or(trunc)?;
+        let raw_kind = info_kind(info);
+        let vlen = info_vlen(info);
+        let (kind, len) = match Kind::from_raw(raw_kind) {
+            Some(kind) => (Some(kind), record_len(kind, vlen)),
+            None => (None, layout.record_len(id, raw_kind, vlen)?),
+        };
+        let end = off.checked_add(len).ok_or(trunc)?;
+        let rec = types.get(off..end).ok_or(trunc)?;
+        Ok(match kind {
+            Some(kind) => Record::Known(Type { id, kind, rec }),
+            None => Record::Skipped {
+                name_off: le_u32(rec, 0).ok_or(trunc)?,
+                kind: raw_kind,
+                len,
+            },
+        })
+    }
+
+    /// Length of the record in bytes.
+    pub(super) fn len(&self) -> usize {
+        match self {
+            Record::Known(t) => t.record_len(),
+            Record::Skipped { len, .. } => *len,
+        }
+    }
 }
 
 /// Decoded `BTF_KIND_INT` data (the `u32` after the header) plus the size.
@@ -220,7 +340,7 @@ pub struct RawMember {
 /// Zero-copy view of one type record.
 ///
 /// Invariant: `rec` is the whole record, i.e. `rec.len() ==
-/// record_len(kind, vlen)` and `kind` is valid; [`Type::decode`] is the only
+/// record_len(kind, vlen)` and `kind` is valid; `Record::at` is the only
 /// constructor. All accessors still use checked reads.
 #[derive(Clone, Copy, Debug)]
 pub struct Type<'a> {
@@ -230,18 +350,13 @@ pub struct Type<'a> {
 }
 
 impl<'a> Type<'a> {
-    /// Decodes the record at byte offset `off` of the type section `types`.
+    /// Decodes the record at byte offset `off` of the type section `types`;
+    /// a kind this reader does not know is [`Error::UnknownKind`].
     pub(super) fn decode(id: TypeId, types: &'a [u8], off: usize) -> Result<Type<'a>, Error> {
-        let trunc = Error::TruncatedType {
-            offset: u32::try_from(off).unwrap_or(u32::MAX),
-        };
-        let info = le_u32(types, off.checked_add(4).ok_or(trunc)?).ok_or(trunc)?;
-        let raw_kind = ((info >> 24) & 0x1f) as u8;
-        let kind = Kind::from_raw(raw_kind).ok_or(Error::UnknownKind { id, kind: raw_kind })?;
-        let len = record_len(kind, (info & 0xffff) as u16);
-        let end = off.checked_add(len).ok_or(trunc)?;
-        let rec = types.get(off..end).ok_or(trunc)?;
-        Ok(Type { id, kind, rec })
+        match Record::at(id, types, off, Layout::NONE)? {
+            Record::Known(t) => Ok(t),
+            Record::Skipped { kind, .. } => Err(Error::UnknownKind { id, kind }),
+        }
     }
 
     #[inline]
@@ -280,14 +395,14 @@ impl<'a> Type<'a> {
     }
 
     /// `BTF_INFO_VLEN`: members, enumerators, parameters or section entries.
-    pub fn vlen(&self) -> u16 {
-        (self.info() & 0xffff) as u16
+    pub fn vlen(&self) -> u32 {
+        info_vlen(self.info())
     }
 
     /// `BTF_INFO_KFLAG`: bitfield encoding for struct/union, union for fwd,
-    /// signedness for enum/enum64.
+    /// signedness for enum/enum64, attribute for decl_tag/type_tag.
     pub fn kflag(&self) -> bool {
-        self.info() >> 31 != 0
+        info_kflag(self.info())
     }
 
     /// The raw third header word (`size` or `type`).
@@ -335,11 +450,11 @@ impl<'a> Type<'a> {
     }
 
     /// Member `i` of a struct or union.
-    pub fn member(&self, i: u16) -> Option<RawMember> {
+    pub fn member(&self, i: u32) -> Option<RawMember> {
         if !self.kind.is_composite() || i >= self.vlen() {
             return None;
         }
-        let at = TYPE_HDR + 12 * usize::from(i);
+        let at = TYPE_HDR + 12 * i as usize;
         let off = le_u32(self.rec, at + 8)?;
         let (bit_offset, bitfield_size) = if self.kflag() {
             (off & 0x00ff_ffff, (off >> 24) as u8)
@@ -356,24 +471,24 @@ impl<'a> Type<'a> {
 
     /// Parameter `i` of a function prototype: `(name_off, type)`. A last
     /// parameter `(0, 0)` marks a variadic function.
-    pub fn param(&self, i: u16) -> Option<(u32, TypeId)> {
+    pub fn param(&self, i: u32) -> Option<(u32, TypeId)> {
         if self.kind != Kind::FuncProto || i >= self.vlen() {
             return None;
         }
-        let at = TYPE_HDR + 8 * usize::from(i);
+        let at = TYPE_HDR + 8 * i as usize;
         Some((le_u32(self.rec, at)?, TypeId(le_u32(self.rec, at + 4)?)))
     }
 
     /// Enumerator `i` of an enum or enum64: `(name_off, raw value)`. 32-bit
     /// values are sign-extended when the enum is signed (kind_flag set), else
     /// zero-extended.
-    pub fn enumerator(&self, i: u16) -> Option<(u32, u64)> {
+    pub fn enumerator(&self, i: u32) -> Option<(u32, u64)> {
         if i >= self.vlen() {
             return None;
         }
         match self.kind {
             Kind::Enum => {
-                let at = TYPE_HDR + 8 * usize::from(i);
+                let at = TYPE_HDR + 8 * i as usize;
                 let v = le_u32(self.rec, at + 4)?;
                 let v = if self.kflag() {
                     v as i32 as i64 as u64
@@ -383,7 +498,7 @@ impl<'a> Type<'a> {
                 Some((le_u32(self.rec, at)?, v))
             }
             Kind::Enum64 => {
-                let at = TYPE_HDR + 12 * usize::from(i);
+                let at = TYPE_HDR + 12 * i as usize;
                 let lo = le_u32(self.rec, at + 4)?;
                 let hi = le_u32(self.rec, at + 8)?;
                 Some((le_u32(self.rec, at)?, u64::from(hi) << 32 | u64::from(lo)))
@@ -397,17 +512,17 @@ impl<'a> Type<'a> {
     pub fn linkage(&self) -> Option<u32> {
         match self.kind {
             Kind::Var => Some(self.word(12)),
-            Kind::Func => Some(u32::from(self.vlen())),
+            Kind::Func => Some(self.vlen()),
             _ => None,
         }
     }
 
     /// Entry `i` of a data section: `(var type, offset, size)`.
-    pub fn datasec_entry(&self, i: u16) -> Option<(TypeId, u32, u32)> {
+    pub fn datasec_entry(&self, i: u32) -> Option<(TypeId, u32, u32)> {
         if self.kind != Kind::Datasec || i >= self.vlen() {
             return None;
         }
-        let at = TYPE_HDR + 12 * usize::from(i);
+        let at = TYPE_HDR + 12 * i as usize;
         Some((
             TypeId(le_u32(self.rec, at)?),
             le_u32(self.rec, at + 4)?,
@@ -493,5 +608,49 @@ impl<'a> Type<'a> {
             _ => {}
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 6.12's `BTF_INFO_MASK`: the bits its verifier allows in `info`.
+    const INFO_MASK_6_12: u32 = 0x9f00_ffff;
+
+    #[test]
+    fn info_word_6_12_blobs_decode_as_before() {
+        // 6.12's BTF_INFO_KIND/BTF_INFO_VLEN/BTF_INFO_KFLAG on every info
+        // word its verifier accepts (sampled vlen): the wider fields agree.
+        for kind in 0..=0x1fu32 {
+            for vlen in [0u32, 1, 2, 0x7fff, 0x8000, 0xfffe, 0xffff] {
+                for kflag in [0u32, 1] {
+                    let info = kflag << 31 | kind << 24 | vlen;
+                    assert_eq!(info & !INFO_MASK_6_12, 0);
+                    assert_eq!(u32::from(info_kind(info)), (info >> 24) & 0x1f);
+                    assert_eq!(info_vlen(info), info & 0xffff);
+                    assert_eq!(info_kflag(info), info >> 31 == 1);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn info_word_7_3_widths() {
+        // 7.3: kind bits 24-30, vlen bits 0-23, kind_flag bit 31.
+        assert_eq!(info_kind(0x7f00_0000), 0x7f);
+        assert_eq!(info_kind(0xff00_0000), 0x7f);
+        assert_eq!(info_kind(0x2000_0000), 0x20);
+        assert_eq!(info_kind(0x0400_0000 | 0x00ff_ffff), 4);
+        assert_eq!(info_vlen(0x0400_0000 | 0x00ff_ffff), 0x00ff_ffff);
+        assert_eq!(info_vlen(0x8401_0000), 0x1_0000);
+        assert!(!info_kflag(0x7fff_ffff));
+        assert!(info_kflag(0x8000_0000));
+        // A kind above 31 is not taken for its low five bits.
+        assert_eq!(Kind::from_raw(info_kind(0x2400_0000)), None);
+        assert_eq!(Kind::from_raw(info_kind(0x0400_0000)), Some(Kind::Struct));
+        // The longest record: 12-byte entries, 24-bit vlen.
+        assert_eq!(record_len(Kind::Struct, 0x00ff_ffff), 12 + 12 * 0x00ff_ffff);
+        assert_eq!(record_len(Kind::Enum, 0x1_0000), 12 + 8 * 0x1_0000);
     }
 }

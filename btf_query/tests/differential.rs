@@ -370,7 +370,7 @@ fn compare(btf: &Btf<'_>, types: &HashMap<u32, BType>) -> Stats {
                     b.u("ret_type_id"),
                     "{ctx}"
                 );
-                assert_eq!(usize::from(t.vlen()), b.subs.len(), "{ctx}");
+                assert_eq!(t.vlen() as usize, b.subs.len(), "{ctx}");
             }
             Kind::Var => {
                 assert_eq!(u64::from(t.ref_type().unwrap().0), b.u("type_id"), "{ctx}");
@@ -379,9 +379,9 @@ fn compare(btf: &Btf<'_>, types: &HashMap<u32, BType>) -> Stats {
             }
             Kind::Datasec => {
                 assert_eq!(u64::from(t.size().unwrap()), b.u("size"), "{ctx}");
-                assert_eq!(usize::from(t.vlen()), b.subs.len(), "{ctx}");
+                assert_eq!(t.vlen() as usize, b.subs.len(), "{ctx}");
                 for (i, e) in b.subs.iter().enumerate() {
-                    let (ty, off, size) = t.datasec_entry(i as u16).unwrap();
+                    let (ty, off, size) = t.datasec_entry(i as u32).unwrap();
                     assert_eq!(
                         (u64::from(ty.0), u64::from(off), u64::from(size)),
                         (e.u("type_id"), e.u("offset"), e.u("size")),

@@ -5,7 +5,7 @@
 
 mod common;
 
-use btf_query::{required_index_len, Btf, Error, Kind, TypeId};
+use btf_query::{required_index_len, required_index_len_split, Btf, Error, Kind, TypeId};
 use common::kind::*;
 use common::*;
 
@@ -601,13 +601,30 @@ fn bad_headers() {
     h = b.header();
     h.hdr_len = 20;
     assert_eq!(parse_err(&enc(&mut h)), Error::BadHeader);
-    // A longer header with zero padding is fine, non-zero padding is not.
+    // A 32-byte header with zero layout fields: no layout section.
     h = b.header();
     h.hdr_len = 32;
     let mut blob = enc(&mut h);
     assert!(build(&blob).is_ok());
+    // Its layout_len claims a section the blob does not have.
     blob[30] = 1;
-    assert_eq!(parse_err(&blob), Error::BadHeader);
+    assert_eq!(parse_err(&blob), Error::BadSection);
+    // Past the 32 bytes, a longer header with zero padding is fine,
+    // non-zero padding (a field this reader does not know) is not.
+    h.hdr_len = 40;
+    let mut blob = enc(&mut h);
+    assert!(build(&blob).is_ok());
+    blob[37] = 1;
+    assert_eq!(parse_err(&blob), Error::UnsupportedHeader { offset: 37 });
+    assert_eq!(Error::UnsupportedHeader { offset: 37 }.errno(), 7);
+    // 24 < hdr_len < 32: the layout fields are not in the header and the
+    // bytes after str_len are not read (the kernel and libbpf ignore them).
+    for hdr_len in [25, 28, 31] {
+        h.hdr_len = hdr_len;
+        let mut blob = enc(&mut h);
+        blob[24..hdr_len as usize].fill(0xff);
+        assert!(build(&blob).is_ok(), "hdr_len {hdr_len}");
+    }
     h = b.header();
     h.hdr_len = 1 << 30;
     let mut blob = good.clone();
@@ -676,7 +693,7 @@ fn bad_sections() {
 #[test]
 fn bad_records() {
     // Unknown kinds.
-    for k in [0u32, 20, 31] {
+    for k in [0u32, 20, 31, 32, 0x7f] {
         let mut b = Builder::new();
         b.int("int", 4, 32, 1);
         b.raw(0, info(k, 0, false), 0, &[]);
@@ -693,9 +710,12 @@ fn bad_records() {
     let int = b.int("int", 4, 32, 1);
     b.raw(0, info(STRUCT, 1000, false), 4, &[0, int, 0]);
     assert_eq!(parse_err(&b.finish()), Error::TruncatedType { offset: 16 });
-    let mut b = Builder::new();
-    b.raw(0, info(FUNC_PROTO, 0xffff, false), 0, &[]);
-    assert_eq!(parse_err(&b.finish()), Error::TruncatedType { offset: 0 });
+    // vlen is 24 bits: the largest one runs past the section too.
+    for vlen in [0xffff, 0x1_0000, 0xff_ffff] {
+        let mut b = Builder::new();
+        b.raw(0, info(FUNC_PROTO, vlen, false), 0, &[]);
+        assert_eq!(parse_err(&b.finish()), Error::TruncatedType { offset: 0 });
+    }
     // A record cut after its header.
     let mut b = Builder::new();
     b.raw(0, info(INT, 0, false), 4, &[]);
@@ -892,13 +912,20 @@ fn errors_display_and_errno() {
         Error::BadVersion(2),
         Error::BadFlags(1),
         Error::BadHeader,
+        Error::UnsupportedHeader { offset: 32 },
         Error::BadSection,
+        Error::BadLayoutSection { off: 2, len: 4 },
         Error::BadStringSection,
         Error::TooLarge,
         Error::TruncatedType { offset: 4 },
         Error::UnknownKind {
             id: TypeId(1),
             kind: 0,
+        },
+        Error::BadLayoutEntry {
+            kind: 20,
+            info_sz: 2,
+            elem_sz: 0,
         },
         Error::BadTypeId(TypeId(9)),
         Error::BadNameOffset(7),
@@ -919,4 +946,302 @@ fn errors_display_and_errno() {
     }
     assert_eq!(Error::TooDeep { id: TypeId(1) }.errno(), 40);
     assert_eq!(Error::BadMagic.errno(), 22);
+}
+
+/// `vlen` is 24 bits (Linux 7.3's `BTF_MAX_VLEN`): a struct of 65,537
+/// members is read whole, its last member found, not truncated to 16 bits.
+#[test]
+fn vlen_beyond_16_bits() {
+    const N: u32 = 0x1_0001;
+    let mut b = Builder::new();
+    let int = b.int("int", 4, 32, 1);
+    let mut members: Vec<(&str, u32, u32)> = (0..N - 1).map(|i| ("", int, 32 * i)).collect();
+    members.push(("last", int, 32 * (N - 1)));
+    let s = b.structure("wide", 4 * N, &members);
+    let e = b.enumeration("many", 4, false, &[("A", 0), ("B", 1)]);
+    let btf = leak_btf(b.finish());
+    let t = btf.type_by_id(TypeId(s)).unwrap();
+    assert_eq!(t.vlen(), N);
+    assert_eq!(t.record_len(), 12 + 12 * N as usize);
+    assert_eq!(btf.members(TypeId(s)).unwrap().count(), N as usize);
+    let last = btf.find_member(TypeId(s), b"last").unwrap().unwrap();
+    assert_eq!(last.bit_offset, 32 * (N - 1));
+    // The record after it is where a 24-bit vlen puts it.
+    assert_eq!(btf.kind(TypeId(e)).unwrap(), Kind::Enum);
+    assert_eq!(btf.find_enum(b"many"), Some(TypeId(e)));
+}
+
+/// Every query answer on `btf` that the sample's ids reach, as text: two
+/// encodings of the same types must give the same.
+fn answers(btf: &Btf<'_>, ids: &[u32]) -> Vec<String> {
+    let mut out = vec![format!("{:?} {:?}", btf.end_id(), btf.index_counts())];
+    for &id in ids {
+        let id = TypeId(id);
+        out.push(format!(
+            "{id:?} {:?} {:?} {} {:?}",
+            btf.kind(id),
+            btf.type_name(id).map(|n| n.to_vec()),
+            display(btf, id),
+            btf.size_of(id),
+        ));
+    }
+    out.push(format!("{:?}", btf.find_member(TypeId(ids[6]), b"bf")));
+    out.push(format!("{:?}", btf.find_func(b"sample_fn")));
+    out
+}
+
+/// Linux 7.3's header (32 bytes, layout section between types and strings,
+/// as pahole >= 1.31 writes it) reads exactly like 6.12's 24-byte one.
+#[test]
+fn layout_form_reads_like_the_old_form() {
+    let (b, ids) = sample();
+    let old = leak_btf(b.finish());
+    let blob = b.finish_with_layout(&layout_with(&[]));
+    assert_eq!(&blob[4..8], &32u32.to_le_bytes());
+    let new = leak_btf(blob.clone());
+    assert_eq!(answers(&new, &ids), answers(&old, &ids));
+    assert_eq!(new.index_len(), old.index_len());
+    // Re-attaching checks the header again.
+    let (storage, used) = build(&blob).unwrap();
+    let again = Btf::from_index(&blob, &storage[..used]).unwrap();
+    assert_eq!(answers(&again, &ids), answers(&old, &ids));
+    // A longer header with a zero tail, and the sections in another order
+    // (the kernel only wants them to tile the data).
+    let layout = layout_with(&[]);
+    let mut h = b.header_with_layout(layout.len() as u32);
+    h.hdr_len = 48;
+    assert!(build(&h.encode_sections(&[&b.types, &layout, &b.strings])).is_ok());
+    let mut h = b.header_with_layout(layout.len() as u32);
+    let (tl, ll) = (b.types.len() as u32, layout.len() as u32);
+    (h.layout_off, h.type_off, h.str_off) = (0, ll, ll + tl);
+    let blob = h.encode_sections(&[&layout, &b.types, &b.strings]);
+    assert_eq!(answers(&leak_btf(blob), &ids), answers(&old, &ids));
+    // layout_len 0: no section, whatever layout_off says.
+    let mut h = b.header();
+    (h.hdr_len, h.layout_off) = (32, 0xdead_beef);
+    assert!(build(&h.encode(&b.types, &b.strings)).is_ok());
+}
+
+/// A blob with kinds of a later kernel (20 and 0x7f here): the layout
+/// section gives their record sizes, so they are stepped over and every
+/// other type works; without a layout section (or past its last entry)
+/// they stay an error.
+#[test]
+fn unknown_kinds_skipped_with_layout() {
+    let mut b = Builder::new();
+    let int = b.int("int", 4, 32, 1); // 1
+                                      // Kind 20: one u32 after the header and vlen 8-byte entries.
+    let n = b.s("future");
+    let k20 = b.raw(n, info(20, 2, false), int, &[7, 1, 2, 3, 4]); // 2
+                                                                   // Kind 0x7f (the largest 7-bit kind): no trailing data.
+    let k127 = b.raw(0, info(0x7f, 0, true), 0, &[]); // 3
+    let p = b.ptr(k20); // 4: a reference to a skipped type is a valid id
+    let s = b.structure("after", 16, &[("a", int, 0), ("p", p, 64)]); // 5
+    let mut more = vec![(0u8, 0u8); 0x7f - 19];
+    more[0] = (4, 8); // kind 20
+    let layout = layout_with(&more);
+    let blob = b.finish_with_layout(&layout);
+
+    let btf = leak_btf(blob.clone());
+    assert_eq!(btf.end_id(), 6);
+    assert_eq!(btf.kind(TypeId(int)).unwrap(), Kind::Int);
+    for (id, kind) in [(k20, 20), (k127, 0x7f)] {
+        let unknown = Error::UnknownKind {
+            id: TypeId(id),
+            kind,
+        };
+        assert_eq!(btf.type_by_id(TypeId(id)).unwrap_err(), unknown);
+        assert_eq!(btf.kind(TypeId(id)).unwrap_err(), unknown);
+    }
+    assert_eq!(btf.find_struct_or_union(b"after"), Some(TypeId(s)));
+    let m = btf.find_member(TypeId(s), b"p").unwrap().unwrap();
+    assert_eq!((m.ty, m.bit_offset), (TypeId(p), 64));
+    assert_eq!(btf.pointee(TypeId(p)).unwrap(), Some(TypeId(k20)));
+    assert_eq!(
+        btf.find_by_name_kind_linear(b"after", Kind::Struct),
+        Some(TypeId(s))
+    );
+    // The skipped record's name is not indexed under any kind.
+    assert_eq!(btf.index_counts(), [0, 1, 0, 0, 1]);
+
+    // The same types without a layout section, or with one that ends
+    // before kind 20: the unknown kind is fatal.
+    let no_kind20 = Error::UnknownKind {
+        id: TypeId(k20),
+        kind: 20,
+    };
+    assert_eq!(parse_err(&b.finish()), no_kind20);
+    assert_eq!(
+        parse_err(&b.finish_with_layout(&layout_with(&[]))),
+        no_kind20
+    );
+    // Kind 0 is refused even with a layout entry for it.
+    let mut z = Builder::new();
+    z.int("int", 4, 32, 1);
+    z.raw(0, info(0, 0, false), 0, &[]);
+    assert_eq!(
+        parse_err(&z.finish_with_layout(&layout_with(&[]))),
+        Error::UnknownKind {
+            id: TypeId(2),
+            kind: 0
+        }
+    );
+    // Sizes that are not multiples of 4 cannot be stepped over.
+    for (info_sz, elem_sz) in [(2, 8), (4, 6)] {
+        assert_eq!(
+            parse_err(&b.finish_with_layout(&layout_with(&[(info_sz, elem_sz)]))),
+            Error::BadLayoutEntry {
+                kind: 20,
+                info_sz,
+                elem_sz
+            }
+        );
+    }
+    // A layout entry larger than the record: it runs past the section.
+    let mut t = Builder::new();
+    t.raw(0, info(20, 3, false), 0, &[0]);
+    assert_eq!(
+        parse_err(&t.finish_with_layout(&layout_with(&[(4, 8)]))),
+        Error::TruncatedType { offset: 0 }
+    );
+    // A skipped record's name offset is still checked.
+    let mut t = Builder::new();
+    t.raw(9999, info(20, 0, false), 0, &[0]);
+    assert_eq!(
+        parse_err(&t.finish_with_layout(&layout_with(&[(4, 8)]))),
+        Error::BadNameOffset(9999)
+    );
+}
+
+/// The layout section's bounds and shape, checked like the kernel's
+/// `btf_parse_layout_sec()` and `btf_check_sec_info()`.
+#[test]
+fn bad_layout_sections() {
+    let (b, _) = sample();
+    let layout = layout_with(&[]);
+    let (tl, ll, sl) = (
+        b.types.len() as u32,
+        layout.len() as u32,
+        b.strings.len() as u32,
+    );
+    let good = b.header_with_layout(ll);
+    let enc = |h: &mut Header| h.encode_sections(&[&b.types, &layout, &b.strings]);
+    assert!(build(&enc(&mut good.clone())).is_ok());
+
+    // Misaligned, or not whole 4-byte entries.
+    for (off, len) in [(tl + 2, ll), (tl, ll - 2), (tl, 2), (tl + 1, 1)] {
+        let mut h = good;
+        (h.layout_off, h.layout_len) = (off, len);
+        assert_eq!(
+            parse_err(&enc(&mut h)),
+            Error::BadLayoutSection { off, len },
+            "{off} {len}"
+        );
+    }
+    // Out of bounds, overlapping the other sections, or leaving a gap.
+    let cases: &[(u32, u32, u32, u32)] = &[
+        (tl, ll + 4, tl + ll, sl),                 // overlaps the strings
+        (tl - 4, ll, tl + ll, sl),                 // overlaps the types
+        (tl, ll - 4, tl + ll, sl),                 // gap before the strings
+        (tl + sl.next_multiple_of(4), ll, tl, sl), // past the end
+        (u32::MAX - 3, ll, tl + ll, sl),           // offset overflow
+        (tl, u32::MAX - 3, tl + ll, sl),           // length overflow
+    ];
+    for &(off, len, so, slen) in cases {
+        let mut h = good;
+        (h.layout_off, h.layout_len, h.str_off, h.str_len) = (off, len, so, slen);
+        assert_eq!(
+            parse_err(&enc(&mut h)),
+            Error::BadSection,
+            "{off} {len} {so} {slen}"
+        );
+    }
+    // A layout section the blob does not hold.
+    let mut h = good;
+    h.layout_len = ll + 4;
+    assert_eq!(
+        parse_err(&h.encode_sections(&[&b.types, &layout, &b.strings])),
+        Error::BadSection
+    );
+}
+
+/// Split BTF on a base in Linux 7.3's form: with a layout section of its
+/// own, in the old form, and relying on the base's layout section for a
+/// kind it does not describe itself (libbpf's fallback).
+#[test]
+fn split_on_layout_base() {
+    let (base_b, _) = sample();
+    let base_str_len = base_b.strings.len() as u32;
+    let base_layout = layout_with(&[(4, 8)]);
+    let base: &'static Btf<'static> =
+        Box::leak(Box::new(leak_btf(base_b.finish_with_layout(&base_layout))));
+    assert_eq!(base.end_id(), 23);
+
+    let mut b = Builder::split(23, base_str_len);
+    let st = b.structure("mod_struct", 8, &[("a", 1, 0), ("s", 5, 32)]); // 23
+    let proto = b.func_proto(1, &[("m", st)]); // 24
+    let f = b.func("mod_fn", proto); // 25
+    let check = |split: &Btf<'_>| {
+        assert_eq!(split.start_id(), TypeId(23));
+        assert_eq!(split.find_func(b"mod_fn"), Some(TypeId(f)));
+        assert_eq!(split.find_func(b"sample_fn"), Some(TypeId(9)));
+        assert_eq!(display(split, TypeId(f)), "int (struct mod_struct)");
+        let m = split.find_member(TypeId(st), b"s").unwrap().unwrap();
+        assert_eq!(display(split, m.ty), "const char *");
+    };
+    // Old-form split, new-form split.
+    check(&leak_split(b.finish(), base));
+    check(&leak_split(b.finish_with_layout(&layout_with(&[])), base));
+
+    // A kind-20 record in the split part.
+    let k20 = b.raw(0, info(20, 1, false), 0, &[0, 5, 6]); // 26
+    let own = b.finish_with_layout(&layout_with(&[(4, 8)]));
+    let split = leak_split(own.clone(), base);
+    check(&split);
+    assert_eq!(split.end_id(), 27);
+    assert!(matches!(
+        split.type_by_id(TypeId(k20)),
+        Err(Error::UnknownKind { kind: 20, .. })
+    ));
+    assert_eq!(
+        required_index_len(&own).unwrap(),
+        required_index_len_split(&own, base).unwrap()
+    );
+
+    // Without a layout section of its own the split blob uses the base's;
+    // counting its index words then needs the base.
+    let bare = b.finish();
+    assert_eq!(
+        required_index_len(&bare).unwrap_err(),
+        Error::UnknownKind {
+            id: TypeId(4),
+            kind: 20
+        }
+    );
+    let need = required_index_len_split(&bare, base).unwrap();
+    let mut storage = vec![0u32; need];
+    let used = Btf::new_split(&bare, base, &mut storage)
+        .unwrap()
+        .index_len();
+    assert_eq!(used, need);
+    let split = Btf::from_index_split(&bare, base, &storage).unwrap();
+    check(&split);
+    assert_eq!(split.end_id(), 27);
+
+    // Its own layout section wins, even if it ends before kind 20.
+    let short = b.finish_with_layout(&layout_with(&[]));
+    assert!(matches!(
+        required_index_len_split(&short, base),
+        Err(Error::UnknownKind { kind: 20, .. })
+    ));
+    // An old-form base has no layout to fall back on.
+    let old_base = Box::leak(Box::new(leak_btf(base_b.finish())));
+    let mut storage = vec![0u32; need];
+    assert_eq!(
+        Btf::new_split(&bare, old_base, &mut storage).unwrap_err(),
+        Error::UnknownKind {
+            id: TypeId(26),
+            kind: 20
+        }
+    );
 }

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use btf_query::{required_index_len, Btf, Kind, TypeId};
+use btf_query::{required_index_len, required_index_len_split, Btf, Kind, TypeId};
 use object::{Object, ObjectSection};
 
 /// Where the running kernel publishes its BTF.
@@ -82,7 +82,11 @@ fn index(
         err,
     };
     let blob: &'static [u8] = Box::leak(blob.into_boxed_slice());
-    let need = required_index_len(blob).map_err(bad)?;
+    let need = match base {
+        None => required_index_len(blob),
+        Some(b) => required_index_len_split(blob, b),
+    }
+    .map_err(bad)?;
     let storage: &'static mut [u32] = Box::leak(vec![0u32; need].into_boxed_slice());
     let btf = match base {
         None => Btf::new(blob, storage),

@@ -57,9 +57,7 @@ impl BtfInfo for Btf<'_> {
     }
 
     fn vlen(&self, tid: u32) -> u32 {
-        self.type_by_id(TypeId(tid))
-            .map(|t| u32::from(t.vlen()))
-            .unwrap_or(0)
+        self.type_by_id(TypeId(tid)).map(|t| t.vlen()).unwrap_or(0)
     }
 
     fn size_or_type(&self, tid: u32) -> Option<u32> {
@@ -82,7 +80,7 @@ impl BtfInfo for Btf<'_> {
 
     fn param(&self, proto: u32, i: u32) -> Option<BtfParam> {
         let t = self.type_by_id(TypeId(proto)).ok()?;
-        let (name_off, ty) = t.param(u16::try_from(i).ok()?)?;
+        let (name_off, ty) = t.param(i)?;
         Some(BtfParam {
             name_off,
             type_id: ty.0,
@@ -116,7 +114,7 @@ impl BtfInfo for Btf<'_> {
 
     fn enumerator(&self, tid: u32, i: u32) -> Option<(&[u8], u64)> {
         let t = self.type_by_id(TypeId(tid)).ok()?;
-        let (name_off, value) = t.enumerator(u16::try_from(i).ok()?)?;
+        let (name_off, value) = t.enumerator(i)?;
         Some((Btf::name(self, name_off).ok()?, value))
     }
 }

@@ -285,10 +285,72 @@ impl Builder {
         hdr.encode(&self.types, &self.strings)
     }
 
+    /// The blob in Linux 7.3's form, as pahole >= 1.31 writes it: a 32-byte
+    /// header, types, the layout section `layout`, strings.
+    pub fn finish_with_layout(&self, layout: &[u8]) -> Vec<u8> {
+        self.header_with_layout(layout.len() as u32)
+            .encode_sections(&[&self.types, layout, &self.strings])
+    }
+
     /// Header fields for custom layouts.
     pub fn header(&self) -> Header {
         Header::new(self.types.len() as u32, self.strings.len() as u32)
     }
+
+    /// Header fields of [`Builder::finish_with_layout`].
+    pub fn header_with_layout(&self, layout_len: u32) -> Header {
+        let (tl, sl) = (self.types.len() as u32, self.strings.len() as u32);
+        Header {
+            hdr_len: 32,
+            layout_off: tl,
+            layout_len,
+            str_off: tl + layout_len,
+            ..Header::new(tl, sl)
+        }
+    }
+}
+
+/// `(info_sz, elem_sz)` of kinds 0 (`BTF_KIND_UNKN`) to 19
+/// (`BTF_KIND_ENUM64`): the layout section's entries for the kinds of
+/// Linux 7.3 (libbpf's `layouts[]` table).
+pub const KNOWN_LAYOUT: [(u8, u8); 20] = [
+    (0, 0),  // UNKN
+    (4, 0),  // INT
+    (0, 0),  // PTR
+    (12, 0), // ARRAY
+    (0, 12), // STRUCT
+    (0, 12), // UNION
+    (0, 8),  // ENUM
+    (0, 0),  // FWD
+    (0, 0),  // TYPEDEF
+    (0, 0),  // VOLATILE
+    (0, 0),  // CONST
+    (0, 0),  // RESTRICT
+    (0, 0),  // FUNC
+    (0, 8),  // FUNC_PROTO
+    (4, 0),  // VAR
+    (0, 12), // DATASEC
+    (0, 0),  // FLOAT
+    (4, 0),  // DECL_TAG
+    (0, 0),  // TYPE_TAG
+    (0, 12), // ENUM64
+];
+
+/// A layout section: `struct btf_layout { u8 info_sz; u8 elem_sz; u16
+/// flags; }` for kinds 0, 1, ... (flags 0).
+pub fn layout_section(entries: &[(u8, u8)]) -> Vec<u8> {
+    entries
+        .iter()
+        .flat_map(|&(info_sz, elem_sz)| [info_sz, elem_sz, 0, 0])
+        .collect()
+}
+
+/// The layout section of the kinds of Linux 7.3 followed by `more` (kinds
+/// 20, 21, ...).
+pub fn layout_with(more: &[(u8, u8)]) -> Vec<u8> {
+    let mut entries = KNOWN_LAYOUT.to_vec();
+    entries.extend_from_slice(more);
+    layout_section(&entries)
 }
 
 /// `struct btf_header` fields, for building malformed headers.
@@ -302,6 +364,9 @@ pub struct Header {
     pub type_len: u32,
     pub str_off: u32,
     pub str_len: u32,
+    /// Written only if `hdr_len` >= 32 (Linux 7.3's header).
+    pub layout_off: u32,
+    pub layout_len: u32,
 }
 
 impl Header {
@@ -315,12 +380,20 @@ impl Header {
             type_len,
             str_off: type_len,
             str_len,
+            layout_off: 0,
+            layout_len: 0,
         }
     }
 
     /// Header bytes (padded with zeros up to `hdr_len` if longer than 24)
     /// followed by the two sections at their offsets (types first).
     pub fn encode(&mut self, types: &[u8], strings: &[u8]) -> Vec<u8> {
+        self.encode_sections(&[types, strings])
+    }
+
+    /// Header bytes (the layout fields too if `hdr_len` >= 32, padded with
+    /// zeros up to `hdr_len`) followed by `parts`, concatenated.
+    pub fn encode_sections(&mut self, parts: &[&[u8]]) -> Vec<u8> {
         let mut v = Vec::new();
         v.extend_from_slice(&self.magic.to_le_bytes());
         v.push(self.version);
@@ -334,11 +407,17 @@ impl Header {
         ] {
             v.extend_from_slice(&w.to_le_bytes());
         }
+        if self.hdr_len >= 32 {
+            for w in [self.layout_off, self.layout_len] {
+                v.extend_from_slice(&w.to_le_bytes());
+            }
+        }
         while v.len() < self.hdr_len as usize {
             v.push(0);
         }
-        v.extend_from_slice(types);
-        v.extend_from_slice(strings);
+        for part in parts {
+            v.extend_from_slice(part);
+        }
         v
     }
 }
