@@ -39,8 +39,13 @@ const size_t RFPROBE_CONST_DENTRY_D_NAME_NAME = offsetof(struct dentry, d_name.n
 const size_t RFPROBE_CONST_FILE_F_PATH_DENTRY = offsetof(struct file, f_path.dentry);
 const size_t RFPROBE_CONST_PERF_MAX_TRACE_SIZE = PERF_MAX_TRACE_SIZE;
 /* trace_fprobe/cpu.rs: this CPU's context and ftrace's recursion lock. */
+#ifdef RFPROBE_PCPU_HOT
 const size_t RFPROBE_CONST_PCPU_HOT_CURRENT_TASK = offsetof(struct pcpu_hot, current_task);
 const size_t RFPROBE_CONST_PCPU_HOT_PREEMPT_COUNT = offsetof(struct pcpu_hot, preempt_count);
+const size_t RFPROBE_CONST_PREEMPT_COUNT_SIZE = sizeof(((struct pcpu_hot *)0)->preempt_count);
+#else
+const size_t RFPROBE_CONST_PREEMPT_COUNT_SIZE = sizeof(__preempt_count);
+#endif
 const size_t RFPROBE_CONST_TASK_TRACE_RECURSION = offsetof(struct task_struct, trace_recursion);
 const unsigned int RFPROBE_CONST_NMI_MASK = NMI_MASK;
 const unsigned int RFPROBE_CONST_HARDIRQ_MASK = HARDIRQ_MASK;

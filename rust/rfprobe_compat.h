@@ -11,6 +11,10 @@
  *                          take struct ftrace_regs; no per-fprobe ops)
  *   RFPROBE_PCPU_HOT       x86's struct pcpu_hot (trace_fprobe/cpu.rs)
  *   RFPROBE_IS_ENDBR_PTR   is_endbr() takes a pointer; __is_endbr() the word
+ *   RFPROBE_TR_SNAPSHOT_BUFFER, RFPROBE_TRACE_ITER_FN
+ *                          kernel/trace/trace.h (full trees only) names the
+ *                          snapshot buffer snapshot_buffer and defines the
+ *                          trace_flags masks with TRACE_ITER(flag)
  */
 #ifndef RFPROBE_COMPAT_H
 #define RFPROBE_COMPAT_H
@@ -44,5 +48,23 @@ static inline bool rfprobe_is_endbr(u32 insn)
 	return is_endbr(insn);
 #endif
 }
+
+/*
+ * For rfprobe_helpers.c's check of struct trace_array against trace.h:
+ * the member holding the snapshot buffer, if the kernel has one, and the
+ * trace_flags mask of option @f.
+ */
+#ifdef RFPROBE_TR_SNAPSHOT_BUFFER
+#ifdef CONFIG_TRACER_SNAPSHOT
+#define RFPROBE_TR_MAX_BUFFER snapshot_buffer
+#endif
+#elif defined(CONFIG_TRACER_MAX_TRACE)
+#define RFPROBE_TR_MAX_BUFFER max_buffer
+#endif
+#ifdef RFPROBE_TRACE_ITER_FN
+#define RFPROBE_TRACE_ITER(f) TRACE_ITER(f)
+#else
+#define RFPROBE_TRACE_ITER(f) TRACE_ITER_##f
+#endif
 
 #endif /* RFPROBE_COMPAT_H */

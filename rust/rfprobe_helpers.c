@@ -1184,7 +1184,9 @@ NOKPROBE_SYMBOL(rfprobe_perf_regs);
 
 struct rfprobe_tr_layout {
 	long list, buffer, max_buffer, buffer_disabled, clear_trace, trace_flags;
-	unsigned int stack_flags;
+	/* The size of trace_flags (4 or 8) and the stack-trace options' masks. */
+	unsigned int trace_flags_size;
+	u64 stack_flags;
 };
 
 /* The layout in use, from BTF (or, failing that, trace.h's below). */
@@ -1196,15 +1198,16 @@ static bool rfprobe_tr_ok __read_mostly;
 static const struct rfprobe_tr_layout rfprobe_tr_h = {
 	.list = offsetof(struct trace_array, list),
 	.buffer = offsetof(struct trace_array, array_buffer.buffer),
-#ifdef CONFIG_TRACER_MAX_TRACE
-	.max_buffer = offsetof(struct trace_array, max_buffer.buffer),
+#ifdef RFPROBE_TR_MAX_BUFFER
+	.max_buffer = offsetof(struct trace_array, RFPROBE_TR_MAX_BUFFER.buffer),
 #else
 	.max_buffer = -1,
 #endif
 	.buffer_disabled = offsetof(struct trace_array, buffer_disabled),
 	.clear_trace = offsetof(struct trace_array, clear_trace),
 	.trace_flags = offsetof(struct trace_array, trace_flags),
-	.stack_flags = TRACE_ITER_STACKTRACE | TRACE_ITER_USERSTACKTRACE,
+	.trace_flags_size = sizeof(((struct trace_array *)0)->trace_flags),
+	.stack_flags = RFPROBE_TRACE_ITER(STACKTRACE) | RFPROBE_TRACE_ITER(USERSTACKTRACE),
 };
 /*
  * With trace.h the accesses use its constants (rfprobe_tr_layout_init() has
@@ -1217,7 +1220,8 @@ static bool rfprobe_tr_equal(const struct rfprobe_tr_layout *a, const struct rfp
 {
 	return a->list == b->list && a->buffer == b->buffer && a->max_buffer == b->max_buffer &&
 	       a->buffer_disabled == b->buffer_disabled && a->clear_trace == b->clear_trace &&
-	       a->trace_flags == b->trace_flags && a->stack_flags == b->stack_flags;
+	       a->trace_flags == b->trace_flags && a->trace_flags_size == b->trace_flags_size &&
+	       a->stack_flags == b->stack_flags;
 }
 #else
 #define RFPROBE_TR_LAYOUT rfprobe_tr
@@ -1225,6 +1229,14 @@ static bool rfprobe_tr_equal(const struct rfprobe_tr_layout *a, const struct rfp
 
 /* Member @m of the struct trace_array at @tr, as @type. */
 #define RFPROBE_TR(tr, type, m) (*(type *)((char *)(tr) + RFPROBE_TR_LAYOUT.m))
+
+/* The trace_flags of the struct trace_array at @tr, of its width. */
+static __always_inline u64 rfprobe_tr_flags(void *tr)
+{
+	if (RFPROBE_TR_LAYOUT.trace_flags_size == 8)
+		return READ_ONCE(RFPROBE_TR(tr, u64, trace_flags));
+	return READ_ONCE(RFPROBE_TR(tr, unsigned int, trace_flags));
+}
 
 static int rfprobe_tr_layout_set(const struct rfprobe_tr_layout *l)
 {
@@ -1241,7 +1253,8 @@ static int rfprobe_tr_layout_set(const struct rfprobe_tr_layout *l)
 }
 
 int rfprobe_tr_layout_init(long list, long buffer, long max_buffer, long buffer_disabled,
-			   long clear_trace, long trace_flags, unsigned int stack_flags)
+			   long clear_trace, long trace_flags, unsigned int trace_flags_size,
+			   u64 stack_flags)
 {
 	const struct rfprobe_tr_layout l = {
 		.list = list,
@@ -1250,8 +1263,12 @@ int rfprobe_tr_layout_init(long list, long buffer, long max_buffer, long buffer_
 		.buffer_disabled = buffer_disabled,
 		.clear_trace = clear_trace,
 		.trace_flags = trace_flags,
+		.trace_flags_size = trace_flags_size,
 		.stack_flags = stack_flags,
 	};
+
+	if (trace_flags_size != 4 && trace_flags_size != 8)
+		return -EINVAL;
 
 	return rfprobe_tr_layout_set(&l);
 }
@@ -1353,7 +1370,7 @@ __rfprobe_direct_reserve(struct trace_event_file *file, unsigned long len,
 	struct trace_entry *ent;
 	unsigned int ctx;
 
-	if (unlikely(READ_ONCE(RFPROBE_TR(tr, unsigned int, trace_flags)) & RFPROBE_TR_LAYOUT.stack_flags))
+	if (unlikely(rfprobe_tr_flags(tr) & RFPROBE_TR_LAYOUT.stack_flags))
 		return d;
 	/* != 0: the count is -1 while static_key_enable() patches. */
 	if (unlikely(static_key_count(rfprobe_printk_key) != 0 ||

@@ -225,14 +225,15 @@ int rfprobe_consume_clear_trace(struct list_head *trace_arrays);
 
 /*
  * The offsets of the struct trace_array members rfprobe reads (list,
- * array_buffer.buffer, max_buffer.buffer or -1, buffer_disabled,
- * clear_trace, trace_flags) and TRACE_ITER_STACKTRACE |
- * TRACE_ITER_USERSTACKTRACE, from BTF; checked against kernel/trace/trace.h
+ * array_buffer.buffer, the snapshot buffer's buffer or -1, buffer_disabled,
+ * clear_trace, trace_flags), trace_flags' size (4 or 8) and the masks of
+ * TRACE_ITER_STACKTRACE and TRACE_ITER_USERSTACKTRACE, from BTF; checked against kernel/trace/trace.h
  * when built with it (-EINVAL if they differ). Once, before any probe is
  * enabled.
  */
 int rfprobe_tr_layout_init(long list, long buffer, long max_buffer, long buffer_disabled,
-			   long clear_trace, long trace_flags, unsigned int stack_flags);
+			   long clear_trace, long trace_flags, unsigned int trace_flags_size,
+			   u64 stack_flags);
 /* The same from kernel/trace/trace.h when BTF lacks it (-EOPNOTSUPP without trace.h). */
 int rfprobe_tr_layout_init_builtin(void);
 

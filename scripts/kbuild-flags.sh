@@ -73,7 +73,8 @@ if [ "$(conf CONFIG_RUST)" = y ] && [ -z "${RUSTC:-}" ]; then
 fi
 if [ "$(conf CONFIG_RUST)" = y ] && [ -z "${BINDGEN:-}" ]; then
 	# shellcheck disable=SC2046
-	bindgen=$(pick "$(conf CONFIG_BINDGEN_VERSION_TEXT)" $(which -a bindgen 2>/dev/null) "$HOME/.cargo/bin/bindgen")
+	bindgen=$(pick "$(conf CONFIG_BINDGEN_VERSION_TEXT)" $(which -a bindgen 2>/dev/null) "$HOME/.cargo/bin/bindgen" \
+		"$HOME"/.cache/rfprobe/bindgen-*/bin/bindgen)
 	out="$out BINDGEN=$bindgen"
 fi
 echo $out

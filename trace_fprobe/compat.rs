@@ -15,7 +15,10 @@
 //!   and no `set_len`).
 //! * `rfprobe_fprobe_fgraph`: fprobe handlers take `struct ftrace_regs`
 //!   (6.14 and later), see [`fprobe_regs`].
-//! * `rfprobe_pcpu_hot`: see `cpu.rs`.
+//! * `rfprobe_pcpu_hot`: x86's `struct pcpu_hot` holds the current task and
+//!   the preempt count (6.12), else they are per-CPU variables of their own
+//!   ([`CURRENT_TASK`], [`PREEMPT_COUNT`]); `CONFIG_HAS_SEPARATE_PREEMPT_RESCHED_BITS`:
+//!   the preempt count is 64-bit, `PREEMPT_NEED_RESCHED` its bit 63.
 
 use crate::bindings;
 use kernel::alloc::{Allocator, Vec};
@@ -147,3 +150,84 @@ macro_rules! rfprobe_module {
     };
 }
 pub(crate) use rfprobe_module;
+
+// This CPU's current task and preempt count, for trace_fprobe/cpu.rs: the
+// per-CPU symbol (a `%gs`-relative operand, never read as a Rust static)
+// and the offset in it, as asm text (an asm `const` operand needs rustc
+// 1.82; 6.12 accepts 1.78). rust/rfprobe_bindings.h's constants check them.
+#[cfg(rfprobe_pcpu_hot)]
+mod pcpu_syms {
+    extern "C" {
+        /// `DEFINE_PER_CPU(struct pcpu_hot, pcpu_hot)`.
+        pub(crate) static pcpu_hot: u8;
+    }
+}
+#[cfg(rfprobe_pcpu_hot)]
+pub(crate) use pcpu_syms::{pcpu_hot as CURRENT_TASK, pcpu_hot as PREEMPT_COUNT};
+#[cfg(rfprobe_pcpu_hot)]
+const _: () = assert!(bindings::RFPROBE_CONST_PCPU_HOT_CURRENT_TASK == 0);
+#[cfg(rfprobe_pcpu_hot)]
+const _: () = assert!(bindings::RFPROBE_CONST_PCPU_HOT_PREEMPT_COUNT == 8);
+#[cfg(not(rfprobe_pcpu_hot))]
+mod pcpu_syms {
+    extern "C" {
+        /// `DEFINE_PER_CPU_CACHE_HOT(struct task_struct *, current_task)`.
+        pub(crate) static current_task: u8;
+        /// `DEFINE_PER_CPU_CACHE_HOT(unsigned long, __preempt_count)` (or
+        /// `int` without 64-bit preempt counts).
+        pub(crate) static __preempt_count: u8;
+    }
+}
+#[cfg(not(rfprobe_pcpu_hot))]
+pub(crate) use pcpu_syms::{__preempt_count as PREEMPT_COUNT, current_task as CURRENT_TASK};
+
+/// The offsets in [`CURRENT_TASK`] and [`PREEMPT_COUNT`], as asm text.
+#[cfg(rfprobe_pcpu_hot)]
+macro_rules! pcpu_off {
+    (current_task) => {
+        "0"
+    };
+    (preempt_count) => {
+        "8"
+    };
+}
+#[cfg(not(rfprobe_pcpu_hot))]
+macro_rules! pcpu_off {
+    (current_task) => {
+        "0"
+    };
+    (preempt_count) => {
+        "0"
+    };
+}
+pub(crate) use pcpu_off;
+
+/// The preempt count's increment and decrement instructions (its width).
+#[cfg(all(CONFIG_PREEMPT_COUNT, CONFIG_HAS_SEPARATE_PREEMPT_RESCHED_BITS))]
+macro_rules! preempt_count_op {
+    (inc) => {
+        "incq"
+    };
+    (dec) => {
+        "decq"
+    };
+}
+#[cfg(all(CONFIG_PREEMPT_COUNT, not(CONFIG_HAS_SEPARATE_PREEMPT_RESCHED_BITS)))]
+macro_rules! preempt_count_op {
+    (inc) => {
+        "incl"
+    };
+    (dec) => {
+        "decl"
+    };
+}
+#[cfg(CONFIG_PREEMPT_COUNT)]
+pub(crate) use preempt_count_op;
+const _: () = assert!(
+    bindings::RFPROBE_CONST_PREEMPT_COUNT_SIZE
+        == if cfg!(CONFIG_HAS_SEPARATE_PREEMPT_RESCHED_BITS) {
+            8
+        } else {
+            4
+        }
+);

@@ -8,9 +8,9 @@
 //! inline C, so a C helper cost a call and its frame (measured: about 10
 //! instructions per hit for the lock, 20 for a scratch claim). Each read is
 //! the one `%gs:` instruction the kernel's `this_cpu_read()` emits, on the
-//! same per-CPU symbols (`pcpu_hot`, `this_cpu_off`: exported, and
-//! 6.12's), at offsets and with constants taken from the kernel's headers
-//! (rust/rfprobe_bindings.h).
+//! same per-CPU symbols (`this_cpu_off` and those trace_fprobe/compat.rs
+//! names: exported), at offsets and with constants taken from the kernel's
+//! headers (rust/rfprobe_bindings.h).
 //!
 //! The lock here is 6.12's `trace_test_and_set_recursion()` and
 //! `trace_clear_recursion()` for kernels on which they are the bit test
@@ -25,20 +25,18 @@
 )]
 
 use crate::bindings;
+#[cfg(CONFIG_PREEMPT_COUNT)]
+use crate::compat::preempt_count_op;
+use crate::compat::{self, pcpu_off};
 use core::arch::asm;
 
 extern "C" {
-    /// `DEFINE_PER_CPU(struct pcpu_hot, pcpu_hot)`: a per-CPU symbol (a
-    /// `%gs`-relative offset), never read as a Rust static.
-    static pcpu_hot: u8;
-    /// `DEFINE_PER_CPU_READ_MOSTLY(unsigned long, this_cpu_off)`: as above.
+    /// `DEFINE_PER_CPU_READ_MOSTLY(unsigned long, this_cpu_off)`: a
+    /// per-CPU symbol (a `%gs`-relative operand), never read as a Rust
+    /// static.
     static this_cpu_off: u8;
 }
 
-// The asm below spells `pcpu_hot`'s offsets out (an asm `const` operand
-// needs rustc 1.82; 6.12 builds with 1.78): the kernel's, checked here.
-const _: () = assert!(bindings::RFPROBE_CONST_PCPU_HOT_CURRENT_TASK == 0);
-const _: () = assert!(bindings::RFPROBE_CONST_PCPU_HOT_PREEMPT_COUNT == 8);
 const NMI_MASK: u32 = bindings::RFPROBE_CONST_NMI_MASK;
 const HARDIRQ_MASK: u32 = bindings::RFPROBE_CONST_HARDIRQ_MASK;
 const SOFTIRQ_OFFSET: u32 = bindings::RFPROBE_CONST_SOFTIRQ_OFFSET;
@@ -47,7 +45,7 @@ const SOFTIRQ_OFFSET: u32 = bindings::RFPROBE_CONST_SOFTIRQ_OFFSET;
 /// offset, destination `{v}`) of this CPU's per-CPU data at `$sym` into a
 /// `$ty` (`this_cpu_read()`).
 macro_rules! gs_read {
-    ($ty:ty, $insn:literal, $sym:path) => {{
+    ($ty:ty, $insn:expr, $sym:path) => {{
         let v: $ty;
         // SAFETY: One load from this CPU's per-CPU area (always mapped);
         // no stack, no flags, no writes.
@@ -63,11 +61,16 @@ macro_rules! gs_read {
     }};
 }
 
-/// `raw_cpu_read_4(pcpu_hot.preempt_count)`: the raw count, with x86's
-/// inverted `PREEMPT_NEED_RESCHED` bit (bit 31; no mask below uses it).
+/// The low 32 bits of the raw preempt count (`preempt_count()` without
+/// the mask): x86's inverted `PREEMPT_NEED_RESCHED` bit is bit 31 or, in a
+/// 64-bit count, bit 63; no mask below uses it.
 #[inline(always)]
 fn raw_preempt_count() -> u32 {
-    gs_read!(u32, "movl %gs:{sym}+8, {v:e}", pcpu_hot)
+    gs_read!(
+        u32,
+        concat!("movl %gs:{sym}+", pcpu_off!(preempt_count), ", {v:e}"),
+        compat::PREEMPT_COUNT
+    )
 }
 
 /// `interrupt_context_level()`: 0 task, 1 softirq, 2 hardirq, 3 NMI.
@@ -86,10 +89,14 @@ pub(crate) fn this_cpu_offset() -> usize {
     gs_read!(usize, "movq %gs:{sym}, {v}", this_cpu_off)
 }
 
-/// `current`: `this_cpu_read_stable(pcpu_hot.current_task)`.
+/// `current`: `this_cpu_read_stable(current_task)`.
 #[inline(always)]
 fn current_task() -> *mut u8 {
-    gs_read!(*mut u8, "movq %gs:{sym}, {v}", pcpu_hot)
+    gs_read!(
+        *mut u8,
+        concat!("movq %gs:{sym}+", pcpu_off!(current_task), ", {v}"),
+        compat::CURRENT_TASK
+    )
 }
 
 /// `preempt_disable_notrace()`.
@@ -100,13 +107,14 @@ fn current_task() -> *mut u8 {
 #[inline(always)]
 unsafe fn preempt_disable_notrace() {
     #[cfg(CONFIG_PREEMPT_COUNT)]
-    // SAFETY: `__preempt_count_inc()`: one %gs-relative increment (atomic
+    // SAFETY: `__preempt_count_inc()`: one %gs-relative increment of the
+    // count's width (atomic
     // with respect to this CPU's interrupts). It is a compiler barrier
     // (no `nomem`), as `barrier()` after it is in C.
     unsafe {
         asm!(
-            "incl %gs:{hot}+8",
-            hot = sym pcpu_hot,
+            concat!(preempt_count_op!(inc), " %gs:{pc}+", pcpu_off!(preempt_count)),
+            pc = sym compat::PREEMPT_COUNT,
             options(att_syntax, nostack)
         )
     };
@@ -131,9 +139,9 @@ unsafe fn preempt_enable_notrace() {
         // due). A compiler barrier (no `nomem`).
         unsafe {
             asm!(
-                "decl %gs:{hot}+8",
+                concat!(preempt_count_op!(dec), " %gs:{pc}+", pcpu_off!(preempt_count)),
                 "sete {z}",
-                hot = sym pcpu_hot,
+                pc = sym compat::PREEMPT_COUNT,
                 z = out(reg_byte) zero,
                 options(att_syntax, nostack)
             )

@@ -232,6 +232,7 @@ pub(crate) fn direct_init(vmlinux: &crate::btf::BtfData) {
                 off(layout.buffer_disabled),
                 off(layout.clear_trace),
                 off(layout.trace_flags),
+                layout.trace_flags_size,
                 layout.stack_flags,
             )
         },

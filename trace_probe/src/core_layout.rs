@@ -19,17 +19,20 @@ pub struct TraceArrayLayout {
     pub list: u32,
     /// `array_buffer.buffer` (`struct trace_buffer *`).
     pub buffer: u32,
-    /// `max_buffer.buffer`, when the kernel has a max buffer
-    /// (`CONFIG_TRACER_MAX_TRACE`).
+    /// The snapshot buffer's `buffer`, when the kernel has one:
+    /// `max_buffer.buffer` (`CONFIG_TRACER_MAX_TRACE`) or, as 6.19 renamed
+    /// it, `snapshot_buffer.buffer` (`CONFIG_TRACER_SNAPSHOT`).
     pub max_buffer: Option<u32>,
     /// `buffer_disabled` (`int`: tracing_on is 0).
     pub buffer_disabled: u32,
     /// `clear_trace` (`bool`: reset at the next reset).
     pub clear_trace: u32,
-    /// `trace_flags` (`unsigned int`).
+    /// `trace_flags` (`unsigned int`, or `u64` since 6.19).
     pub trace_flags: u32,
-    /// `TRACE_ITER_STACKTRACE | TRACE_ITER_USERSTACKTRACE`.
-    pub stack_flags: u32,
+    /// The size of `trace_flags` in bytes: 4 or 8.
+    pub trace_flags_size: u32,
+    /// `TRACE_ITER_STACKTRACE | TRACE_ITER_USERSTACKTRACE`, the masks.
+    pub stack_flags: u64,
 }
 
 /// Why the layout could not be taken from BTF.
@@ -80,16 +83,39 @@ fn member(
     Ok((m.bit_offset / 8, m.ty))
 }
 
-fn enumerator(btf: &Btf<'_>, id: TypeId, name: &'static str) -> Result<u32, LayoutError> {
+fn enumerator(btf: &Btf<'_>, id: TypeId, name: &'static str) -> Result<u64, LayoutError> {
     let values = btf
         .enum_values(id)
         .map_err(|_| LayoutError::NoType("enum trace_iterator_flags"))?;
     for v in values.flatten() {
         if v.name == name.as_bytes() {
-            return u32::try_from(v.value).map_err(|_| LayoutError::NoEnumerator(name));
+            return Ok(v.value);
         }
     }
     Err(LayoutError::NoEnumerator(name))
+}
+
+/// The `trace_flags` masks of the stack-trace options: the enumerators of
+/// `enum trace_iterator_flags` (the masks), or, where the kernel defines
+/// the masks with `TRACE_ITER(flag)` (6.19), bits from the enumerators of
+/// `enum trace_iterator_bits`.
+fn stack_flags(btf: &Btf<'_>) -> Result<u64, LayoutError> {
+    if let Some(flags) = btf.find_enum(b"trace_iterator_flags") {
+        return Ok(enumerator(btf, flags, "TRACE_ITER_STACKTRACE")?
+            | enumerator(btf, flags, "TRACE_ITER_USERSTACKTRACE")?);
+    }
+    let bits = btf
+        .find_enum(b"trace_iterator_bits")
+        .ok_or(LayoutError::NoType("enum trace_iterator_flags"))?;
+    let mut mask = 0u64;
+    for name in ["TRACE_ITER_STACKTRACE_BIT", "TRACE_ITER_USERSTACKTRACE_BIT"] {
+        let bit = enumerator(btf, bits, name)?;
+        mask |= 1u64
+            .checked_shl(u32::try_from(bit).map_err(|_| LayoutError::NoEnumerator(name))?)
+            .filter(|_| bit < 64)
+            .ok_or(LayoutError::NoEnumerator(name))?;
+    }
+    Ok(mask)
 }
 
 impl TraceArrayLayout {
@@ -104,19 +130,25 @@ impl TraceArrayLayout {
             return Err(LayoutError::Size("array_buffer"));
         }
         let (buffer, _) = member(btf, ab, "buffer", 8)?;
-        let max_buffer = match member(btf, tr, "max_buffer", 0) {
-            Ok((off, mb)) => Some(off + member(btf, mb, "buffer", 8)?.0),
-            Err(LayoutError::NoMember(_)) => None,
-            Err(e) => return Err(e),
-        };
+        let mut max_buffer = None;
+        for name in ["max_buffer", "snapshot_buffer"] {
+            match member(btf, tr, name, 0) {
+                Ok((off, mb)) => max_buffer = Some(off + member(btf, mb, "buffer", 8)?.0),
+                Err(LayoutError::NoMember(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
         let (buffer_disabled, _) = member(btf, tr, "buffer_disabled", 4)?;
         let (clear_trace, _) = member(btf, tr, "clear_trace", 1)?;
-        let (trace_flags, _) = member(btf, tr, "trace_flags", 4)?;
-        let flags = btf
-            .find_enum(b"trace_iterator_flags")
-            .ok_or(LayoutError::NoType("enum trace_iterator_flags"))?;
-        let stack_flags = enumerator(btf, flags, "TRACE_ITER_STACKTRACE")?
-            | enumerator(btf, flags, "TRACE_ITER_USERSTACKTRACE")?;
+        let (trace_flags, flags_ty) = member(btf, tr, "trace_flags", 0)?;
+        let trace_flags_size = match btf.size_of(flags_ty).ok() {
+            Some(size @ (4 | 8)) => size,
+            _ => return Err(LayoutError::Size("trace_flags")),
+        };
+        let stack_flags = stack_flags(btf)?;
+        if trace_flags_size == 4 && stack_flags > u64::from(u32::MAX) {
+            return Err(LayoutError::Size("trace_flags"));
+        }
         Ok(TraceArrayLayout {
             list,
             buffer: array_buffer + buffer,
@@ -124,6 +156,7 @@ impl TraceArrayLayout {
             buffer_disabled,
             clear_trace,
             trace_flags,
+            trace_flags_size,
             stack_flags,
         })
     }

@@ -20,6 +20,7 @@ fn trace_array_layout_from_test_kernel_btf() {
     assert_eq!(l.buffer_disabled, 124);
     assert_eq!(l.clear_trace, 140);
     assert_eq!(l.trace_flags, 160);
+    assert_eq!(l.trace_flags_size, 4);
     assert_eq!(l.stack_flags, (1 << 29) | (1 << 11));
 }
 
