@@ -9,6 +9,7 @@
 #include <linux/err.h>
 #include <linux/error-injection.h>
 #include <linux/dcache.h>
+#include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/kallsyms.h>
 #include <linux/ftrace.h>
@@ -70,6 +71,12 @@ void rfprobe_selftest_warn(void)
 		f = p;
 		pr_info("rfprobe: selftest_cfi=1: the wrong-typed call returned %d\n", f(NULL));
 	}
+}
+
+struct dentry *rfprobe_debugfs_create_file(const char *name, umode_t mode, struct dentry *parent,
+					   void *data, const struct file_operations *fops)
+{
+	return debugfs_create_file(name, mode, parent, data, fops);
 }
 
 bool rfprobe_file_write_trunc(const struct file *file)
@@ -875,7 +882,12 @@ int rfprobe_fprobe_update_ips(struct fprobe *fp, unsigned long *ips, unsigned in
 {
 	if (!cnt)
 		return 0;
+#ifdef RFPROBE_FPROBE_FGRAPH
+	/* All fprobes share one fgraph_ops: no filter of its own to edit. */
+	return -EOPNOTSUPP;
+#else
 	return ftrace_set_filter_ips(&fp->ops, ips, cnt, remove, 0);
+#endif
 }
 ALLOW_ERROR_INJECTION(rfprobe_fprobe_update_ips, ERRNO);
 

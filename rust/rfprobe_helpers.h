@@ -21,6 +21,11 @@ struct tracepoint;
 
 /* Runs WARN() if the selftest_warn module parameter is set (tests the VM runner). */
 void rfprobe_selftest_warn(void);
+/* debugfs_create_file() (a _Generic macro since 6.16). */
+struct dentry;
+struct file_operations;
+struct dentry *rfprobe_debugfs_create_file(const char *name, umode_t mode, struct dentry *parent,
+					   void *data, const struct file_operations *fops);
 /* Opened for writing with O_TRUNC ("echo > file")? */
 bool rfprobe_file_write_trunc(const struct file *file);
 /*

@@ -71,7 +71,7 @@ impl EntryOps {
                 self.0.as_ptr(),
                 ips.as_ptr().cast_mut(),
                 ips.len() as u32,
-                remove as i32,
+                i32::from(remove),
             )
         })
     }
@@ -270,7 +270,7 @@ impl ExitFprobe {
             if let Some(size) = entry {
                 (*fp).entry_data_size = size;
             }
-            (*fp).nr_maxactive = maxactive as i32;
+            crate::compat::fprobe_set_maxactive(fp, maxactive);
         }
         // SAFETY: Set up above; stays put (caller); the fprobe core copies
         // the addresses.
@@ -307,7 +307,7 @@ impl ExitFprobe {
                 self.0.get(),
                 addrs.as_ptr().cast_mut(),
                 addrs.len() as u32,
-                remove as i32,
+                i32::from(remove),
             )
         })
     }

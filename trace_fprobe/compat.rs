@@ -29,18 +29,18 @@ pub(crate) use kernel::str::CStr;
 /// kernel crate.
 pub(crate) trait CStrCompat {
     /// The string's bytes, without the NUL.
-    fn bytes(&self) -> &[u8];
+    fn str_bytes(&self) -> &[u8];
     /// The C pointer to the string.
     fn char_ptr(&self) -> *const c_char;
 }
 
 impl CStrCompat for CStr {
     #[cfg(rfprobe_kcrate_pin_init)]
-    fn bytes(&self) -> &[u8] {
+    fn str_bytes(&self) -> &[u8] {
         self.to_bytes()
     }
     #[cfg(not(rfprobe_kcrate_pin_init))]
-    fn bytes(&self) -> &[u8] {
+    fn str_bytes(&self) -> &[u8] {
         self.as_bytes()
     }
     #[cfg(rfprobe_kcrate_pin_init)]
@@ -61,6 +61,8 @@ impl CStrCompat for CStr {
 /// `ptr` is a valid NUL-terminated string that lives and does not change
 /// for `'a`.
 pub(crate) unsafe fn cstr_from_ptr<'a>(ptr: *const c_char) -> &'a CStr {
+    #[cfg(rfprobe_kcrate_pin_init)]
+    use kernel::str::CStrExt;
     // SAFETY: Caller.
     unsafe { CStr::from_char_ptr(ptr) }
 }
@@ -122,6 +124,25 @@ pub(crate) unsafe fn fprobe_regs(regs: *mut bindings::rfprobe_fprobe_regs) -> *m
     {
         regs
     }
+}
+
+/// Sets an unregistered fprobe's `nr_maxactive` (rethook's pool of
+/// in-flight exits; 0: the default). With `rfprobe_fprobe_fgraph` exits
+/// ride the function-graph shadow stack: there is no pool, and definitions
+/// with a maxactive are refused as the kernel's own fprobe events refuse
+/// them.
+///
+/// # Safety
+///
+/// `fp` is a valid, unregistered `struct fprobe`.
+pub(crate) unsafe fn fprobe_set_maxactive(fp: *mut bindings::fprobe, maxactive: u32) {
+    #[cfg(rfprobe_fprobe_fgraph)]
+    let _ = (fp, maxactive);
+    #[cfg(not(rfprobe_fprobe_fgraph))]
+    // SAFETY: Caller.
+    unsafe {
+        (*fp).nr_maxactive = maxactive as i32
+    };
 }
 
 /// The module's `module!` invocation, in the form the kernel crate takes.

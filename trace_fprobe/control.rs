@@ -104,7 +104,7 @@ impl ErrorLog {
         let Some(def) = ev.defs(g).next() else { return };
         pr_warn!(
             "{}: cannot follow a module change: {:?}\n",
-            DefName(&def),
+            format_args!("{}", DefName(&def)),
             e
         );
         let mut command = KVec::new();
@@ -279,14 +279,15 @@ fn ftrace_can_attach_set(set: &FuncSet) -> Result {
 }
 
 /// `@SYM` resolution (C uses `kallsyms_lookup_name()` at registration).
-/// The kprobe-based lookup cannot resolve per-CPU variables (their
-/// "addresses" are offsets into the zero-based x86-64 SMP per-CPU area,
-/// which `register_kprobe()` cannot read); those come from the vmlinux
-/// BTF's `.data..percpu` section instead: the same value kallsyms has.
+/// The kprobe-based lookup cannot resolve per-CPU variables where their
+/// "addresses" are offsets into a zero-based per-CPU area (x86-64 SMP
+/// before 6.15), which `register_kprobe()` cannot read; those come from
+/// the vmlinux BTF's `.data..percpu` section instead
+/// ([`crate::percpu::var_addr`]): the same value kallsyms has.
 fn resolve_symbol(vmlinux: Option<&BtfData>, name: &[u8]) -> Option<u64> {
     kallsyms::lookup(name).map(|s| s.addr).or_else(|| {
         let btf = vmlinux?.view().ok()?;
-        btf.percpu_var(name).map(|(off, _)| u64::from(off))
+        crate::percpu::var_addr(&btf, name)
     })
 }
 
@@ -636,7 +637,7 @@ impl Rfprobe {
                 Some(sym) => func_part(&w.line) == Some(sym),
             };
             if (spec.event.is_empty() || spec.event == &w.event[..])
-                && spec.system.map_or(true, |g| g == &w.group[..])
+                && !matches!(spec.system, Some(g) if g != &w.group[..])
                 && sym_ok
             {
                 matched = true;

@@ -41,6 +41,17 @@ const NMI_MASK: u32 = bindings::RFPROBE_CONST_NMI_MASK;
 const HARDIRQ_MASK: u32 = bindings::RFPROBE_CONST_HARDIRQ_MASK;
 const SOFTIRQ_OFFSET: u32 = bindings::RFPROBE_CONST_SOFTIRQ_OFFSET;
 
+/// The linked address of `this_cpu_off` (a per-CPU symbol): the base of
+/// the per-CPU section's addresses plus its offset in it (the base is 0
+/// where x86-64 per-CPU data is zero-based, as on 6.12).
+pub(crate) fn this_cpu_off_linked() -> u64 {
+    // Taking an extern static's address is safe from rustc 1.82 on; the
+    // oldest rustc 6.12 accepts (1.78) wants `unsafe`.
+    #[allow(unused_unsafe)]
+    // SAFETY: Only the symbol's address is taken; nothing is read.
+    unsafe { core::ptr::addr_of!(this_cpu_off) as u64 }
+}
+
 /// One `%gs`-relative load `$insn` (AT&T, source `%gs:{sym}` plus an
 /// offset, destination `{v}`) of this CPU's per-CPU data at `$sym` into a
 /// `$ty` (`this_cpu_read()`).

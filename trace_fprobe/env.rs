@@ -54,7 +54,7 @@ pub(crate) fn find_kernel_tracepoint(name: &[u8]) -> Option<Tracepoint> {
         let n = unsafe {
             crate::compat::cstr_from_ptr(bindings::rfprobe_tracepoint_name(tp).cast::<c_char>())
         };
-        if n.bytes() == s.name {
+        if n.str_bytes() == s.name {
             s.found = tp;
         }
     }
@@ -64,7 +64,7 @@ pub(crate) fn find_kernel_tracepoint(name: &[u8]) -> Option<Tracepoint> {
     };
     // SAFETY: `visit` only touches `s`, which outlives the call.
     unsafe {
-        bindings::for_each_kernel_tracepoint(Some(visit), (&mut s as *mut Search<'_>).cast())
+        bindings::for_each_kernel_tracepoint(Some(visit), core::ptr::from_mut(&mut s).cast())
     };
     Tracepoint::new(s.found)
 }
@@ -135,7 +135,7 @@ impl TpModule {
                 bindings::rfprobe_tp_module_name(self.0.as_ptr()).cast(),
             )
         }
-        .bytes()
+        .str_bytes()
     }
 }
 
@@ -179,7 +179,7 @@ impl NotifiedModule<'_> {
     pub(crate) fn name(&self) -> &[u8] {
         // SAFETY: Live (type invariant); module names are NUL-terminated.
         unsafe { crate::compat::cstr_from_ptr(bindings::rfprobe_module_name(self.0.as_ptr())) }
-            .bytes()
+            .str_bytes()
     }
 
     /// The module's init text, `[start, end)`.

@@ -78,7 +78,7 @@ impl DebugfsDir {
         // directory, `f.fops` is 'static and outlives the file (removed on
         // drop of `self`, before module text goes away).
         let d = unsafe {
-            bindings::debugfs_create_file(
+            bindings::rfprobe_debugfs_create_file(
                 f.name.char_ptr().cast::<c_char>(),
                 f.mode,
                 self.0,

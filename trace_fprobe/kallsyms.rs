@@ -102,7 +102,7 @@ fn is_symbol_start(addr: u64, name: &[u8], min_size: u64) -> bool {
     };
     let mut v = 0u64;
     for &c in size.iter().take_while(|c| c.is_ascii_hexdigit()) {
-        v = v.saturating_mul(16) + (c as char).to_digit(16).unwrap_or(0) as u64;
+        v = v.saturating_mul(16) + u64::from((c as char).to_digit(16).unwrap_or(0));
     }
     v >= min_size
 }
@@ -118,7 +118,7 @@ fn symbol_offset(addr: u64) -> Option<u64> {
     for &c in rest.iter().take_while(|&&c| c != b'/') {
         v = v
             .checked_mul(16)?
-            .checked_add((c as char).to_digit(16)? as u64)?;
+            .checked_add(u64::from((c as char).to_digit(16)?))?;
     }
     Some(v)
 }

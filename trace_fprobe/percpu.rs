@@ -11,6 +11,18 @@ use core::ffi::c_void;
 use core::sync::atomic::{AtomicUsize, Ordering};
 use kernel::error::{code, Result};
 
+/// The linked address of the per-CPU variable `name` (what `this_cpu_ptr()`
+/// adds this CPU's offset to), from its offset in BTF's `.data..percpu`
+/// section: the section's base is where `this_cpu_off`'s linked address
+/// and BTF offset differ (0 where per-CPU data is zero-based, as on 6.12;
+/// the section's link address since 6.15).
+pub(crate) fn var_addr(btf: &crate::btf_query::Btf<'_>, name: &[u8]) -> Option<u64> {
+    let (anchor, _) = btf.percpu_var(b"this_cpu_off")?;
+    let (off, _) = btf.percpu_var(name)?;
+    let base = crate::cpu::this_cpu_off_linked().checked_sub(u64::from(anchor))?;
+    base.checked_add(u64::from(off))
+}
+
 /// Context levels: task, softirq, hardirq, NMI (`interrupt_context_level()`).
 pub(crate) const NR_CONTEXTS: usize = 4;
 

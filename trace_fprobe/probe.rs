@@ -187,7 +187,7 @@ impl Probe {
     pub(crate) unsafe fn from_fprobe(fp: &ExitFprobe) -> &Probe {
         // SAFETY: `fp` is the first field of the repr(C) `Probe` (caller),
         // which lives at least as long as the borrow of its field.
-        unsafe { &*(fp as *const ExitFprobe).cast::<Probe>() }
+        unsafe { &*core::ptr::from_ref(fp).cast::<Probe>() }
     }
 
     /// The probe of the raw `fprobe` the fprobe core passes its handlers.
@@ -313,7 +313,7 @@ impl Probe {
             GFP_KERNEL,
         )?;
         // The C objects point back at the probe: its box address is stable.
-        let me = (&*probe as *const Probe).cast_mut().cast();
+        let me = core::ptr::from_ref::<Probe>(&probe).cast_mut().cast();
         if def.is_tracepoint() {
             probe.attach = Attach::Tracepoint(TpProbe::new(me)?);
         } else if def.is_watch() {

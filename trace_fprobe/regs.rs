@@ -216,7 +216,7 @@ impl Machine for RegsMachine<'_> {
     fn this_cpu_ptr(&self, addr: u64) -> u64 {
         // SAFETY: Pure address arithmetic on this CPU's per-CPU offset; the
         // handlers run with preemption disabled.
-        unsafe { bindings::rfprobe_this_cpu_ptr(addr as _) as u64 }
+        unsafe { bindings::rfprobe_this_cpu_ptr(addr as c_ulong) as u64 }
     }
 
     #[inline(always)]

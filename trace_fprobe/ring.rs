@@ -237,7 +237,7 @@ pub(crate) fn direct_init(vmlinux: &crate::btf::BtfData) {
             )
         },
         Err(e) => {
-            pr_info!("{}\n", e);
+            pr_info!("{}\n", format_args!("{}", e));
             // SAFETY: As above.
             unsafe { bindings::rfprobe_tr_layout_init_builtin() }
         }
@@ -249,15 +249,13 @@ pub(crate) fn direct_init(vmlinux: &crate::btf::BtfData) {
         );
         return;
     }
-    let taskinfo = btf
-        .percpu_var(b"trace_taskinfo_save")
-        .map_or(0, |(off, _)| u64::from(off));
+    let taskinfo = crate::percpu::var_addr(&btf, b"trace_taskinfo_save").unwrap_or(0);
     let key = |name: &[u8]| crate::kallsyms::lookup(name).map_or(0, |s| s.addr);
     let printk = key(b"tracepoint_printk_key");
     let exports = key(b"trace_event_exports_enabled");
     // SAFETY: Stores three addresses (checked for 0) for the handlers; no
     // probe is enabled yet.
-    let ret = unsafe { bindings::rfprobe_direct_init(taskinfo as _, printk as _, exports as _) };
+    let ret = unsafe { bindings::rfprobe_direct_init(taskinfo as c_ulong, printk as c_ulong, exports as c_ulong) };
     if ret == 0 {
         DIRECT_BLOCK.store(GENERIC_FLAGS, Ordering::Release);
     } else {

@@ -156,7 +156,7 @@ impl TraceEvent {
             (*call).print_fmt = print_fmt.char_ptr().cast_mut().cast();
             (*call).flags =
                 (bindings::TRACE_EVENT_FL_FPROBE | bindings::TRACE_EVENT_FL_DYNAMIC) as c_int;
-            (*call).data = (owner as *const T).cast_mut().cast::<c_void>();
+            (*call).data = core::ptr::from_ref(owner).cast_mut().cast::<c_void>();
         }
         // A registered event pins the module: nothing the core keeps can
         // reference an event whose code is gone. Taken first: once rmmod
@@ -263,7 +263,7 @@ unsafe extern "C" fn define_fields<T: EventCallbacks>(
                 name.char_ptr().cast(),
                 off,
                 size,
-                signed as c_int,
+                c_int::from(signed),
                 bindings::FILTER_OTHER as c_int,
             )
         })
@@ -286,16 +286,19 @@ unsafe extern "C" fn print<T: EventCallbacks>(
     flags: c_int,
     event: *mut bindings::trace_event,
 ) -> c_int {
-    // SAFETY: `event` is the `event` field of one of our calls.
-    let call =
-        unsafe { kernel::container_of!(event, bindings::trace_event_call, event) }.cast_mut();
+    // `container_of(event, struct trace_event_call, event)`: `event` is
+    // the `event` field of one of our calls.
+    let call = event
+        .cast::<u8>()
+        .wrapping_sub(core::mem::offset_of!(bindings::trace_event_call, event))
+        .cast::<bindings::trace_event_call>();
     // SAFETY: Caller.
     let owner = unsafe { owner_of::<T>(call) };
     // SAFETY: The core passes a valid iterator.
     let (seq, ent, ent_size) = unsafe {
         let it = &mut *iter;
         (
-            &mut it.seq as *mut bindings::trace_seq,
+            core::ptr::from_mut(&mut it.seq),
             it.ent.cast::<u8>().cast_const(),
             it.ent_size as usize,
         )

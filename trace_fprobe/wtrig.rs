@@ -39,7 +39,7 @@ fn find<'a>(inner: &'a Inner, name: &[u8], watch_only: bool) -> Option<&'a Pin<K
     };
     let mut it = inner.events.iter().filter(|e| {
         e.name() == event
-            && group.map_or(true, |g| e.group() == g)
+            && !matches!(group, Some(g) if e.group() != g)
             && (!watch_only || e.def().is_watch())
     });
     let first = it.next()?;
@@ -100,7 +100,7 @@ impl Rfprobe {
     ) -> core::result::Result<(), Failure> {
         let nomem = |_| Failure::silent(-ENOMEM);
         let nomem_e = |_: Error| Failure::silent(-ENOMEM);
-        let tptr: *const c_void = (tgt as *const Event).cast();
+        let tptr: *const c_void = core::ptr::from_ref(tgt).cast();
         let old: &[Arc<Trig>] = src.outputs().trig_list(g).map_or(&[], |l| &l.0[..]);
         let found = old.iter().position(|x| x.same(t.cmd, tptr));
         let mut list = KVec::new();

@@ -491,7 +491,7 @@ impl<'a> Type<'a> {
                 let at = TYPE_HDR + 8 * i as usize;
                 let v = le_u32(self.rec, at + 4)?;
                 let v = if self.kflag() {
-                    v as i32 as i64 as u64
+                    i64::from(v as i32) as u64
                 } else {
                     u64::from(v)
                 };

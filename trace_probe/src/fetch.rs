@@ -573,7 +573,7 @@ impl<'a> Compiler<'a> {
                 nr_dynamic: 0,
                 nr_fused: 0,
                 header_size,
-                fixed_size: header_size as u32,
+                fixed_size: u32::from(header_size),
                 max_dynamic: 0,
                 entry_slots: 0,
             },

@@ -110,7 +110,7 @@ fn parse_hex(s: &[u8]) -> Option<u64> {
     }
     let mut v = 0u64;
     for &c in s {
-        v = v * 16 + (c as char).to_digit(16)? as u64;
+        v = v * 16 + u64::from((c as char).to_digit(16)?);
     }
     Some(v)
 }

@@ -776,7 +776,7 @@ fn st_arg_str<M: Machine + ?Sized, const INLINE: bool>(
     };
     let mut v = m.arg(arg);
     for &off in inner {
-        match read_word(m, v.wrapping_add(off as i64 as u64), false) {
+        match read_word(m, v.wrapping_add(i64::from(off) as u64), false) {
             Ok(w) => v = w,
             Err(Fault) => {
                 d.fault(rec, dst);
@@ -784,7 +784,7 @@ fn st_arg_str<M: Machine + ?Sized, const INLINE: bool>(
             }
         }
     }
-    let addr = v.wrapping_add(*last as i64 as u64);
+    let addr = v.wrapping_add(i64::from(*last) as u64);
     if INLINE {
         d.put_string_inline(m, rec, dst, addr, false);
     } else {
@@ -809,7 +809,7 @@ fn st_arg_bits<M: Machine + ?Sized>(m: &M, rec: &mut [u8], insn: &Insn) -> u32 {
     else {
         return 0;
     };
-    let addr = m.arg(arg).wrapping_add(off as i64 as u64);
+    let addr = m.arg(arg).wrapping_add(i64::from(off) as u64);
     let bits = Bits {
         shift,
         width,
@@ -830,7 +830,7 @@ fn st_arg_mem<M: Machine + ?Sized>(
     size: u8,
     user: bool,
 ) -> u32 {
-    let addr = m.arg(arg).wrapping_add(off as i64 as u64);
+    let addr = m.arg(arg).wrapping_add(i64::from(off) as u64);
     store_scalar(m, rec, dst as usize, addr, size, user, None)
 }
 

@@ -2395,7 +2395,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             if Some(i) == args_idx {
                 for n in 0..self.ctx.nr_params() {
                     let s = self
-                        .sprint_nth_btf_arg(n as i64, b"", &mut used)
+                        .sprint_nth_btf_arg(i64::from(n), b"", &mut used)
                         .map_err(|e| self.fail(idx, e))?;
                     self.push_src(&mut count, ArgSrc::Gen(s));
                 }

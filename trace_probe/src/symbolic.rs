@@ -76,9 +76,9 @@ impl<'a> EnumTable<'a> {
 /// are `s32`/`s64`, as C types BTF enums).
 fn as_field(value: u64, size: u32) -> u64 {
     match size {
-        1 => value as u8 as i8 as i64 as u64,
-        2 => value as u16 as i16 as i64 as u64,
-        4 => value as u32 as i32 as i64 as u64,
+        1 => i64::from(value as u8 as i8) as u64,
+        2 => i64::from(value as u16 as i16) as u64,
+        4 => i64::from(value as u32 as i32) as u64,
         _ => value,
     }
 }
