@@ -450,6 +450,8 @@ struct rfprobe_wp {
 	atomic64_t max_lat_ns;
 	atomic_long_t moves;
 	atomic_long_t refused;
+	/* Disarmed because the module holding the address went. */
+	atomic_long_t gone;
 };
 
 /*
@@ -460,7 +462,12 @@ struct rfprobe_wp {
  */
 static DEFINE_PER_CPU(unsigned long, rfprobe_wp_hit);
 
-/* Where disarmed breakpoints wait: nothing ever accesses it. */
+/*
+ * Where disarmed breakpoints wait: a placeholder address only. A disarmed
+ * breakpoint is disabled (attr.disabled: perf keeps its debug register
+ * slot reserved but installs nothing), so no access anywhere traps; the
+ * word itself is read by kmemleak's scan and /proc/kcore like any .bss.
+ */
 static unsigned long rfprobe_wp_park __aligned(8);
 
 unsigned long rfprobe_wp_hit_slot(void)
@@ -518,6 +525,11 @@ unsigned long rfprobe_wp_armed(struct rfprobe_wp *w)
 	return atomic_long_read(&w->want);
 }
 
+unsigned long rfprobe_wp_gone(struct rfprobe_wp *w)
+{
+	return atomic_long_read(&w->gone);
+}
+
 void rfprobe_wp_stats(struct rfprobe_wp *w, unsigned long *at, unsigned long *moves,
 		      unsigned long *refused, u64 *max_lat_ns)
 {
@@ -558,7 +570,7 @@ static int rfprobe_wp_point(struct rfprobe_wp *w, unsigned long addr)
 			continue;
 		attr = bp->attr;
 		attr.bp_addr = addr;
-		attr.disabled = 0;
+		attr.disabled = addr == (unsigned long)&rfprobe_wp_park;
 		err = modify_user_hw_breakpoint(bp, &attr);
 		if (err)
 			break;
@@ -571,6 +583,7 @@ static int rfprobe_wp_point(struct rfprobe_wp *w, unsigned long addr)
 				continue;
 			attr = bp->attr;
 			attr.bp_addr = w->at;
+			attr.disabled = w->at == (unsigned long)&rfprobe_wp_park;
 			WARN_ON_ONCE(modify_user_hw_breakpoint(bp, &attr));
 		}
 	} else {
@@ -578,6 +591,43 @@ static int rfprobe_wp_point(struct rfprobe_wp *w, unsigned long addr)
 	}
 	cpus_read_unlock();
 	return err;
+}
+
+/* A refused request: disarmed again, counted. Under @lock. */
+static void rfprobe_wp_refuse(struct rfprobe_wp *w, unsigned long want)
+{
+	atomic_long_inc(&w->refused);
+	atomic_long_cmpxchg(&w->want, want, 0);
+}
+
+/*
+ * Would perf watch @addr? Asked while detached, so that a request is
+ * refused when it is made, enabled or not: a disabled breakpoint on one
+ * CPU is created (perf validates the address) and released. Only -EINVAL
+ * is the address's fault (-ENOSPC: no free slot on that CPU, so nothing is
+ * known until the breakpoints are registered). The triggers check the
+ * alignment to the watchpoint's length, so a 1-byte write breakpoint
+ * overlaps what perf refuses exactly when the watchpoint's would.
+ */
+static int rfprobe_wp_check(struct rfprobe_wp *w, unsigned long addr)
+{
+	struct perf_event_attr attr;
+	struct perf_event *bp;
+
+	hw_breakpoint_init(&attr);
+	attr.bp_addr = addr;
+	attr.bp_len = HW_BREAKPOINT_LEN_1;
+	attr.bp_type = HW_BREAKPOINT_W;
+	attr.exclude_user = 1;
+	attr.disabled = 1;
+	cpus_read_lock();
+	bp = perf_event_create_kernel_counter(&attr, cpumask_first(cpu_online_mask), NULL,
+					      rfprobe_wp_handler, w);
+	cpus_read_unlock();
+	if (IS_ERR(bp))
+		return PTR_ERR(bp);
+	perf_event_release_kernel(bp);
+	return 0;
 }
 
 /* The work item: the breakpoints follow @want. */
@@ -590,11 +640,12 @@ static void rfprobe_wp_move(struct work_struct *work)
 	mutex_lock(&w->lock);
 	want = atomic_long_read(&w->want);
 	to = want ?: (unsigned long)&rfprobe_wp_park;
+	if (!w->bp && want && rfprobe_wp_check(w, want) == -EINVAL)
+		rfprobe_wp_refuse(w, want);
 	if (w->bp && to != w->at) {
 		if (rfprobe_wp_point(w, to)) {
-			/* Not watchable: disarmed again, counted. */
-			atomic_long_inc(&w->refused);
-			atomic_long_cmpxchg(&w->want, want, 0);
+			/* Not watchable. */
+			rfprobe_wp_refuse(w, want);
 		} else {
 			atomic_long_inc(&w->moves);
 			lat = local_clock() - atomic64_read(&w->asked_ns);
@@ -651,6 +702,13 @@ int rfprobe_wp_attach(struct rfprobe_wp *w, unsigned long addr, unsigned int len
 	}
 	/* Kernel data only: a user task touching the same address is not ours. */
 	attr.exclude_user = 1;
+	if (w->by_trigger && addr != (unsigned long)&rfprobe_wp_park &&
+	    rfprobe_wp_check(w, addr) == -EINVAL) {
+		/* A request that could not be checked when made (no slot). */
+		rfprobe_wp_refuse(w, addr);
+		addr = attr.bp_addr = (unsigned long)&rfprobe_wp_park;
+	}
+	attr.disabled = addr == (unsigned long)&rfprobe_wp_park;
 	bp = register_wide_hw_breakpoint(&attr, rfprobe_wp_handler, w);
 	if (IS_ERR_PCPU(bp)) {
 		err = PTR_ERR_PCPU(bp);
@@ -686,11 +744,46 @@ void rfprobe_wp_detach(struct rfprobe_wp *w)
 	mutex_unlock(&w->lock);
 	synchronize_rcu();
 }
+
+/*
+ * Module @mod goes (@init_only: it went live, and its init memory is freed
+ * next): a trigger-armed watchpoint that wants or watches an address in
+ * that memory (any of it, whatever symbol precedes it) is disarmed now,
+ * its breakpoints moved away before the notification returns, and counted
+ * in @gone. Returns 1 if it was.
+ */
+int rfprobe_wp_module_going(struct rfprobe_wp *w, struct module *mod, bool init_only)
+{
+	unsigned long want;
+	bool in;
+
+	if (!w->by_trigger)
+		return 0;
+	mutex_lock(&w->lock);
+	want = atomic_long_read(&w->want);
+	if (init_only)
+		in = within_module_init(want, mod) || within_module_init(w->at, mod);
+	else
+		in = within_module(want, mod) || within_module(w->at, mod);
+	if (in) {
+		atomic_long_cmpxchg(&w->want, want, 0);
+		atomic_long_inc(&w->gone);
+		if (w->bp && w->at != (unsigned long)&rfprobe_wp_park)
+			WARN_ON_ONCE(rfprobe_wp_point(w, (unsigned long)&rfprobe_wp_park));
+	}
+	mutex_unlock(&w->lock);
+	return in;
+}
 #else
 int rfprobe_wp_attach(struct rfprobe_wp *w, unsigned long addr, unsigned int len,
 		      unsigned int type)
 {
 	return -EOPNOTSUPP;
+}
+
+int rfprobe_wp_module_going(struct rfprobe_wp *w, struct module *mod, bool init_only)
+{
+	return 0;
 }
 
 void rfprobe_wp_detach(struct rfprobe_wp *w)
@@ -1340,20 +1433,68 @@ int rfprobe_consume_clear_trace(struct list_head *trace_arrays)
  */
 #include "rfprobe_record.h"
 
-/*
- * After a refused reservation: was the instance recording (then its ring
- * buffer was full, or the record too large) or off (its tracing_on is 0:
- * tracer_tracing_off() sets buffer_disabled; ring_buffer_record_is_on() is
- * not exported)?
- */
-bool notrace rfprobe_file_recording_on(struct trace_event_file *file)
+/* The ring buffer's private members rfprobe_file_refused() reads, from BTF. */
+static struct {
+	long record_disabled, buffers, cpu_record_disabled, current_context, nest;
+} rfprobe_rb __read_mostly;
+static bool rfprobe_rb_ok __read_mostly;
+
+/* Member @m of the ring buffer struct at @p, as @type. */
+#define RFPROBE_RB(p, type, m) (*(type *)((char *)(p) + rfprobe_rb.m))
+/* kernel/trace/ring_buffer.c's RB_CTX_TRANSITION and RB_CTX_NORMAL. */
+#define RFPROBE_RB_CTX_TRANSITION 0
+#define RFPROBE_RB_CTX_NORMAL 4
+
+void rfprobe_rb_layout_init(long record_disabled, long buffers, long cpu_record_disabled,
+			    long current_context, long nest)
 {
-	/* Without the layout, a refusal counts as "full". */
-	if (!smp_load_acquire(&rfprobe_tr_ok))
-		return true;
-	return !READ_ONCE(RFPROBE_TR(file->tr, int, buffer_disabled));
+	rfprobe_rb.record_disabled = record_disabled;
+	rfprobe_rb.buffers = buffers;
+	rfprobe_rb.cpu_record_disabled = cpu_record_disabled;
+	rfprobe_rb.current_context = current_context;
+	rfprobe_rb.nest = nest;
+	smp_store_release(&rfprobe_rb_ok, true);
 }
-NOKPROBE_SYMBOL(rfprobe_file_recording_on);
+
+/*
+ * After a refused reservation in @file's instance, on the CPU and context
+ * level of the refusal: what ring_buffer_lock_reserve() refuses for, as
+ * the buffer shows it now (trace_probe::profile::refusal() decides):
+ * tracing_on 0 (tracer_tracing_off() sets buffer_disabled), the buffer's
+ * record_disabled (tracing_on 0 too, tracing_stop_tr(), a resize), this
+ * CPU's (tracing_cpumask, a resize or reset of the CPU's buffer), and its
+ * recursion protection: this context level's bit and the transition bit
+ * both held (by reservations below this one on the stack, so they are
+ * still held). Nothing set: no room. Without a layout, all false ("full").
+ */
+void notrace rfprobe_file_refused(struct trace_event_file *file, bool *off, bool *buffer_disabled,
+				  bool *cpu_disabled, bool *recursion)
+{
+	struct trace_buffer *buffer;
+	void **buffers, *cb;
+	unsigned long nest;
+	unsigned int ctx, bit;
+
+	*off = *buffer_disabled = *cpu_disabled = *recursion = false;
+	if (!smp_load_acquire(&rfprobe_tr_ok))
+		return;
+	*off = READ_ONCE(RFPROBE_TR(file->tr, int, buffer_disabled));
+	buffer = READ_ONCE(RFPROBE_TR(file->tr, struct trace_buffer *, buffer));
+	if (!smp_load_acquire(&rfprobe_rb_ok) || !buffer)
+		return;
+	*buffer_disabled = atomic_read(&RFPROBE_RB(buffer, atomic_t, record_disabled));
+	buffers = RFPROBE_RB(buffer, void **, buffers);
+	cb = buffers ? READ_ONCE(buffers[raw_smp_processor_id()]) : NULL;
+	if (!cb)
+		return;
+	*cpu_disabled = atomic_read(&RFPROBE_RB(cb, atomic_t, cpu_record_disabled));
+	ctx = READ_ONCE(RFPROBE_RB(cb, unsigned int, current_context));
+	nest = READ_ONCE(RFPROBE_RB(cb, unsigned long, nest));
+	bit = RFPROBE_RB_CTX_NORMAL - interrupt_context_level();
+	*recursion = nest < 32 - RFPROBE_RB_CTX_NORMAL && (ctx & (1U << (bit + nest))) &&
+		     (ctx & (1U << (RFPROBE_RB_CTX_TRANSITION + nest)));
+}
+NOKPROBE_SYMBOL(rfprobe_file_refused);
 
 static bool __percpu *rfprobe_taskinfo_save __read_mostly;
 static struct static_key *rfprobe_printk_key __read_mostly;

@@ -48,7 +48,8 @@ unsigned long rfprobe_task_size_max(void);
 unsigned long rfprobe_nofault_kernel_lo(void);
 bool rfprobe_trace_trigger_soft_disabled(struct trace_event_file *file);
 int rfprobe_commit_verdict(struct trace_event_file *file, void *entry);
-bool rfprobe_file_recording_on(struct trace_event_file *file);
+void rfprobe_file_refused(struct trace_event_file *file, bool *off, bool *buffer_disabled,
+			  bool *cpu_disabled, bool *recursion);
 void *rfprobe_per_cpu_ptr(void __percpu *ptr, int cpu);
 void __percpu *rfprobe_alloc_percpu(size_t size, size_t align);
 void rfprobe_free_percpu(void __percpu *ptr);
@@ -176,6 +177,13 @@ unsigned long rfprobe_wp_armed(struct rfprobe_wp *w);
 void rfprobe_wp_stats(struct rfprobe_wp *w, unsigned long *at, unsigned long *moves,
 		      unsigned long *refused, u64 *max_lat_ns);
 unsigned long rfprobe_wp_hit_slot(void);
+/*
+ * Module @mod goes (@init_only: its init memory is freed next): a
+ * trigger-armed watchpoint wanting or watching an address in it is
+ * disarmed at once (1 returned) and counted in rfprobe_wp_gone(). Sleeps.
+ */
+int rfprobe_wp_module_going(struct rfprobe_wp *w, struct module *mod, bool init_only);
+unsigned long rfprobe_wp_gone(struct rfprobe_wp *w);
 
 /* RCU */
 void rfprobe_synchronize_rcu(void);
@@ -241,6 +249,15 @@ int rfprobe_tr_layout_init(long list, long buffer, long max_buffer, long buffer_
 			   u64 stack_flags);
 /* The same from kernel/trace/trace.h when BTF lacks it (-EOPNOTSUPP without trace.h). */
 int rfprobe_tr_layout_init_builtin(void);
+/*
+ * The offsets of the ring buffer members rfprobe_file_refused() reads
+ * (kernel/trace/ring_buffer.c, in no header: from BTF only):
+ * trace_buffer.record_disabled and .buffers, ring_buffer_per_cpu's
+ * record_disabled, current_context and nest. Once, before any probe is
+ * enabled; without them a refusal is told apart only as off or full.
+ */
+void rfprobe_rb_layout_init(long record_disabled, long buffers, long cpu_record_disabled,
+			    long current_context, long nest);
 
 /*
  * The direct record path (rfprobe_helpers.c). rfprobe_direct_init() takes

@@ -186,6 +186,21 @@ impl HwWatch {
         unsafe { bindings::rfprobe_wp_armed(self.0.as_ptr()) as u64 }
     }
 
+    /// Module `m` goes (`init_only`: its init memory is freed next): if
+    /// the watchpoint wants or watches an address in that memory, it is
+    /// disarmed now (true) and counted in [`HwWatch::gone`]. Sleeps.
+    pub(crate) fn module_going(&self, m: crate::env::NotifiedModule<'_>, init_only: bool) -> bool {
+        // SAFETY: A live context; the module is being notified (type
+        // invariant of `NotifiedModule`).
+        unsafe { bindings::rfprobe_wp_module_going(self.0.as_ptr(), m.as_ptr(), init_only) != 0 }
+    }
+
+    /// Times the watchpoint was disarmed because its module went.
+    pub(crate) fn gone(&self) -> u64 {
+        // SAFETY: A live context; an atomic read.
+        unsafe { bindings::rfprobe_wp_gone(self.0.as_ptr()) as u64 }
+    }
+
     /// Where the breakpoints are and what became of the requests. Sleeps.
     pub(crate) fn stats(&self) -> WatchStats {
         let (mut at, mut moves, mut refused, mut lat) = (0, 0, 0, 0);

@@ -22,6 +22,7 @@ use crate::trace_probe::parse::event_exists_failure;
 use crate::trace_probe::plan::{
     self, ModName, NameUse, Plan, Resolved, Target, Verdict, Workspace,
 };
+use crate::trace_probe::errors::ENODEV;
 use crate::trace_probe::profile;
 use crate::trace_probe::symbolic::write_enum_table;
 use crate::trace_probe::{
@@ -397,7 +398,9 @@ impl Rfprobe {
         let enums = self
             .enum_table(module_btf, typed_by, def)
             .map_err(|e| e.to_errno())?;
-        let probe = self.build_probe(def, line, &plan, &set, tp_modules, &groups.members);
+        let probe = self
+            .watch_module_check(def, line, table)
+            .and_then(|()| self.build_probe(def, line, &plan, &set, tp_modules, &groups.members));
         let probe = probe.map_err(|f| {
             errlog.add(def, line, &f);
             f.errno
@@ -456,6 +459,32 @@ impl Rfprobe {
         // Cannot fail: reserved above.
         let _ = events.push(ev, GFP_KERNEL);
         Ok(())
+    }
+
+    /// A watchpoint on a variable of a module that is going (kallsyms still
+    /// resolves its symbols after the GOING notification), or in the init
+    /// text of one that went live, would never be marked gone: refused as
+    /// a registration failure (`ENODEV`).
+    fn watch_module_check(
+        &self,
+        def: &ProbeDef,
+        line: &[u8],
+        table: &Table,
+    ) -> core::result::Result<(), Failure> {
+        let d = def.stored();
+        if !d.is_watch() {
+            return Ok(());
+        }
+        let addr = fetch::watch_address(&d, &mut |name: &[u8]| {
+            resolve_symbol(self.vmlinux.get(), name)
+        });
+        let Some(addr) = addr.filter(|&a| a != 0) else {
+            return Ok(());
+        };
+        match crate::kallsyms::module_at(addr) {
+            Some(m) if !table.usable(addr, Some(&m)) => Err(plan::registration(def, line, -ENODEV)),
+            _ => Ok(()),
+        }
     }
 
     /// The probe of an accepted definition: its fetch program compiled
@@ -764,6 +793,10 @@ impl Rfprobe {
                 {
                     let mut g = self.state().event_mutex.lock();
                     for ev in inner.events.iter() {
+                        // A trigger-armed watchpoint in its memory.
+                        if let Some(hw) = ev.probes(&g).next().and_then(|p| p.watch()) {
+                            hw.module_going(module, false);
+                        }
                         if let Err(e) = ev.drop_funcs(&mut g, |p, st| p.module_going(st, name)) {
                             inner.errlog.attach_failed(ev, &g, e);
                         }
@@ -780,6 +813,10 @@ impl Rfprobe {
                 inner.funcs.module_live(name, start, end);
                 let mut g = self.state().event_mutex.lock();
                 for ev in inner.events.iter() {
+                    // A trigger-armed watchpoint in its init memory.
+                    if let Some(hw) = ev.probes(&g).next().and_then(|p| p.watch()) {
+                        hw.module_going(module, true);
+                    }
                     let r = ev.drop_funcs(&mut g, |p, st| {
                         p.drop_funcs_where(st, |a| module.within_init(a))
                     });

@@ -175,6 +175,11 @@ impl NotifiedModule<'_> {
         NonNull::new(module).map(|m| NotifiedModule(m, PhantomData))
     }
 
+    /// The module, for C helpers that look at it during the notification.
+    pub(crate) fn as_ptr(self) -> *mut bindings::module {
+        self.0.as_ptr()
+    }
+
     /// The module's name.
     pub(crate) fn name(&self) -> &[u8] {
         // SAFETY: Live (type invariant); module names are NUL-terminated.

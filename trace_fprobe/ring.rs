@@ -8,7 +8,7 @@
 //! trace options and exports). The only `bindings::` of recording.
 
 use crate::bindings;
-use crate::trace_probe::core_layout::TraceArrayLayout;
+use crate::trace_probe::core_layout::{RingBufferLayout, TraceArrayLayout};
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 use core::ptr::NonNull;
@@ -17,7 +17,7 @@ use kernel::ffi::c_ulong;
 use kernel::prelude::*;
 
 use crate::regs::Regs;
-use crate::trace_probe::profile::Outcome;
+use crate::trace_probe::profile::{self, Outcome};
 
 /// An event file: the tracing core's handle of one event in one trace
 /// instance. Outside the hot path it is only an identity ([`FileId`]).
@@ -126,17 +126,25 @@ impl EventFile<'_> {
         })
     }
 
-    /// Why the ring buffer refused a reservation: recording off, or no
-    /// room ([`Outcome::Full`] also when the build cannot tell).
+    /// Why the ring buffer refused a reservation just made on this CPU
+    /// ([`profile::refusal`]; [`Outcome::Full`] also when the build cannot
+    /// tell).
     #[cold]
     #[inline(never)]
     pub(crate) fn refused(self) -> Outcome {
-        // SAFETY: A live, enabled file in handler context (type invariant).
-        if unsafe { bindings::rfprobe_file_recording_on(self.0.as_ptr()) } {
-            Outcome::Full
-        } else {
-            Outcome::Off
-        }
+        let mut r = profile::Refused::default();
+        // SAFETY: A live, enabled file in handler context (type invariant);
+        // the out pointers are valid locals.
+        unsafe {
+            bindings::rfprobe_file_refused(
+                self.0.as_ptr(),
+                &mut r.off,
+                &mut r.buffer_disabled,
+                &mut r.cpu_disabled,
+                &mut r.recursion,
+            )
+        };
+        profile::refusal(r)
     }
 
     /// Reserves a record of `len` bytes straight in the ring buffer if
@@ -242,6 +250,21 @@ pub(crate) fn direct_init(vmlinux: &crate::btf::BtfData) {
             unsafe { bindings::rfprobe_tr_layout_init_builtin() }
         }
     };
+    // The ring buffer's members that tell why a reservation was refused.
+    match RingBufferLayout::from_btf(&btf) {
+        // SAFETY: Stores offsets the C helper reads only after this
+        // returns (release/acquire); no probe is enabled yet.
+        Ok(l) => unsafe {
+            bindings::rfprobe_rb_layout_init(
+                off(l.record_disabled),
+                off(l.buffers),
+                off(l.cpu_record_disabled),
+                off(l.current_context),
+                off(l.nest),
+            )
+        },
+        Err(e) => pr_info!("{}: refused records count as full or off\n", e),
+    }
     if ret != 0 {
         pr_info!(
             "direct record path not available ({}), records take the generic path\n",

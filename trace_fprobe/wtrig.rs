@@ -154,6 +154,7 @@ impl Rfprobe {
         src.set_triggers(new, g)
             .map_err(|e| Failure::silent(-errno(e)))?;
         tgt.outputs().pin(!t.remove, g);
+        disarm_unpinned(tgt, g);
         Ok(())
     }
 
@@ -175,8 +176,11 @@ impl Rfprobe {
             ev.set_triggers(None, &mut g)?;
             for t in targets.iter() {
                 // SAFETY: An event's address (`apply`), pinned until now
-                // (the trigger just went), so alive.
-                unsafe { (*t.cast::<Event>()).outputs().pin(false, &mut g) };
+                // (the trigger just went); removals take `inner`, held
+                // here, so alive.
+                let tgt = unsafe { &*t.cast::<Event>() };
+                tgt.outputs().pin(false, &mut g);
+                disarm_unpinned(tgt, &g);
             }
         }
         Ok(())
@@ -208,11 +212,15 @@ impl Rfprobe {
                 );
             }
         }
-        for ev in inner.events.iter().filter(|e| e.outputs().pins() != 0) {
+        for ev in inner.events.iter().filter(|e| e.def().watch_by_trigger()) {
             let Some(hw) = ev.probes(&g).next().and_then(|p| p.watch()) else {
                 continue;
             };
             let s = hw.stats();
+            // Armed by triggers, or still watching what they armed.
+            if ev.outputs().pins() == 0 && hw.armed() == 0 && s.at == 0 {
+                continue;
+            }
             let _ = (|| -> core::fmt::Result {
                 w.put(b"# ")?;
                 w.put(ev.group())?;
@@ -238,11 +246,24 @@ impl Rfprobe {
                 put_u64(w, s.moves)?;
                 w.put(b", refused ")?;
                 put_u64(w, s.refused)?;
+                w.put(b", gone ")?;
+                put_u64(w, hw.gone())?;
                 w.put(b", max arm latency ")?;
                 put_u64(w, s.max_lat_ns / 1000)?;
                 w.put(b" us)\n")
             })();
         }
+    }
+}
+
+/// When the last trigger that arms `tgt` goes, `tgt` is disarmed: no
+/// trigger could clear it any more.
+fn disarm_unpinned(tgt: &Event, g: &EventMutexGuard<'_>) {
+    if tgt.outputs().pins() != 0 {
+        return;
+    }
+    if let Some(hw) = tgt.probes(g).next().and_then(|p| p.watch()) {
+        hw.request(0, 0, false);
     }
 }
 

@@ -716,7 +716,7 @@ mod tests {
 
     #[test]
     fn lost_explains_each_cause_from_the_shared_table() {
-        let line = "  slept                                                      4               3             1             0             0             0             3             0             0             0             0             0";
+        let line = "  slept                                                      4               3             1             0             0             0             3             0             0             0             0             0             0             0";
         let (name, p) = Profile::parse_line(line).unwrap();
         assert_eq!(name, "slept");
         let s = super::explain_profile("lost/slept", &p);

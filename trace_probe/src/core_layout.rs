@@ -35,6 +35,42 @@ pub struct TraceArrayLayout {
     pub stack_flags: u64,
 }
 
+/// Offsets (bytes) of the ring buffer's members (`kernel/trace/ring_buffer.c`:
+/// `struct trace_buffer`, `struct ring_buffer_per_cpu`, in no header) that
+/// tell why a reservation was refused ([`super::profile::Refused`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RingBufferLayout {
+    /// `trace_buffer.record_disabled` (`atomic_t`).
+    pub record_disabled: u32,
+    /// `trace_buffer.buffers` (`struct ring_buffer_per_cpu **`).
+    pub buffers: u32,
+    /// `ring_buffer_per_cpu.record_disabled` (`atomic_t`).
+    pub cpu_record_disabled: u32,
+    /// `ring_buffer_per_cpu.current_context` (`unsigned int`).
+    pub current_context: u32,
+    /// `ring_buffer_per_cpu.nest` (`unsigned long`).
+    pub nest: u32,
+}
+
+impl RingBufferLayout {
+    /// The layout in `btf` (vmlinux).
+    pub fn from_btf(btf: &Btf<'_>) -> Result<RingBufferLayout, LayoutError> {
+        let tb = btf
+            .find_struct_or_union(b"trace_buffer")
+            .ok_or(LayoutError::NoType("struct trace_buffer"))?;
+        let cb = btf
+            .find_struct_or_union(b"ring_buffer_per_cpu")
+            .ok_or(LayoutError::NoType("struct ring_buffer_per_cpu"))?;
+        Ok(RingBufferLayout {
+            record_disabled: member(btf, tb, "record_disabled", 4)?.0,
+            buffers: member(btf, tb, "buffers", 8)?.0,
+            cpu_record_disabled: member(btf, cb, "record_disabled", 4)?.0,
+            current_context: member(btf, cb, "current_context", 4)?.0,
+            nest: member(btf, cb, "nest", 8)?.0,
+        })
+    }
+}
+
 /// Why the layout could not be taken from BTF.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LayoutError {
@@ -52,9 +88,9 @@ impl core::fmt::Display for LayoutError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             LayoutError::NoType(t) => write!(f, "BTF has no {t}"),
-            LayoutError::NoMember(m) => write!(f, "BTF: struct trace_array has no {m}"),
+            LayoutError::NoMember(m) => write!(f, "BTF: the tracing core's struct has no {m}"),
             LayoutError::Size(m) => {
-                write!(f, "BTF: struct trace_array's {m} has an unexpected size")
+                write!(f, "BTF: the tracing core's {m} has an unexpected size")
             }
             LayoutError::NoEnumerator(e) => write!(f, "BTF has no enumerator {e}"),
         }

@@ -8,9 +8,10 @@ use super::layout::type_class;
 use super::probe::{ProbeDef, StoredDef};
 
 /// `trace_probe_compare_arg_type(a, b)`: 0 if every argument has the same
-/// type (C type-table entry), array count and name; otherwise the 1-based
-/// index of the first difference (`min(nr_args) + 1` when the counts
-/// differ).
+/// type (C type-table entry, and for `:enum` the names it prints: an event
+/// has one `__print_symbolic()` table), array count and name; otherwise the
+/// 1-based index of the first difference (`min(nr_args) + 1` when the
+/// counts differ).
 pub fn compare_arg_type(a: &StoredDef<'_>, b: &StoredDef<'_>) -> usize {
     let (na, nb) = (a.nr_args(), b.nr_args());
     if na != nb {
@@ -18,6 +19,7 @@ pub fn compare_arg_type(a: &StoredDef<'_>, b: &StoredDef<'_>) -> usize {
     }
     for (i, (x, y)) in a.args().iter().zip(b.args()).enumerate() {
         if type_class(x.desc.ty) != type_class(y.desc.ty)
+            || x.enum_key != y.enum_key
             || x.desc.array != y.desc.array
             || a.arg_name(x) != b.arg_name(y)
         {
@@ -87,12 +89,13 @@ where
 }
 
 /// Do `a` and `b` (the same line parsed for two functions of a set) give
-/// events of the same format: the same argument names, types, array
-/// counts and offsets, the same size? `Err(i)`: argument `i` (0-based)
+/// events of the same format: the same argument names, types (`:enum`
+/// names included), array counts and offsets, the same size? `Err(i)`: argument `i` (0-based)
 /// is the first that differs (`nr_args` if only the count or size does).
 pub fn same_layout(a: &StoredDef<'_>, b: &StoredDef<'_>) -> Result<(), usize> {
     for (i, (x, y)) in a.args().iter().zip(b.args()).enumerate() {
         if x.desc.ty != y.desc.ty
+            || x.enum_key != y.enum_key
             || x.desc.array != y.desc.array
             || x.offset != y.offset
             || a.arg_name(x) != b.arg_name(y)

@@ -388,6 +388,8 @@ struct ParsedBody {
     symbol_errno: i32,
     /// `:enum`: the enum type (see [`ProbeArg::enum_tid`]).
     enum_tid: u32,
+    /// `:enum`: its names' key (see [`ProbeArg::enum_key`]).
+    enum_key: u64,
 }
 
 /// One level of `+OFFS(` peeled off during the descent.
@@ -1579,6 +1581,9 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         }
         let mut parsed = build_desc(&code, ty, count, btf_bf);
         parsed.enum_tid = enum_tid;
+        if let (Some(btf), true) = (self.ctx.btf, enum_tid != 0) {
+            parsed.enum_key = super::symbolic::enum_key(btf, enum_tid, ty.size());
+        }
         Ok(parsed)
     }
 }
@@ -1711,6 +1716,7 @@ fn build_desc(code: &Code, ty: FetchType, count: u32, btf_bf: Option<BtfBitfield
         desc,
         symbol_errno,
         enum_tid: 0,
+        enum_key: 0,
     }
 }
 
@@ -2635,6 +2641,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         slot.offset = offset;
         slot.symbol_errno = parsed.symbol_errno;
         slot.enum_tid = parsed.enum_tid;
+        slot.enum_key = parsed.enum_key;
         self.def.nr_args += 1;
         Ok(())
     }

@@ -169,6 +169,9 @@ pub struct ProbeArg {
     /// `:enum` (rfprobe's own): the BTF enum type whose enumerator names
     /// print the value; 0 for none.
     pub enum_tid: u32,
+    /// `:enum`: the names it prints, as a key that does not depend on the
+    /// BTF ([`super::symbolic::enum_key`]); 0 for none.
+    pub enum_key: u64,
 }
 
 const EMPTY_DESC: ArgDesc = ArgDesc {
@@ -191,6 +194,7 @@ const EMPTY_ARG: ProbeArg = ProbeArg {
     offset: 0,
     symbol_errno: 0,
     enum_tid: 0,
+    enum_key: 0,
 };
 
 /// The parser's workspace: a definition being parsed and resolved, read

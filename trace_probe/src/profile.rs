@@ -12,8 +12,12 @@
 //!
 //! ```text
 //! hits = written + full + off + nested + exit_missed + filtered
-//!        + soft_disabled + pid_filtered + disabling
+//!        + soft_disabled + pid_filtered + disabling + paused + cpu_off
 //! ```
+//!
+//! Why a ring buffer refused a reservation is decided once, by
+//! [`refusal`], from what the module saw of the buffer afterwards, in the
+//! order of 6.12's `ring_buffer_lock_reserve()`.
 //!
 //! A hit delivered to several outputs (trace instances, perf) is
 //! `written` only if every one of them took its record; otherwise its
@@ -55,10 +59,14 @@ pub enum Outcome {
     PidFiltered,
     /// The event was being disabled.
     Disabling,
+    /// Recording was paused in the whole instance (not by `tracing_on`).
+    Paused,
+    /// Recording was disabled on this CPU only.
+    CpuOff,
 }
 
 /// Number of [`Outcome`]s.
-pub const OUTCOMES: usize = 9;
+pub const OUTCOMES: usize = 11;
 
 /// Every outcome, in column order.
 pub const ALL: [Outcome; OUTCOMES] = [
@@ -71,6 +79,8 @@ pub const ALL: [Outcome; OUTCOMES] = [
     Outcome::SoftDisabled,
     Outcome::PidFiltered,
     Outcome::Disabling,
+    Outcome::Paused,
+    Outcome::CpuOff,
 ];
 
 /// Column name and meaning of each outcome, by [`Outcome`] discriminant.
@@ -110,7 +120,52 @@ pub const COLUMNS: [(&str, &str); OUTCOMES] = [
         "disabling",
         "the event was being disabled: the hit found no instance left to record into",
     ),
+    (
+        "paused",
+        "recording was paused in the instance while tracing_on was 1 (tracing_stop: trace \
+         open for reading with the pause-on-trace option, a latency tracer, a buffer resize \
+         or reset in progress)",
+    ),
+    (
+        "cpu_off",
+        "recording was disabled on the CPU of the hit: the CPU is not in the instance's \
+         tracing_cpumask (or its buffer was being resized or reset)",
+    ),
 ];
+
+/// What the module saw of a ring buffer after it refused a reservation
+/// (6.12's `ring_buffer_lock_reserve()` refuses, in this order, when the
+/// buffer's `record_disabled` is set, when the CPU's is, for a record larger
+/// than a sub-buffer, on recursion, and when there is no room).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Refused {
+    /// The instance's `tracing_on` is 0 (`buffer_disabled`).
+    pub off: bool,
+    /// The buffer's `record_disabled` is set (by `tracing_on` 0 too).
+    pub buffer_disabled: bool,
+    /// This CPU's buffer's `record_disabled` is set.
+    pub cpu_disabled: bool,
+    /// This CPU's buffer holds the reservations of this context level and
+    /// of its transition bit: its recursion protection refused.
+    pub recursion: bool,
+}
+
+/// The outcome of a refused reservation: the first refusal reason of
+/// `ring_buffer_lock_reserve()` the buffer showed; [`Outcome::Full`] when
+/// it showed none (no room, or a record too large).
+pub fn refusal(r: Refused) -> Outcome {
+    if r.off {
+        Outcome::Off
+    } else if r.buffer_disabled {
+        Outcome::Paused
+    } else if r.cpu_disabled {
+        Outcome::CpuOff
+    } else if r.recursion {
+        Outcome::Nested
+    } else {
+        Outcome::Full
+    }
+}
 
 /// Name of the column after the outcomes.
 pub const FAULTED: (&str, &str) = (
@@ -125,13 +180,18 @@ impl Outcome {
     }
 
     /// Does it count as a miss (the `misses` column)? Records lost for
-    /// lack of room, recording off, recursion or an exhausted pool; not
-    /// the records a filter, a soft disable, the pid filter or a disable
-    /// chose not to write.
+    /// lack of room, recording off or paused, recursion or an exhausted
+    /// pool; not the records a filter, a soft disable, the pid filter or a
+    /// disable chose not to write.
     pub fn is_miss(self) -> bool {
         matches!(
             self,
-            Outcome::Full | Outcome::Off | Outcome::Nested | Outcome::ExitMissed
+            Outcome::Full
+                | Outcome::Off
+                | Outcome::Nested
+                | Outcome::ExitMissed
+                | Outcome::Paused
+                | Outcome::CpuOff
         )
     }
 }
@@ -282,16 +342,44 @@ mod tests {
         let head = std::format!("  {:<44} {:>15} {:>15}", "rd", 16, 4);
         assert!(s.starts_with(&head), "{s}");
         let rest: std::vec::Vec<&str> = s[head.len()..].split_ascii_whitespace().collect();
-        assert_eq!(rest, ["10", "3", "0", "0", "1", "2", "0", "0", "0", "4"]);
+        assert_eq!(
+            rest,
+            ["10", "3", "0", "0", "1", "2", "0", "0", "0", "0", "0", "4"]
+        );
         assert_eq!(s.len(), head.len() + 14 * (OUTCOMES + 1) + 1);
         assert_eq!(Profile::parse_line(&s), Some(("rd", p)));
         let mut h = String::new();
         write_header(&mut FmtBytes(&mut h)).unwrap();
         assert_eq!(h.len(), s.len(), "{h}{s}");
         assert!(h.starts_with("# event "));
-        assert!(h.trim_end().ends_with("disabling       faulted"));
+        assert!(h
+            .trim_end()
+            .ends_with("disabling        paused       cpu_off       faulted"));
         assert_eq!(Profile::parse_line(&h), None);
         p.hits += 1;
         assert_eq!(p.unexplained(), 1);
+    }
+
+    /// `ring_buffer_lock_reserve()`'s order: recording off before the
+    /// buffer's other disables, those before the CPU's, those before
+    /// recursion; nothing seen is no room.
+    #[test]
+    fn refusals_by_their_first_cause() {
+        let r = |off, buffer_disabled, cpu_disabled, recursion| {
+            refusal(Refused {
+                off,
+                buffer_disabled,
+                cpu_disabled,
+                recursion,
+            })
+        };
+        assert_eq!(r(true, true, true, true), Outcome::Off);
+        assert_eq!(r(false, true, true, true), Outcome::Paused);
+        assert_eq!(r(false, false, true, true), Outcome::CpuOff);
+        assert_eq!(r(false, false, false, true), Outcome::Nested);
+        assert_eq!(r(false, false, false, false), Outcome::Full);
+        for o in [Outcome::Paused, Outcome::CpuOff] {
+            assert!(o.is_miss());
+        }
     }
 }

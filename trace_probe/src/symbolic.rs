@@ -91,30 +91,57 @@ where
     W: ByteWrite + ?Sized,
 {
     for (i, a) in def.args().iter().enumerate() {
-        if a.enum_tid == 0 {
-            continue;
-        }
-        let size = a.desc.ty.size();
-        let tid = a.enum_tid;
-        for j in 0..btf.vlen(tid) {
-            let Some((name, value)) = btf.enumerator(tid, j) else {
-                continue;
-            };
-            let value = as_field(value, size);
-            let first = (0..j).all(
-                |k| !matches!(btf.enumerator(tid, k), Some((_, v)) if as_field(v, size) == value),
-            );
-            let Ok(len) = u8::try_from(name.len()) else {
-                continue;
-            };
-            if !first || len == 0 {
-                continue;
-            }
-            w.put(&(i as u16).to_le_bytes())?;
-            w.put(&value.to_le_bytes())?;
-            w.put(&[len])?;
-            w.put(name)?;
+        if a.enum_tid != 0 {
+            write_entries(btf, a.enum_tid, a.desc.ty.size(), i as u16, w)?;
         }
     }
     Ok(())
+}
+
+/// The entries of enum `tid` for argument `arg`, a field of `size` bytes.
+fn write_entries<B, W>(btf: &B, tid: u32, size: u32, arg: u16, w: &mut W) -> fmt::Result
+where
+    B: BtfInfo + ?Sized,
+    W: ByteWrite + ?Sized,
+{
+    for j in 0..btf.vlen(tid) {
+        let Some((name, value)) = btf.enumerator(tid, j) else {
+            continue;
+        };
+        let value = as_field(value, size);
+        let first = (0..j)
+            .all(|k| !matches!(btf.enumerator(tid, k), Some((_, v)) if as_field(v, size) == value));
+        let Ok(len) = u8::try_from(name.len()) else {
+            continue;
+        };
+        if !first || len == 0 {
+            continue;
+        }
+        w.put(&arg.to_le_bytes())?;
+        w.put(&value.to_le_bytes())?;
+        w.put(&[len])?;
+        w.put(name)?;
+    }
+    Ok(())
+}
+
+/// What `:enum` adds to an argument, independent of the BTF that typed
+/// it (type ids differ between vmlinux, modules and loads): a 64-bit
+/// FNV-1a hash of the argument's [`EnumTable`] entries, never 0 (0 is
+/// "no `:enum`", [`super::probe::ProbeArg::enum_key`]). Two arguments
+/// with the same key print the same names; the append checks compare it.
+pub fn enum_key<B: BtfInfo + ?Sized>(btf: &B, tid: u32, size: u32) -> u64 {
+    struct Fnv(u64);
+    impl ByteWrite for Fnv {
+        fn put(&mut self, bytes: &[u8]) -> fmt::Result {
+            for &b in bytes {
+                self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+            }
+            Ok(())
+        }
+    }
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    // Cannot fail: the sink never does.
+    let _ = write_entries(btf, tid, size, 0, &mut h);
+    h.0.max(1)
 }

@@ -4,7 +4,7 @@
 
 mod defs_common;
 
-use trace_probe::core_layout::{LayoutError, TraceArrayLayout};
+use trace_probe::core_layout::{LayoutError, RingBufferLayout, TraceArrayLayout};
 
 #[test]
 fn trace_array_layout_from_test_kernel_btf() {
@@ -22,6 +22,27 @@ fn trace_array_layout_from_test_kernel_btf() {
     assert_eq!(l.trace_flags, 160);
     assert_eq!(l.trace_flags_size, 4);
     assert_eq!(l.stack_flags, (1 << 29) | (1 << 11));
+}
+
+/// The ring buffer's private structs (kernel/trace/ring_buffer.c), whose
+/// state tells why a reservation was refused: pahole -C trace_buffer /
+/// ring_buffer_per_cpu on the 6.12.117 fast kernel.
+#[test]
+fn ring_buffer_layout_from_test_kernel_btf() {
+    let Some(btf) = defs_common::test_kernel_btf("ring_buffer_layout_from_test_kernel_btf") else {
+        return;
+    };
+    let l = RingBufferLayout::from_btf(btf).expect("layout");
+    assert_eq!(
+        l,
+        RingBufferLayout {
+            record_disabled: 4,
+            buffers: 64,
+            cpu_record_disabled: 4,
+            current_context: 56,
+            nest: 128,
+        }
+    );
 }
 
 #[test]

@@ -19,6 +19,7 @@ use trace_probe::errors::ErrCode;
 use trace_probe::fetch::{compile_probe, probe_insn_count, Insn};
 use trace_probe::interp::run;
 use trace_probe::layout::{self, write_print_fmt, write_print_fmt_with};
+use trace_probe::multi::check_append;
 use trace_probe::probe::ProbeDef;
 use trace_probe::render::render_def_event_with;
 use trace_probe::resolve::{DentryOffsets, ProbeEnv, TracepointLookup};
@@ -55,6 +56,23 @@ fn btf() -> &'static Btf<'static> {
         let preq = b.ptr(req);
         let proto = b.func_proto(int, &[("reason", reason_t), ("r", preq), ("n", int)]);
         b.func("enum_fn", proto);
+        // Another enum, and one with `drop_reason`'s enumerators under
+        // another name, for the append checks.
+        let mode_proto = b.func_proto(int, &[("reason", mode)]);
+        b.func("mode_fn", mode_proto);
+        let twin = b.enumeration(
+            "drop_reason_twin",
+            4,
+            false,
+            &[
+                ("REASON_NONE", 0),
+                ("REASON_FULL", 1),
+                ("REASON_ALIAS", 1),
+                ("REASON_BIG", 0x8000_0000u32 as i32),
+            ],
+        );
+        let twin_proto = b.func_proto(int, &[("reason", twin)]);
+        b.func("twin_fn", twin_proto);
         Box::leak(Box::new(btf_common::leak_btf(b.finish())))
     })
 }
@@ -311,5 +329,49 @@ fn a_large_enum_keeps_every_name() {
             "\"(%lx) e=%s\", REC->__probe_ip, __print_symbolic(REC->e, {})",
             want.join(", ")
         )
+    );
+}
+
+fn append(existing: &str, new: &str) -> Result<(), (i32, ErrCode, u32)> {
+    let env = Env(Some(btf()));
+    let old = parse(&env, existing).unwrap();
+    let def = parse(&env, new).unwrap();
+    check_append(&def, new.as_bytes(), [old.stored()]).map_err(|f| {
+        let e = f.last().unwrap();
+        (f.errno, e.code, e.pos)
+    })
+}
+
+/// An event has one `__print_symbolic()` table: a probe appended to it
+/// must print its `:enum` arguments with the same names, or it is
+/// refused as C refuses an argument of another type (`DIFF_ARG_TYPE`,
+/// caret on the argument). Another enum type with the same enumerators
+/// prints the same and joins.
+#[test]
+fn append_compares_the_names_enum_adds() {
+    let first = "f:e/mix enum_fn reason:enum";
+    for (new, at) in [
+        // Another enum's names.
+        ("f:e/mix mode_fn reason:enum", "f:e/mix mode_fn ".len()),
+        // The same s32 field, printed as a number.
+        ("f:e/mix mode_fn reason", "f:e/mix mode_fn ".len()),
+        ("f:e/mix twin_fn reason", "f:e/mix twin_fn ".len()),
+    ] {
+        assert_eq!(
+            append(first, new),
+            Err((-17, ErrCode::DiffArgType, at as u32)),
+            "{new}"
+        );
+    }
+    // ... and the other way round: a number, then names.
+    assert_eq!(
+        append("f:e/mix mode_fn reason", "f:e/mix enum_fn reason:enum"),
+        Err((-17, ErrCode::DiffArgType, "f:e/mix enum_fn ".len() as u32))
+    );
+    // The same names: accepted.
+    assert_eq!(append(first, "f:e/mix twin_fn reason:enum"), Ok(()));
+    assert_eq!(
+        append(first, first).map_err(|e| e.1),
+        Err(ErrCode::SameProbe)
     );
 }
