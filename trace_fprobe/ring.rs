@@ -263,7 +263,10 @@ pub(crate) fn direct_init(vmlinux: &crate::btf::BtfData) {
                 off(l.nest),
             )
         },
-        Err(e) => pr_info!("{}: refused records count as full or off\n", e),
+        Err(e) => pr_info!(
+            "{}: refused records count as full or off\n",
+            format_args!("{}", e)
+        ),
     }
     if ret != 0 {
         pr_info!(
