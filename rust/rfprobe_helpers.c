@@ -414,12 +414,25 @@ void rfprobe_tp_detach(struct rfprobe_tp *t)
  */
 static_assert(__same_type(&rfprobe_fexit, fprobe_exit_cb));
 static_assert(__same_type(&rfprobe_fexit_entry, fprobe_entry_cb));
-void rfprobe_fprobe_handlers(struct fprobe *fp, bool with_entry)
+#ifdef RFPROBE_FPROBE_FGRAPH
+void rfprobe_fprobe_handlers(struct fprobe *fp, bool with_entry, unsigned int slot)
+{
+	if (slot) {
+		fp->exit_handler = rfprobe_fexit_1;
+		fp->entry_handler = with_entry ? rfprobe_fexit_entry_1 : rfprobe_fexit_gate_1;
+	} else {
+		fp->exit_handler = rfprobe_fexit;
+		fp->entry_handler = with_entry ? rfprobe_fexit_entry : rfprobe_fexit_gate;
+	}
+}
+#else
+void rfprobe_fprobe_handlers(struct fprobe *fp, bool with_entry, unsigned int slot)
 {
 	fp->exit_handler = rfprobe_fexit;
 	if (with_entry)
 		fp->entry_handler = rfprobe_fexit_entry;
 }
+#endif
 
 /*
  * w probes. One perf hardware breakpoint per CPU, created when the event is

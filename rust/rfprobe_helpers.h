@@ -127,14 +127,27 @@ void rfprobe_preempt_schedule_notrace(void);
 
 /*
  * Exit probes: the fprobe handlers (Rust, trace_fprobe/handler.rs, of
- * exactly fprobe's handler types) and the helper that sets them on an
- * unregistered fprobe (the entry handler too if @with_entry).
+ * exactly fprobe's handler types) of each slot of a probe's fprobes
+ * (trace_fprobe/attach.rs, ExitFprobe: two slots where fprobe runs on
+ * fgraph, each with an entry handler that declines a slot not live), and
+ * the helper that sets slot @slot's on an unregistered fprobe (the entry
+ * handler that stores arguments if @with_entry).
  */
 int rfprobe_fexit_entry(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
 			rfprobe_fprobe_regs *regs, void *entry_data);
 void rfprobe_fexit(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
 		   rfprobe_fprobe_regs *regs, void *entry_data);
-void rfprobe_fprobe_handlers(struct fprobe *fp, bool with_entry);
+#ifdef RFPROBE_FPROBE_FGRAPH
+int rfprobe_fexit_entry_1(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
+			  rfprobe_fprobe_regs *regs, void *entry_data);
+void rfprobe_fexit_1(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
+		     rfprobe_fprobe_regs *regs, void *entry_data);
+int rfprobe_fexit_gate(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
+		       rfprobe_fprobe_regs *regs, void *entry_data);
+int rfprobe_fexit_gate_1(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
+			 rfprobe_fprobe_regs *regs, void *entry_data);
+#endif
+void rfprobe_fprobe_handlers(struct fprobe *fp, bool with_entry, unsigned int slot);
 
 /*
  * t probes: rfprobe's own tracepoint probe (see rfprobe_helpers.c), which

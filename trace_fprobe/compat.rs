@@ -126,6 +126,11 @@ pub(crate) unsafe fn fprobe_regs(regs: *mut bindings::rfprobe_fprobe_regs) -> *m
     }
 }
 
+/// fprobe runs on the function-graph tracer: its handlers take
+/// `ftrace_regs`, exit handlers see only the return registers, and a
+/// registered fprobe's functions cannot change (`rfprobe_fprobe_fgraph`).
+pub(crate) const FPROBE_FGRAPH: bool = cfg!(rfprobe_fprobe_fgraph);
+
 /// Sets an unregistered fprobe's `nr_maxactive` (rethook's pool of
 /// in-flight exits; 0: the default). With `rfprobe_fprobe_fgraph` exits
 /// ride the function-graph shadow stack: there is no pool, and definitions

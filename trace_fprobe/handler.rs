@@ -669,43 +669,43 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
     Outcome::Written
 }
 
-/// The probe of the `fprobe` the fprobe core called a handler for.
+/// The probe of slot `slot` of the `fprobe`s the fprobe core called a
+/// handler for.
 ///
 /// # Safety
 ///
-/// `fp` is the `fprobe` of a registered exit probe.
+/// `fp` is slot `slot` of a registered exit probe's `ExitFprobe`.
 #[inline(always)]
-unsafe fn exit_probe<'a>(fp: *mut bindings::fprobe) -> &'a Probe {
+unsafe fn exit_probe<'a>(fp: *mut bindings::fprobe, slot: usize) -> &'a Probe {
     // SAFETY: fprobe only calls registered probes' fprobes (caller).
-    unsafe { Probe::from_raw_fprobe(fp) }
+    unsafe { Probe::from_raw_fprobe(fp, slot) }
 }
 
-/// fprobe entry handler of exit probes that use entry arguments: stores them.
-/// Set by `rfprobe_fprobe_handlers()` (rust/rfprobe_helpers.c) for
-/// `ExitFprobe::register`. Of exactly bindgen's `fprobe_entry_cb` type:
-/// kCFI checks the fprobe core's call against it.
+/// The body of the fprobe entry handlers of exit probes (slot `S`): 1 (no
+/// exit) if the slot is not the live one (see `ExitFprobe::update`), else
+/// the entry arguments stored for the exit.
 ///
 /// # Safety
 ///
-/// Called by the fprobe core for the `fprobe` of a registered probe, with
-/// the arguments `fprobe_entry_cb` documents.
-#[no_mangle]
-pub(crate) unsafe extern "C" fn rfprobe_fexit_entry(
+/// As [`rfprobe_fexit_entry`], for slot `S`.
+#[inline(always)]
+unsafe fn fexit_entry<const S: usize>(
     fp: *mut bindings::fprobe,
-    _entry_ip: c_ulong,
-    _ret_ip: c_ulong,
     regs: *mut bindings::rfprobe_fprobe_regs,
     entry_data: *mut c_void,
 ) -> c_int {
     // SAFETY: Caller.
-    let probe = unsafe { exit_probe(fp) };
-    // SAFETY: The handler's registers, valid while it runs (at entry the
-    // argument registers and the stack pointer are among them).
-    let regs = unsafe { Regs::from_raw(compat::fprobe_regs(regs)) };
+    let probe = unsafe { exit_probe(fp, S) };
+    if !probe.exit_live(S) {
+        return 1;
+    }
     let size = probe.entry_prog.data_size();
     if entry_data.is_null() || size == 0 {
         return 0;
     }
+    // SAFETY: The handler's registers, valid while it runs (at entry the
+    // argument registers and the stack pointer are among them).
+    let regs = unsafe { Regs::from_raw(compat::fprobe_regs(regs)) };
     // SAFETY: fprobe allocated `entry_data_size` (= `size`) bytes for us.
     let edata = unsafe { core::slice::from_raw_parts_mut(entry_data.cast::<u8>(), size) };
     // SAFETY: `regs` are the handler's; the entry program only reads
@@ -722,15 +722,13 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit_entry(
     0
 }
 
-/// fprobe exit handler of exit probes. Set by `rfprobe_fprobe_handlers()`
-/// for `ExitFprobe::register`; of exactly bindgen's `fprobe_exit_cb` type.
+/// The body of the fprobe exit handlers of exit probes (slot `S`).
 ///
 /// # Safety
 ///
-/// Called by the fprobe core for the `fprobe` of a registered probe, with
-/// the arguments `fprobe_exit_cb` documents.
-#[no_mangle]
-pub(crate) unsafe extern "C" fn rfprobe_fexit(
+/// As [`rfprobe_fexit`], for slot `S`.
+#[inline(always)]
+unsafe fn fexit<const S: usize>(
     fp: *mut bindings::fprobe,
     entry_ip: c_ulong,
     ret_ip: c_ulong,
@@ -738,7 +736,7 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit(
     entry_data: *mut c_void,
 ) {
     // SAFETY: Caller.
-    let probe = unsafe { exit_probe(fp) };
+    let probe = unsafe { exit_probe(fp, S) };
     // SAFETY: The handler's registers, valid while it runs (those an exit
     // program may read: definitions refuse the others where fprobe does
     // not save them at exit).
@@ -753,6 +751,122 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit(
     };
     // SAFETY: Handler context.
     unsafe { trace_hit(hit) };
+}
+
+/// fprobe entry handler of exit probes that use entry arguments (slot 0):
+/// stores them. Set by `rfprobe_fprobe_handlers()`
+/// (rust/rfprobe_helpers.c) for `ExitFprobe::register`. Of exactly
+/// bindgen's `fprobe_entry_cb` type: kCFI checks the fprobe core's call
+/// against it.
+///
+/// # Safety
+///
+/// Called by the fprobe core for slot 0 of the `ExitFprobe` of a
+/// registered probe, with the arguments `fprobe_entry_cb` documents.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rfprobe_fexit_entry(
+    fp: *mut bindings::fprobe,
+    _entry_ip: c_ulong,
+    _ret_ip: c_ulong,
+    regs: *mut bindings::rfprobe_fprobe_regs,
+    entry_data: *mut c_void,
+) -> c_int {
+    // SAFETY: Caller.
+    unsafe { fexit_entry::<0>(fp, regs, entry_data) }
+}
+
+/// [`rfprobe_fexit_entry`] of slot 1.
+///
+/// # Safety
+///
+/// As [`rfprobe_fexit_entry`], for slot 1.
+#[cfg(rfprobe_fprobe_fgraph)]
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rfprobe_fexit_entry_1(
+    fp: *mut bindings::fprobe,
+    _entry_ip: c_ulong,
+    _ret_ip: c_ulong,
+    regs: *mut bindings::rfprobe_fprobe_regs,
+    entry_data: *mut c_void,
+) -> c_int {
+    // SAFETY: Caller.
+    unsafe { fexit_entry::<1>(fp, regs, entry_data) }
+}
+
+/// fprobe entry handler of exit probes without entry arguments where a
+/// probe has two slots (slot 0): declines the entries of a slot that is
+/// not live.
+///
+/// # Safety
+///
+/// As [`rfprobe_fexit_entry`].
+#[cfg(rfprobe_fprobe_fgraph)]
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rfprobe_fexit_gate(
+    fp: *mut bindings::fprobe,
+    _entry_ip: c_ulong,
+    _ret_ip: c_ulong,
+    _regs: *mut bindings::rfprobe_fprobe_regs,
+    _entry_data: *mut c_void,
+) -> c_int {
+    // SAFETY: Caller.
+    c_int::from(!unsafe { exit_probe(fp, 0) }.exit_live(0))
+}
+
+/// [`rfprobe_fexit_gate`] of slot 1.
+///
+/// # Safety
+///
+/// As [`rfprobe_fexit_entry`], for slot 1.
+#[cfg(rfprobe_fprobe_fgraph)]
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rfprobe_fexit_gate_1(
+    fp: *mut bindings::fprobe,
+    _entry_ip: c_ulong,
+    _ret_ip: c_ulong,
+    _regs: *mut bindings::rfprobe_fprobe_regs,
+    _entry_data: *mut c_void,
+) -> c_int {
+    // SAFETY: Caller.
+    c_int::from(!unsafe { exit_probe(fp, 1) }.exit_live(1))
+}
+
+/// fprobe exit handler of exit probes (slot 0). Set by
+/// `rfprobe_fprobe_handlers()` for `ExitFprobe::register`; of exactly
+/// bindgen's `fprobe_exit_cb` type.
+///
+/// # Safety
+///
+/// Called by the fprobe core for slot 0 of the `ExitFprobe` of a
+/// registered probe, with the arguments `fprobe_exit_cb` documents.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rfprobe_fexit(
+    fp: *mut bindings::fprobe,
+    entry_ip: c_ulong,
+    ret_ip: c_ulong,
+    regs: *mut bindings::rfprobe_fprobe_regs,
+    entry_data: *mut c_void,
+) {
+    // SAFETY: Caller.
+    unsafe { fexit::<0>(fp, entry_ip, ret_ip, regs, entry_data) }
+}
+
+/// [`rfprobe_fexit`] of slot 1.
+///
+/// # Safety
+///
+/// As [`rfprobe_fexit`], for slot 1.
+#[cfg(rfprobe_fprobe_fgraph)]
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rfprobe_fexit_1(
+    fp: *mut bindings::fprobe,
+    entry_ip: c_ulong,
+    ret_ip: c_ulong,
+    regs: *mut bindings::rfprobe_fprobe_regs,
+    entry_data: *mut c_void,
+) {
+    // SAFETY: Caller.
+    unsafe { fexit::<1>(fp, entry_ip, ret_ip, regs, entry_data) }
 }
 
 /// Callback of entry probes (attached with a private `ftrace_ops`), of

@@ -168,6 +168,20 @@ impl ProbeState {
         Ok(())
     }
 
+    /// The addresses of the functions for which `keep` is true.
+    fn addrs_where(
+        &self,
+        mut keep: impl FnMut(u64, u16) -> bool,
+    ) -> Result<KVec<kernel::ffi::c_ulong>> {
+        let mut v = KVec::new();
+        for &(a, t) in self.funcs.iter() {
+            if keep(a, t) {
+                v.push(a as kernel::ffi::c_ulong, GFP_KERNEL)?;
+            }
+        }
+        Ok(v)
+    }
+
     /// The addresses, as ftrace takes them.
     fn addrs(&self) -> Result<KVec<kernel::ffi::c_ulong>> {
         let mut v = KVec::with_capacity(self.funcs.len(), GFP_KERNEL)?;
@@ -194,13 +208,22 @@ impl Probe {
     ///
     /// # Safety
     ///
-    /// `fp` is the `fprobe` of a registered exit probe (an `ExitFprobe`,
-    /// repr(transparent), the `fp` field of a `Probe`); probes are freed only
-    /// after unregistering, so it lives for `'a` while a handler runs.
+    /// `fp` is slot `slot` of the `ExitFprobe` of a registered exit probe
+    /// (the `fp` field of a `Probe`); probes are freed only after
+    /// unregistering, so it lives for `'a` while a handler runs.
     #[inline(always)]
-    pub(crate) unsafe fn from_raw_fprobe<'a>(fp: *mut crate::bindings::fprobe) -> &'a Probe {
+    pub(crate) unsafe fn from_raw_fprobe<'a>(
+        fp: *mut crate::bindings::fprobe,
+        slot: usize,
+    ) -> &'a Probe {
         // SAFETY: Caller.
-        unsafe { Probe::from_fprobe(&*fp.cast::<ExitFprobe>()) }
+        unsafe { Probe::from_fprobe(&*ExitFprobe::from_slot(fp, slot)) }
+    }
+
+    /// Whether the exit probe's `fprobe` slot `slot` is the live one.
+    #[inline(always)]
+    pub(crate) fn exit_live(&self, slot: usize) -> bool {
+        self.fp.is_live(slot)
     }
 
     /// A watchpoint's hardware breakpoints.
@@ -393,12 +416,19 @@ impl Probe {
         Ok(())
     }
 
+    /// The exit probe's entry data size, if it reads arguments at entry.
+    fn entry_data(&self) -> Option<usize> {
+        (!self.entry_prog.is_empty()).then(|| self.entry_prog.data_size())
+    }
+
     /// Registers the exit probe's fprobe on `addrs`.
     fn register_fprobe(&self, addrs: &[c_ulong]) -> Result {
-        let entry = (!self.entry_prog.is_empty()).then(|| self.entry_prog.data_size());
         // SAFETY: Not registered (the caller checked `attached`); the probe
         // is boxed, so the fprobe stays put until after `detach`.
-        unsafe { self.fp.register(addrs, entry, self.def().maxactive()) }
+        unsafe {
+            self.fp
+                .register(addrs, self.entry_data(), self.def().maxactive())
+        }
     }
 
     /// Detaches the probe; on return no handler of this probe runs.
@@ -422,21 +452,30 @@ impl Probe {
         st.attached = false;
     }
 
-    /// Functions join (`remove` false) or leave an attached `f` probe in
-    /// place: ftrace changes its filter without unregistering it, so the
+    /// Functions `addrs` join (`remove` false) or leave an attached `f`
+    /// probe, whose functions are `all` afterwards, without a gap: the
     /// probe's other functions keep every hit (C never unhooks surviving
-    /// functions either).
+    /// functions either). See [`ExitFprobe::update`] for exit probes.
     ///
     /// # Safety
     ///
     /// Attached; a removal leaves at least one function.
-    unsafe fn update_attached(&self, addrs: &[c_ulong], remove: bool) -> Result {
+    unsafe fn update_attached(&self, addrs: &[c_ulong], all: &[c_ulong], remove: bool) -> Result {
         match &self.attach {
             // SAFETY: Registered (caller); callers never remove the last
             // function (`drop_tagged` detaches instead).
             Attach::Entry(ops) => unsafe { ops.update(addrs, remove) },
-            // SAFETY: Registered (the caller checked `attached`).
-            Attach::Exit => unsafe { self.fp.update(addrs, remove) },
+            // SAFETY: Registered (the caller checked `attached`), with
+            // these entry data and maxactive.
+            Attach::Exit => unsafe {
+                self.fp.update(
+                    addrs,
+                    all,
+                    remove,
+                    self.entry_data(),
+                    self.def().maxactive(),
+                )
+            },
             Attach::Tracepoint(_) | Attach::Watch(..) => Err(code::EINVAL),
         }
     }
@@ -501,8 +540,13 @@ impl Probe {
         }
         let all = leaving.len() == st.funcs.len();
         let mut res = Ok(true);
-        // SAFETY: Attached (checked first); not all leave (checked before).
-        if st.attached && (all || unsafe { self.update_attached(&leaving, true) }.is_err()) {
+        let staying = st.addrs_where(|a, t| !gone(a, t));
+        let in_place = |staying: &[c_ulong]| {
+            // SAFETY: Attached (checked first); not all leave (checked
+            // before).
+            unsafe { self.update_attached(&leaving, staying, true) }.is_ok()
+        };
+        if st.attached && (all || !staying.as_deref().is_ok_and(in_place)) {
             self.detach(st);
             res = if all { Ok(true) } else { Err(code::EAGAIN) };
         }
@@ -568,8 +612,10 @@ impl Probe {
         let addrs = new.addrs()?;
         st.funcs.reserve(new.funcs.len(), GFP_KERNEL)?;
         if st.attached {
+            let mut all = st.addrs()?;
+            all.extend_from_slice(&addrs, GFP_KERNEL)?;
             // SAFETY: Attached; functions only join.
-            unsafe { self.update_attached(&addrs, false) }?;
+            unsafe { self.update_attached(&addrs, &all, false) }?;
         }
         for f in new.funcs.iter() {
             // Cannot fail: reserved above.
