@@ -20,6 +20,7 @@
 #define RFPROBE_COMPAT_H
 
 #include <linux/types.h>
+#include <linux/preempt.h>
 #include <asm/ibt.h>
 
 struct pt_regs;
@@ -35,6 +36,29 @@ struct ftrace_regs;
 typedef struct ftrace_regs rfprobe_fprobe_regs;
 #else
 typedef struct pt_regs rfprobe_fprobe_regs;
+#endif
+
+/*
+ * The kernel's fprobe entry handlers (C's f and t events) run one
+ * preemption level deeper where fprobe runs on fgraph (its RCU-sched
+ * guard): rfprobe's entry and tracepoint callbacks do the same, so that
+ * their records' preemption depth is C's (trace_fprobe/cpu.rs for the Rust
+ * callback).
+ */
+/* The probe was right: rethook's pool or fgraph's per-function nodes. */
+#include <linux/fprobe.h>
+#ifdef RFPROBE_FPROBE_FGRAPH
+static_assert(sizeof(struct fprobe_hlist_node) > 0);
+#else
+static_assert(sizeof(((struct fprobe *)0)->nr_maxactive) > 0);
+#endif
+
+#ifdef RFPROBE_FPROBE_FGRAPH
+#define rfprobe_fprobe_depth_enter() preempt_disable_notrace()
+#define rfprobe_fprobe_depth_exit() preempt_enable_notrace()
+#else
+#define rfprobe_fprobe_depth_enter() do { } while (0)
+#define rfprobe_fprobe_depth_exit() do { } while (0)
 #endif
 
 /* Is @insn an ENDBR instruction (IBT)? */

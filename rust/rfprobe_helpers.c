@@ -282,7 +282,9 @@ static __always_inline void rfprobe_tp_run(struct rfprobe_tp *t, unsigned long p
 		atomic_long_inc(&t->nmissed);
 		return;
 	}
+	rfprobe_fprobe_depth_enter();
 	rfprobe_ops_entry(t->probe, t->ip, regs);
+	rfprobe_fprobe_depth_exit();
 	ftrace_test_recursion_unlock(bit);
 }
 
@@ -907,7 +909,9 @@ static void notrace rfprobe_ops_func(unsigned long ip, unsigned long parent_ip,
 		atomic_long_inc(&ro->nmissed);
 		return;
 	}
+	rfprobe_fprobe_depth_enter();
 	rfprobe_ops_entry(ro->data, ip, &arch_ftrace_regs(fregs)->regs);
+	rfprobe_fprobe_depth_exit();
 	ftrace_test_recursion_unlock(bit);
 }
 #endif

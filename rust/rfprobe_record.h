@@ -17,8 +17,8 @@
 #include <linux/trace_events.h>
 
 /*
- * The context word of a record, as tracing_gen_ctx_dec() computes it in
- * 6.12 (tracing_gen_ctx_irq_test() is not exported): irq, softirq, NMI and
+ * The context word of a record, as tracing_gen_ctx_dec() computes it
+ * (tracing_gen_ctx_irq_test() is not exported): irq, softirq, NMI and
  * resched flags in bits 16-23, the preemption depth (at most 15) in bits
  * 0-3 and the migrate-disable depth (at most 15) in bits 4-7, minus one
  * under CONFIG_PREEMPTION for the preemption the probe's caller disabled.
@@ -59,6 +59,11 @@ static __always_inline unsigned int rfprobe_trace_ctx_dec(unsigned int extra)
 		flags |= TRACE_FLAG_NEED_RESCHED;
 	if (test_preempt_need_resched())
 		flags |= TRACE_FLAG_PREEMPT_RESCHED;
+#ifdef CONFIG_ARCH_HAS_PREEMPT_LAZY
+	/* Lazy preemption (6.13 and later). */
+	if (tif_test_bit(TIF_NEED_RESCHED_LAZY))
+		flags |= TRACE_FLAG_NEED_RESCHED_LAZY;
+#endif
 #ifdef CONFIG_SMP
 	md = current->migration_disabled;
 #endif

@@ -16,6 +16,10 @@ if [ -n "$kdir" ] && [ -f "$kdir/.rfprobe-built" ]; then
 else
 	info "fast test kernel not built: tests needing its BTF will print SKIP"
 fi
+# The 7.3 fast kernel's BTF (facts and layouts derived from it).
+if [ -f "$RFPROBE_CACHE/kernel/fast-7.3/.rfprobe-built" ]; then
+	export RFPROBE_TEST_BTF_VMLINUX_73=${RFPROBE_TEST_BTF_VMLINUX_73:-$RFPROBE_CACHE/kernel/fast-7.3/vmlinux.btf}
+fi
 
 info "cargo fmt --check (and rustfmt of the kernel crate)"
 cargo fmt --all --check

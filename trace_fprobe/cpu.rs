@@ -216,8 +216,13 @@ impl RecursionGuard {
         }
         // SAFETY: As above (`current->trace_recursion = val`).
         unsafe { core::ptr::write_volatile(word, val | (1 << bit)) };
-        // SAFETY: Balanced by the guard's drop.
+        // SAFETY: Balanced by the guard's drop (twice where C's entry
+        // handlers run one level deeper).
         unsafe { preempt_disable_notrace() };
+        if compat::FPROBE_EXTRA_PREEMPT_LEVEL {
+            // SAFETY: As above.
+            unsafe { preempt_disable_notrace() };
+        }
         Some(RecursionGuard { task, bit })
     }
 }
@@ -225,6 +230,10 @@ impl RecursionGuard {
 impl Drop for RecursionGuard {
     #[inline(always)]
     fn drop(&mut self) {
+        if compat::FPROBE_EXTRA_PREEMPT_LEVEL {
+            // SAFETY: Ends `try_lock`'s second level.
+            unsafe { preempt_enable_notrace() };
+        }
         // SAFETY: Ends `try_lock`'s.
         unsafe { preempt_enable_notrace() };
         let word = trace_recursion(self.task);

@@ -4,11 +4,11 @@
 //! or a module's split BTF on top of it), tracepoints, and the `%pd`/`%pD`
 //! offsets.
 
-use crate::compat::CStrCompat;
+use crate::compat::{self, CStrCompat};
 use crate::bindings;
 use crate::trace_probe::btf_adapter::DefBtf;
 use crate::trace_probe::plan::ModName;
-use crate::trace_probe::{DentryOffsets, ProbeEnv, TracepointLookup};
+use crate::trace_probe::{DentryOffsets, KernelFacts, ProbeEnv, TracepointLookup};
 use core::ffi::c_void;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
@@ -94,6 +94,10 @@ impl<'a> ProbeEnv for KernelEnv<'a> {
 
     fn dentry_offsets(&self) -> DentryOffsets {
         self.dentry
+    }
+
+    fn facts(&self) -> KernelFacts {
+        compat::KERNEL_FACTS
     }
 }
 

@@ -22,6 +22,7 @@ use trace_probe::btf_adapter::DefBtf;
 use trace_probe::bytes::ByteBuf;
 use trace_probe::cmdline::{classify, split_commands, Command};
 use trace_probe::errors::{ErrCode, Failure};
+use trace_probe::facts::KernelFacts;
 use trace_probe::fetch::{compile_entry, probe_insn_count, CompileError, Compiler, Insn};
 use trace_probe::funcspec::{func_part, At, Spec};
 use trace_probe::layout::write_format_body;
@@ -281,12 +282,15 @@ pub struct Target<'k> {
     /// The table indexes each list or glob matched (by its text).
     sets: std::sync::Mutex<HashMap<Vec<u8>, Vec<u32>>>,
     dentry: Option<DentryOffsets>,
+    /// What the kernel's fprobe core and C events decide differently.
+    kernel_facts: KernelFacts,
 }
 
 impl<'k> Target<'k> {
     /// Derives the name sets (loads every module's BTF).
     pub fn new(btf: &'k KernelBtf, mut facts: Facts) -> Target<'k> {
         let dentry = DentryOffsets::from_btf(btf.vmlinux());
+        let kernel_facts = KernelFacts::from_btf(btf.vmlinux());
         let exact = facts.filter_functions.is_some();
         let table = if let Some(ff) = facts.filter_functions.take() {
             ff
@@ -330,6 +334,7 @@ impl<'k> Target<'k> {
             exact,
             sets: std::sync::Mutex::default(),
             dentry,
+            kernel_facts,
         }
     }
 
@@ -568,6 +573,10 @@ impl ProbeEnv for Env<'_, '_> {
             d_name_name: 0,
             f_path_dentry: 0,
         })
+    }
+
+    fn facts(&self) -> KernelFacts {
+        self.target.kernel_facts
     }
 }
 

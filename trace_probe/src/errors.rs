@@ -16,6 +16,7 @@
 //! command as C would print it (see `ProbeDef::write_log_command`).
 
 use super::bytes::ByteWrite;
+use super::facts::KernelFacts;
 
 /// `EPERM`.
 pub const EPERM: i32 = 1;
@@ -170,6 +171,12 @@ errors! {
     TypecastSymOffset, TYPECAST_SYM_OFFSET, "@SYM+/-OFFSET with typecast needs parentheses";
     TypecastNotAligned, TYPECAST_NOT_ALIGNED, "Typecast field option is not byte-aligned";
     TypecastBadArrow, TYPECAST_BAD_ARROW, "Typecast field option does not support -> operator";
+    // Upstream 7.3's, of kernels whose fprobe runs on fgraph
+    // ([`KernelFacts::fprobe_fgraph`]): their argument limits and the texts
+    // that changed ([`ErrCode::on`]).
+    TooManyArgs, TOO_MANY_ARGS, "Too many arguments are specified";
+    TooManyEargs, TOO_MANY_EARGS, "Too many entry arguments specified";
+    FileOnKernelProbe, FILE_ON_KPROBE, "File offset is not available for kernel probes";
     // rfprobe's own (no C counterpart): array indexes in BTF paths.
     ArrayIndex, BAD_ARRAY_INDEX, "Array index is out of range";
     NotArray, NOT_ARRAY_FIELD, "This field is not an array";
@@ -207,6 +214,15 @@ errors! {
 }
 
 impl ErrCode {
+    /// The code the kernel with `facts` logs for `self` (its C error
+    /// table's text where the text changed).
+    pub const fn on(self, facts: KernelFacts) -> ErrCode {
+        match self {
+            ErrCode::FileOnKprobe if facts.fprobe_fgraph => ErrCode::FileOnKernelProbe,
+            code => code,
+        }
+    }
+
     /// The C `TP_ERR_*` value (index into [`ALL_ERRORS`]).
     pub const fn index(self) -> u8 {
         self as u8
@@ -432,9 +448,9 @@ mod tests {
 
     #[test]
     fn table() {
-        // C 6.12's, the list syntax's and rfprobe's own (94), the
-        // watchpoints' (6).
-        assert_eq!(ALL_ERRORS.len(), 107);
+        // C 6.12's, 7.3's (3), the list syntax's and rfprobe's own (97),
+        // the watchpoints' (6).
+        assert_eq!(ALL_ERRORS.len(), 110);
         for (i, e) in ALL_ERRORS.iter().enumerate() {
             assert_eq!(e.index() as usize, i);
             assert_eq!(ErrCode::from_index(i as u8), Some(*e));
@@ -446,7 +462,7 @@ mod tests {
             "String is not closed with '\"'"
         );
         assert_eq!(ErrCode::NoPtrStrct.name(), "NO_PTR_STRCT");
-        assert_eq!(ErrCode::BadAccessFmt.index(), 94);
+        assert_eq!(ErrCode::BadAccessFmt.index(), 97);
         assert_eq!(
             ErrCode::WprobeNoSibling.message(),
             "Watchpoint probe does not support sibling probes"

@@ -31,6 +31,7 @@ use super::desc::{ArgDesc, Base, BtfBitfield, FetchType, Hop, ENTRY_CLOCK, MAX_H
 use super::errors::{
     Detail, ErrCode, Failure, LogEntry, E2BIG, ECANCELED, EINVAL, ENOENT, ENOMEM, EOPNOTSUPP,
 };
+use super::facts::KernelFacts;
 use super::funcspec;
 use super::kstr::{
     at, cstr, is_alnum, is_alpha, is_digit, is_good_name, is_good_system_name, kstrtol, kstrtoll,
@@ -243,6 +244,8 @@ struct Ctx<'b, B: BtfInfo + ?Sized> {
     /// Typecasts and `this_cpu_*()` being parsed (at most
     /// [`MAX_PARSE_DEPTH`]).
     depth: u32,
+    /// The kernel's facts (its C error texts).
+    facts: KernelFacts,
 }
 
 impl<'b, B: BtfInfo + ?Sized> Ctx<'b, B> {
@@ -253,6 +256,7 @@ impl<'b, B: BtfInfo + ?Sized> Ctx<'b, B> {
         is_return: bool,
         is_tp: bool,
         is_watch: bool,
+        facts: KernelFacts,
     ) -> Self {
         Ctx {
             btf,
@@ -267,6 +271,7 @@ impl<'b, B: BtfInfo + ?Sized> Ctx<'b, B> {
             offset: 0,
             nested_level: 0,
             depth: 0,
+            facts,
         }
     }
 
@@ -910,7 +915,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                         Err(e) => return Err(perr(e.errno(), ErrCode::BadMemAddr, off)),
                     }
                 } else if at(arg, 1) == b'+' {
-                    return Err(perr(-EINVAL, ErrCode::FileOnKprobe, off));
+                    return Err(perr(-EINVAL, ErrCode::FileOnKprobe.on(self.ctx.facts), off));
                 } else {
                     let sym = arg.get(1..).unwrap_or(&[]);
                     // traceprobe_split_symbol_offset(), done at register
@@ -1840,6 +1845,11 @@ pub fn parse_definition_for<E: ProbeEnv + ?Sized>(
     let after = argv0.get(1..).unwrap_or(&[]);
     let event_start = strchr(after, b':').map(|p| p + 2);
     let mut maxactive: u32 = 0;
+    // Where exits ride the function-graph tracer there is no MAXACTIVE:
+    // anything between the kind and `:` is refused as C does.
+    if env.facts().fprobe_fgraph && !matches!(at(argv0, 1), 0 | b':') {
+        return Err(fail0(def, 0, ErrCode::BadMaxact, 1));
+    }
     if is_digit(at(argv0, 1)) {
         let digits = match event_start {
             Some(es) => argv0.get(1..es - 1).unwrap_or(&[]),
@@ -2010,9 +2020,16 @@ pub fn parse_definition_for<E: ProbeEnv + ?Sized>(
         spec.and_then(|s| s.btf_name())
     };
 
-    let ctx = Ctx::new(env.btf(), funcname, is_return, is_tp, false);
+    let ctx = Ctx::new(env.btf(), funcname, is_return, is_tp, false, env.facts());
     let mut p = Parser { line, def, ctx };
     p.expand_and_parse_args(env.dentry_offsets())
+}
+
+/// Is `name` a per-CPU variable (BTF's `.data..percpu` section)? Its
+/// symbol is each CPU's offset or the section's template, never the data
+/// of a CPU: it cannot be watched.
+fn is_percpu_symbol<E: ProbeEnv + ?Sized>(env: &E, name: &[u8]) -> bool {
+    env.btf().is_some_and(|b| b.percpu_var(name).is_some())
 }
 
 /// `traceprobe_parse_event_name()` on argv\[0\] (`K[MAXACT][:[GRP/][EVENT]]`):
@@ -2131,10 +2148,13 @@ fn parse_watch<E: ProbeEnv + ?Sized>(
         };
         let name = rest.get(..dot).unwrap_or(&[]);
         let path = rest.get(dot + 1..).unwrap_or(&[]);
-        if name.is_empty() || name.iter().any(|&c| !(is_alnum(c) || c == b'_')) {
+        if name.is_empty()
+            || name.iter().any(|&c| !(is_alnum(c) || c == b'_'))
+            || is_percpu_symbol(env, name)
+        {
             return Err(fail(def, 1, ErrCode::BadAccessAddr, addr_pos + close + 1));
         }
-        let ctx = Ctx::new(env.btf(), None, false, false, true);
+        let ctx = Ctx::new(env.btf(), None, false, false, true, env.facts());
         let mut p = Parser { line, def, ctx };
         p.ctx.offset = (addr_pos + close + 1 + dot + 1) as i64;
         let (off, size) = p
@@ -2193,6 +2213,7 @@ fn parse_watch<E: ProbeEnv + ?Sized>(
                     || name
                         .iter()
                         .any(|&c| !(is_alnum(c) || c == b'_' || c == b'.'))
+                    || is_percpu_symbol(env, name)
                 {
                     return Err(fail(def, 1, ErrCode::BadAccessAddr, addr_pos));
                 }
@@ -2256,7 +2277,7 @@ fn parse_watch<E: ProbeEnv + ?Sized>(
         path: path_span,
     };
 
-    let ctx = Ctx::new(env.btf(), None, false, false, true);
+    let ctx = Ctx::new(env.btf(), None, false, false, true, env.facts());
     let mut p = Parser { line, def, ctx };
     p.expand_and_parse_args(env.dentry_offsets())
 }
@@ -2535,7 +2556,16 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
     fn expand_and_parse_args(&mut self, offs: DentryOffsets) -> Result<(), Failure> {
         let argc = self.expand_meta_args()?;
         if argc > MAX_TRACE_ARGS {
-            return Err(Failure::silent(-E2BIG));
+            // Logged where C logs it (kernels with fprobe on fgraph).
+            return Err(if self.ctx.facts.fprobe_fgraph {
+                Failure::logged(
+                    -E2BIG,
+                    ErrCode::TooManyArgs,
+                    self.def.log_pos(self.line, 2, 0),
+                )
+            } else {
+                Failure::silent(-E2BIG)
+            });
         }
         self.expand_dentry_args(offs)?;
         for i in 0..argc {
@@ -2544,6 +2574,13 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                 break;
             };
             self.parse_one(i, src).map_err(|e| self.fail(i + 2, e))?;
+        }
+        // The entry data an exit probe stores (8 bytes a slot) must fit
+        // the kernel's fprobe.
+        let edata = usize::from(self.def.entry.len) * 8;
+        if self.ctx.is_return && self.ctx.facts.max_entry_data().is_some_and(|m| edata > m) {
+            let pos = self.def.log_pos(self.line, 2, 0);
+            return Err(Failure::logged(-E2BIG, ErrCode::TooManyEargs, pos));
         }
         Ok(())
     }

@@ -12,6 +12,7 @@
 //! for the implementation of this trait on it).
 
 use super::btf_query::Kind;
+use super::facts::KernelFacts;
 
 // The `BTF_KIND_*` values C compares raw kinds with, from btf_query's table.
 /// `BTF_KIND_UNKN` (also the kind of type id 0, `void`).
@@ -259,6 +260,20 @@ impl DentryOffsets {
     }
 }
 
+impl KernelFacts {
+    /// The facts of the kernel whose vmlinux BTF is `btf`.
+    pub fn from_btf<B: BtfInfo + ?Sized>(btf: &B) -> KernelFacts {
+        let fprobe_fgraph = match btf.struct_by_name(b"fprobe") {
+            Some(tid) => !matches!(
+                btf.find_member(tid, b"nr_maxactive"),
+                MemberLookup::Found { .. }
+            ),
+            None => false,
+        };
+        KernelFacts { fprobe_fgraph }
+    }
+}
+
 /// Probe-time knowledge the parser needs from the kernel side.
 pub trait ProbeEnv {
     /// The BTF view (vmlinux + modules).
@@ -273,6 +288,12 @@ pub trait ProbeEnv {
 
     /// Offsets for `:%pd`/`:%pD`.
     fn dentry_offsets(&self) -> DentryOffsets;
+
+    /// What this kernel's fprobe core and C events decide differently
+    /// (default: a kernel whose fprobe has its own exit pool, as 6.12).
+    fn facts(&self) -> KernelFacts {
+        KernelFacts::default()
+    }
 }
 
 /// Result of [`ProbeEnv::tracepoint`].

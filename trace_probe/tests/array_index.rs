@@ -30,6 +30,7 @@ fn env(test: &str) -> Option<Env> {
         return Some(Env {
             btf: Some(btf),
             dentry: trace_probe::DentryOffsets::from_btf(btf).expect("dentry offsets"),
+            facts: Default::default(),
         });
     }
     let env = Env::host(test)?;

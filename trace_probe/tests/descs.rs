@@ -233,6 +233,7 @@ fn btf_forms() {
         check_btf_forms(&Env {
             btf: Some(btf),
             dentry: trace_probe::DentryOffsets::from_btf(btf).unwrap(),
+            facts: Default::default(),
         });
     }
 }
@@ -575,6 +576,7 @@ fn btf_errors_and_quirks() {
         let env = Env {
             btf: Some(btf),
             dentry: trace_probe::DentryOffsets::from_btf(btf).unwrap(),
+            facts: Default::default(),
         };
         assert_eq!(err1(&env, "f vfs_read count:string"), (BadType4str, 11));
     }

@@ -149,6 +149,7 @@ fn goldens_host_btf() {
     let env = Env {
         btf: Some(btf),
         dentry: DentryOffsets::X86_64_6_12,
+        facts: Default::default(),
     };
     check_all(&env, "host BTF");
 }
@@ -161,6 +162,7 @@ fn goldens_test_kernel_btf() {
     let env = Env {
         btf: Some(btf),
         dentry: DentryOffsets::from_btf(btf).unwrap(),
+        facts: Default::default(),
     };
     check_all(&env, "6.12 test kernel BTF");
 }

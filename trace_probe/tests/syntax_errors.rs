@@ -197,6 +197,7 @@ fn syntax_errors_on_test_kernel_btf() {
     let env = Env {
         btf: Some(btf),
         dentry: trace_probe::DentryOffsets::from_btf(btf).unwrap(),
+        facts: Default::default(),
     };
     assert_eq!(env.dentry, trace_probe::DentryOffsets::X86_64_6_12);
     run_cases(&env, FPROBE_CASES);

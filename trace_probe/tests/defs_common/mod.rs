@@ -11,6 +11,7 @@ use btf_query::{required_index_len, Btf};
 use trace_probe::bytes::ByteBuf;
 use trace_probe::cmdline::{classify, Command};
 use trace_probe::errors::{write_error_log_entry, Failure, LogEntry, EINVAL, ENOENT};
+use trace_probe::facts::KernelFacts;
 use trace_probe::funcspec::{glob_match, Spec};
 use trace_probe::parse::{parse_definition, parse_definition_for};
 use trace_probe::plan::{self, ModName, NameUse, Resolved, Verdict, Workspace};
@@ -65,6 +66,29 @@ pub fn test_kernel_btf(test: &str) -> Option<&'static Btf<'static>> {
     b
 }
 
+/// BTF of the 7.3 test kernel named by `RFPROBE_TEST_BTF_VMLINUX_73`.
+pub fn test_kernel_btf_73(test: &str) -> Option<&'static Btf<'static>> {
+    static BTF: OnceLock<Option<&'static Btf<'static>>> = OnceLock::new();
+    let b = *BTF.get_or_init(|| {
+        let path = std::env::var("RFPROBE_TEST_BTF_VMLINUX_73").ok()?;
+        let blob = std::fs::read(&path)
+            .unwrap_or_else(|e| panic!("RFPROBE_TEST_BTF_VMLINUX_73={path}: {e}"));
+        let blob: &'static [u8] = Box::leak(blob.into_boxed_slice());
+        let need = required_index_len(blob).expect("index len");
+        let storage: &'static mut [u32] = Box::leak(vec![0u32; need].into_boxed_slice());
+        let btf = Btf::new(blob, storage).expect("parse the 7.3 test kernel's BTF");
+        Some(&*Box::leak(Box::new(btf)))
+    });
+    if b.is_none() {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIP: {test}: set RFPROBE_TEST_BTF_VMLINUX_73 to the raw .BTF of the 7.3 test kernel"
+        );
+    }
+    b
+}
+
 /// Tracepoints the mock kernel knows.
 pub const TRACEPOINTS: &[&str] = &[
     "kfree",
@@ -107,6 +131,8 @@ pub const DATA_SYMBOLS: &[(&str, u64)] = &[
 pub struct Env {
     pub btf: Option<&'static Btf<'static>>,
     pub dentry: DentryOffsets,
+    /// The kernel's facts (default: 6.12's).
+    pub facts: KernelFacts,
 }
 
 impl Env {
@@ -116,6 +142,7 @@ impl Env {
         Some(Env {
             btf: Some(btf),
             dentry: DentryOffsets::from_btf(btf).expect("dentry offsets from host BTF"),
+            facts: KernelFacts::default(),
         })
     }
 
@@ -124,6 +151,7 @@ impl Env {
         Env {
             btf: None,
             dentry: DentryOffsets::X86_64_6_12,
+            facts: KernelFacts::default(),
         }
     }
 }
@@ -145,6 +173,10 @@ impl ProbeEnv for Env {
 
     fn dentry_offsets(&self) -> DentryOffsets {
         self.dentry
+    }
+
+    fn facts(&self) -> KernelFacts {
+        self.facts
     }
 }
 
@@ -277,6 +309,7 @@ pub fn test_or_host_env(test: &str) -> Option<Env> {
             dentry: DentryOffsets::from_btf(btf).unwrap_or_else(|| {
                 panic!("{test}: struct dentry/qstr not found in the test kernel's BTF")
             }),
+            facts: KernelFacts::default(),
         })
     } else {
         Env::host(test)

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+//! What the running kernel's fprobe core and C events decide differently
+//! between the kernels rfprobe supports, as facts the parser consults.
+//!
+//! The module takes them from its build-time probes (`trace_fprobe/compat.rs`),
+//! the host tool from the BTF of the kernel it checks against
+//! (`KernelFacts::from_btf`, beside the parser's other BTF derivations in
+//! `resolve.rs`); both hand them to the parser through `ProbeEnv::facts`.
+
+/// Largest entry data of an exit probe where fprobe runs on the
+/// function-graph tracer (C `MAX_FPROBE_DATA_SIZE`: 15 words).
+pub const FGRAPH_MAX_ENTRY_DATA: usize = 15 * 8;
+
+/// Facts about the kernel a definition is for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KernelFacts {
+    /// fprobe runs on the function-graph tracer (`struct fprobe` without
+    /// `nr_maxactive`): exits need no pool, so C refuses a MAXACTIVE
+    /// (`fN:`) with `BAD_MAXACT`; entry data is at most
+    /// [`FGRAPH_MAX_ENTRY_DATA`] bytes (`TOO_MANY_EARGS`); more than
+    /// `MAX_TRACE_ARGS` arguments are logged (`TOO_MANY_ARGS`); and C's
+    /// error table has the texts of that generation
+    /// ([`super::errors::ErrCode::on`]).
+    pub fprobe_fgraph: bool,
+}
+
+impl KernelFacts {
+    /// The largest entry data of an exit probe (`None`: no limit but the
+    /// argument count's).
+    pub const fn max_entry_data(self) -> Option<usize> {
+        if self.fprobe_fgraph {
+            Some(FGRAPH_MAX_ENTRY_DATA)
+        } else {
+            None
+        }
+    }
+}

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Kernel facts: derived from BTF (6.12's and 7.3's test kernels), and what
+//! the parser decides by them where fprobe runs on fgraph (7.3's C).
+
+mod defs_common;
+
+use defs_common::{split_caret, Env, MockKernel};
+use trace_probe::errors::{ErrCode, E2BIG};
+use trace_probe::facts::KernelFacts;
+
+#[test]
+fn facts_from_the_test_kernels_btf() {
+    if let Some(btf) = defs_common::test_kernel_btf("facts_from_the_test_kernels_btf") {
+        assert_eq!(
+            KernelFacts::from_btf(btf),
+            KernelFacts {
+                fprobe_fgraph: false
+            }
+        );
+    }
+    if let Some(btf) = defs_common::test_kernel_btf_73("facts_from_the_test_kernels_btf") {
+        assert_eq!(
+            KernelFacts::from_btf(btf),
+            KernelFacts {
+                fprobe_fgraph: true
+            }
+        );
+    }
+}
+
+fn fgraph_env() -> Env {
+    let mut env = Env::no_btf();
+    env.facts = KernelFacts {
+        fprobe_fgraph: true,
+    };
+    env
+}
+
+/// Refused on a kernel whose fprobe runs on fgraph, with 7.3's code,
+/// caret and errno.
+fn refused(env: &Env, case: &str, code: ErrCode, errno: i32) {
+    let (cmd, pos) = split_caret(case);
+    let mut k = MockKernel::default();
+    let f = k.run(env, &cmd).expect_err(case);
+    let last = f
+        .last()
+        .unwrap_or_else(|| panic!("{case:?}: nothing logged"));
+    assert_eq!(
+        (last.code, last.pos, f.errno),
+        (code, pos, errno),
+        "{case:?}"
+    );
+}
+
+#[test]
+fn maxactive_is_refused_on_fgraph() {
+    let env = fgraph_env();
+    let einval = -trace_probe::errors::EINVAL;
+    // C checks argv[0][1] before anything else: any MAXACTIVE, on f and t.
+    refused(&env, "f^1:x vfs_read%return", ErrCode::BadMaxact, einval);
+    refused(&env, "f^100 vfs_read%return", ErrCode::BadMaxact, einval);
+    refused(&env, "f^100 vfs_read", ErrCode::BadMaxact, einval);
+    refused(&env, "t^5 kfree", ErrCode::BadMaxact, einval);
+    refused(&env, "f^x vfs_read", ErrCode::BadMaxact, einval);
+    // 6.12: MAXACTIVE is an exit's rethook pool.
+    let mut k = MockKernel::default();
+    k.run(&Env::no_btf(), "f1:x vfs_read%return")
+        .expect("6.12 takes f1:");
+    // Without one, both accept.
+    k.run(&env, "f:y vfs_read%return").expect("no MAXACTIVE");
+}
+
+#[test]
+fn entry_data_is_capped_on_fgraph() {
+    let env = fgraph_env();
+    // 15 distinct entry arguments fit the 120 bytes, 16 do not.
+    let args = |n: u32| {
+        (1..=n)
+            .map(|i| format!(" a{i}=$arg{i}"))
+            .collect::<String>()
+    };
+    let mut k = MockKernel::default();
+    k.run(&env, &format!("f:e/fit vfs_read%return{}", args(15)))
+        .expect("15 entry arguments");
+    let case = format!("f:e/big vfs_read%return ^{}", &args(16)[1..]);
+    refused(&env, &case, ErrCode::TooManyEargs, -E2BIG);
+    // The same argument twice is one slot.
+    k.run(
+        &env,
+        &format!("f:e/dup vfs_read%return{} b=$arg1", args(15)),
+    )
+    .expect("a repeated argument shares its slot");
+    // 6.12: no cap.
+    k.run(
+        &Env::no_btf(),
+        &format!("f:e/big vfs_read%return{}", args(16)),
+    )
+    .expect("6.12 stores 16");
+}
+
+#[test]
+fn too_many_arguments_are_logged_on_fgraph() {
+    let args = (0..129).map(|i| format!(" a{i}=%ax")).collect::<String>();
+    let case = format!("f vfs_read ^{}", &args[1..]);
+    refused(&fgraph_env(), &case, ErrCode::TooManyArgs, -E2BIG);
+    // 6.12: refused, nothing logged.
+    let mut k = MockKernel::default();
+    let f = k
+        .run(&Env::no_btf(), &case.replace('^', ""))
+        .expect_err("129 arguments");
+    assert_eq!((f.errno, f.last()), (-E2BIG, None));
+}
+
+#[test]
+fn error_texts_follow_the_kernel() {
+    refused(
+        &fgraph_env(),
+        "f vfs_read ^@+10",
+        ErrCode::FileOnKernelProbe,
+        -trace_probe::errors::EINVAL,
+    );
+    assert_eq!(ErrCode::FileOnKernelProbe.name(), "FILE_ON_KPROBE");
+    assert_eq!(
+        ErrCode::FileOnKernelProbe.message(),
+        "File offset is not available for kernel probes"
+    );
+    refused(
+        &Env::no_btf(),
+        "f vfs_read ^@+10",
+        ErrCode::FileOnKprobe,
+        -trace_probe::errors::EINVAL,
+    );
+}
+
+/// A per-CPU variable's symbol is never one CPU's data (an offset where
+/// per-CPU data is zero-based, the section's template where it is not):
+/// refused by its BTF section on every kernel, with the caret on the name.
+#[test]
+fn percpu_variables_cannot_be_watched() {
+    let Some(env) = defs_common::test_or_host_env("percpu_variables_cannot_be_watched") else {
+        return;
+    };
+    for (case, pos) in [("w w@runqueues:8", 4), ("w w@(rq)runqueues.cpu", 8)] {
+        let (_, r) = defs_common::parse(&env, case);
+        let f = r.expect_err(case);
+        let last = f.last().expect("logged");
+        assert_eq!((last.code, last.pos), (ErrCode::BadAccessAddr, pos), "{case}");
+    }
+    // A plain variable is fine.
+    let (_, r) = defs_common::parse(&env, "w w@jiffies:8");
+    r.expect("jiffies");
+}
