@@ -140,6 +140,36 @@ rfprobe_errlog_verify() {
 	test "$(tail -n 1 $RFPROBE_DIR/error_log | tr -d ' ')" = "^"
 }
 
+# Does the running kernel's C take this definition ("<f|t>[MAXACTIVE] PLACE
+# [ARGS...]")? For tests whose definitions depend on what the kernel has
+# (a struct member, MAXACTIVE): they pick by what C accepts, never by a
+# version number. Defines and removes rfprobe_probe/accepts.
+rfprobe_c_accepts() {
+	_ca_k=${1%% *}
+	if echo "$_ca_k:rfprobe_probe/accepts ${1#* }" >> dynamic_events 2> /dev/null; then
+		echo '-:rfprobe_probe/accepts' >> dynamic_events
+		return 0
+	fi
+	return 1
+}
+
+# MAXACTIVE N where the kernel's fprobe has a pool of exit instances (C
+# takes "fN ...%return"), nothing where exits ride fgraph (no pool: C and
+# rfprobe refuse a MAXACTIVE).
+rfprobe_maxactive() {
+	if rfprobe_c_accepts "f$1 vfs_read%return"; then echo "$1"; fi
+}
+
+# The inline short name of a dentry (d_iname, or d_shortname.string where
+# it is a union of words and bytes).
+rfprobe_dname_inline() {
+	if rfprobe_c_accepts 'f vfs_open path->dentry->d_iname:string'; then
+		echo d_iname
+	else
+		echo d_shortname.string
+	fi
+}
+
 # Side by side with the C implementation:
 #   rfprobe_sidebyside WORKLOAD_FUNCTION < definitions
 # Each definition line is "<f|t>[MAXACTIVE] PLACE [ARGS...]" (blank lines and

@@ -21,7 +21,6 @@
 //!   the preempt count is 64-bit, `PREEMPT_NEED_RESCHED` its bit 63.
 
 use crate::bindings;
-use crate::trace_probe::KernelFacts;
 use kernel::alloc::{Allocator, Vec};
 use kernel::ffi::c_char;
 pub(crate) use kernel::str::CStr;
@@ -131,13 +130,6 @@ pub(crate) unsafe fn fprobe_regs(regs: *mut bindings::rfprobe_fprobe_regs) -> *m
 /// `ftrace_regs`, exit handlers see only the return registers, and a
 /// registered fprobe's functions cannot change (`rfprobe_fprobe_fgraph`).
 pub(crate) const FPROBE_FGRAPH: bool = cfg!(rfprobe_fprobe_fgraph);
-
-/// The facts the parser decides by (`trace_probe::facts`; the host tool
-/// derives the same from BTF, and `rust/rfprobe_compat.h` asserts the
-/// probe against `struct fprobe`).
-pub(crate) const KERNEL_FACTS: KernelFacts = KernelFacts {
-    fprobe_fgraph: FPROBE_FGRAPH,
-};
 
 /// Where fprobe runs on fgraph its entry handlers (those of C's `f` and `t`
 /// events) run one preemption level deeper (an RCU-sched guard): rfprobe's

@@ -96,8 +96,16 @@ impl<'a> ProbeEnv for KernelEnv<'a> {
         self.dentry
     }
 
+    /// C's parser generation from BTF (`struct traceprobe_parse_context`);
+    /// whether fprobe runs on fgraph from the build-time probe
+    /// (`rust/rfprobe_compat.h` asserts it against `struct fprobe`).
     fn facts(&self) -> KernelFacts {
-        compat::KERNEL_FACTS
+        let mut facts = self
+            .btf
+            .as_ref()
+            .map_or_else(KernelFacts::default, KernelFacts::from_btf);
+        facts.fprobe_fgraph = compat::FPROBE_FGRAPH;
+        facts
     }
 }
 

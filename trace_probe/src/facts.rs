@@ -22,7 +22,17 @@ pub struct KernelFacts {
     /// error table has the texts of that generation
     /// ([`super::errors::ErrCode::on`]).
     pub fprobe_fgraph: bool,
+    /// C's argument parser counts every nesting level (dereferences,
+    /// typecasts, `this_cpu_*()`) against `TRACEPROBE_MAX_NESTED_LEVEL`
+    /// (`TOO_MANY_NESTED`), and takes argument bodies of up to
+    /// [`MAX_ARGSTR_LEN_C_PARSE_DEPTH`] bytes, (its `struct
+    /// traceprobe_parse_context` has `depth`).
+    pub c_parse_depth: bool,
 }
+
+/// Longest argument body where [`KernelFacts::c_parse_depth`] (C
+/// `MAX_ARGSTR_LEN`; [`super::probe::MAX_ARGSTR_LEN`] otherwise).
+pub const MAX_ARGSTR_LEN_C_PARSE_DEPTH: usize = 255;
 
 impl KernelFacts {
     /// The largest entry data of an exit probe (`None`: no limit but the

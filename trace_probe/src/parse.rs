@@ -31,7 +31,7 @@ use super::desc::{ArgDesc, Base, BtfBitfield, FetchType, Hop, ENTRY_CLOCK, MAX_H
 use super::errors::{
     Detail, ErrCode, Failure, LogEntry, E2BIG, ECANCELED, EINVAL, ENOENT, ENOMEM, EOPNOTSUPP,
 };
-use super::facts::KernelFacts;
+use super::facts::{KernelFacts, MAX_ARGSTR_LEN_C_PARSE_DEPTH};
 use super::funcspec;
 use super::kstr::{
     at, cstr, is_alnum, is_alpha, is_digit, is_good_name, is_good_system_name, kstrtol, kstrtoll,
@@ -76,6 +76,12 @@ const MAX_NESTED_LEVEL: u32 = 3;
 /// is a recursion of the parser, which runs on the kernel stack of a
 /// `write()`; C bounds `this_cpu_*()` only by the 63-byte argument.
 const MAX_PARSE_DEPTH: u32 = 4;
+
+/// C's limit on nesting where its parser counts every nesting level
+/// (dereferences, typecasts, `this_cpu_*()`: `TRACEPROBE_MAX_NESTED_LEVEL`,
+/// [`KernelFacts::c_parse_depth`]); a frame of the parser's recursion is
+/// small enough for eight on a `write()`'s kernel stack.
+const C_MAX_NESTED_LEVEL: u32 = 8;
 
 /// 7.3's per-CPU accessors.
 const THIS_CPU_PTR: &[u8] = b"this_cpu_ptr(";
@@ -272,6 +278,16 @@ impl<'b, B: BtfInfo + ?Sized> Ctx<'b, B> {
             nested_level: 0,
             depth: 0,
             facts,
+        }
+    }
+
+    /// Most nested typecasts and `this_cpu_*()` (with dereferences, where
+    /// C counts them).
+    fn max_depth(&self) -> u32 {
+        if self.facts.c_parse_depth {
+            C_MAX_NESTED_LEVEL
+        } else {
+            MAX_PARSE_DEPTH
         }
     }
 
@@ -1001,7 +1017,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         } else {
             (false, THIS_CPU_READ.len())
         };
-        if self.ctx.depth >= MAX_PARSE_DEPTH {
+        if self.ctx.depth >= self.ctx.max_depth() {
             return Err(perr(-E2BIG, ErrCode::TooManyNested, self.ctx.offset));
         }
         self.ctx.depth += 1;
@@ -1093,7 +1109,8 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         let orig = self.ctx.offset;
         let arg = cstr(arg);
         self.ctx.nested_level += 1;
-        if self.ctx.nested_level > MAX_NESTED_LEVEL || self.ctx.depth >= MAX_PARSE_DEPTH {
+        let casts_over = !self.ctx.facts.c_parse_depth && self.ctx.nested_level > MAX_NESTED_LEVEL;
+        if casts_over || self.ctx.depth >= self.ctx.max_depth() {
             return Err(perr(-E2BIG, ErrCode::TooManyNested, self.ctx.offset));
         }
         self.ctx.depth += 1;
@@ -1234,7 +1251,14 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         let mut depth = 0usize;
         let mut a = arg;
         let mut abs = abs0;
+        let counted = self.ctx.facts.c_parse_depth;
         while matches!(at(a, 0), b'+' | b'-') {
+            if counted {
+                if self.ctx.depth >= C_MAX_NESTED_LEVEL {
+                    return Err(perr(-E2BIG, ErrCode::TooManyNested, self.ctx.offset));
+                }
+                self.ctx.depth += 1;
+            }
             let sign = at(a, 0);
             let user = at(a, 1) == b'u';
             // C: with 'u', arg[1] = arg[0]; arg++; then '+' is skipped.
@@ -1289,6 +1313,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             a = inner.get(..close).unwrap_or(&[]);
         }
         self.parse_base(a, abs, code)?;
+        let levels_used = depth;
         while depth > 0 {
             depth -= 1;
             let Some(l) = levels.get(depth).copied() else {
@@ -1307,6 +1332,9 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                 Op::Deref(l.offset)
             });
             self.ctx.last_type = None;
+        }
+        if counted {
+            self.ctx.depth -= levels_used as u32;
         }
         Ok(())
     }
@@ -1374,7 +1402,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
     /// `traceprobe_parse_probe_arg_body()` + `finalize_fetch_insn()`.
     fn parse_arg_body(&mut self, body: &[u8]) -> PResult<ParsedBody> {
         let len = body.len();
-        if len > MAX_ARGSTR_LEN {
+        if len > max_argstr_len(self.ctx.facts) {
             return Err(perr(-E2BIG, ErrCode::ArgTooLong, self.ctx.offset));
         }
         if len == 0 {
@@ -1595,7 +1623,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
 
 /// `kstrtol("-" + s)` without building the string.
 fn kstrtoll_neg(s: &[u8]) -> Result<i64, NumError> {
-    let mut buf = [0u8; MAX_ARGSTR_LEN + 2];
+    let mut buf = [0u8; MAX_ARGSTR_LEN_C_PARSE_DEPTH + 2];
     let n = cstr(s).len();
     let dst = buf.get_mut(1..1 + n).ok_or(NumError::Invalid)?;
     for (d, c) in dst.iter_mut().zip(cstr(s)) {
@@ -2023,6 +2051,15 @@ pub fn parse_definition_for<E: ProbeEnv + ?Sized>(
     let ctx = Ctx::new(env.btf(), funcname, is_return, is_tp, false, env.facts());
     let mut p = Parser { line, def, ctx };
     p.expand_and_parse_args(env.dentry_offsets())
+}
+
+/// The longest argument body the kernel's C takes.
+fn max_argstr_len(facts: KernelFacts) -> usize {
+    if facts.c_parse_depth {
+        MAX_ARGSTR_LEN_C_PARSE_DEPTH
+    } else {
+        MAX_ARGSTR_LEN
+    }
 }
 
 /// Is `name` a per-CPU variable (BTF's `.data..percpu` section)? Its

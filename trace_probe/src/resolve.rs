@@ -270,7 +270,14 @@ impl KernelFacts {
             ),
             None => false,
         };
-        KernelFacts { fprobe_fgraph }
+        let c_parse_depth = match btf.struct_by_name(b"traceprobe_parse_context") {
+            Some(tid) => matches!(btf.find_member(tid, b"depth"), MemberLookup::Found { .. }),
+            None => false,
+        };
+        KernelFacts {
+            fprobe_fgraph,
+            c_parse_depth,
+        }
     }
 }
 

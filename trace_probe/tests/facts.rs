@@ -14,7 +14,8 @@ fn facts_from_the_test_kernels_btf() {
         assert_eq!(
             KernelFacts::from_btf(btf),
             KernelFacts {
-                fprobe_fgraph: false
+                fprobe_fgraph: false,
+                c_parse_depth: false,
             }
         );
     }
@@ -22,16 +23,19 @@ fn facts_from_the_test_kernels_btf() {
         assert_eq!(
             KernelFacts::from_btf(btf),
             KernelFacts {
-                fprobe_fgraph: true
+                fprobe_fgraph: true,
+                c_parse_depth: true,
             }
         );
     }
 }
 
+/// The facts of 7.3 (fprobe on fgraph, C's nesting parser).
 fn fgraph_env() -> Env {
     let mut env = Env::no_btf();
     env.facts = KernelFacts {
         fprobe_fgraph: true,
+        c_parse_depth: true,
     };
     env
 }
@@ -144,9 +148,62 @@ fn percpu_variables_cannot_be_watched() {
         let (_, r) = defs_common::parse(&env, case);
         let f = r.expect_err(case);
         let last = f.last().expect("logged");
-        assert_eq!((last.code, last.pos), (ErrCode::BadAccessAddr, pos), "{case}");
+        assert_eq!(
+            (last.code, last.pos),
+            (ErrCode::BadAccessAddr, pos),
+            "{case}"
+        );
     }
     // A plain variable is fine.
     let (_, r) = defs_common::parse(&env, "w w@jiffies:8");
     r.expect("jiffies");
+}
+
+/// 7.3's C parser: every nesting counts against 8, bodies of 255 bytes
+/// (upstream 7.3's fprobe_syntax_errors.tc cases).
+#[test]
+fn nesting_and_argument_length_follow_cs_parser() {
+    let mut env = fgraph_env();
+    env.facts.c_parse_depth = true;
+    let e2big = -E2BIG;
+    refused(
+        &env,
+        "f vfs_read +0(+0(+0(+0(+0(+0(+0(+0(^+0(@0)))))))))",
+        ErrCode::TooManyNested,
+        e2big,
+    );
+    refused(
+        &env,
+        "t kfree +0(+0(+0(+0(+0(+0(+0(+0(^+0(@0)))))))))",
+        ErrCode::TooManyNested,
+        e2big,
+    );
+    let long = format!(
+        "f vfs_read ^{}@1234{}",
+        "+1234567(".repeat(26),
+        ")".repeat(26)
+    );
+    refused(&env, &long, ErrCode::ArgTooLong, e2big);
+    // Eight levels and an 85-byte body are fine.
+    let mut k = MockKernel::default();
+    k.run(
+        &env,
+        "f:n/eight vfs_read +0(+0(+0(+0(+0(+0(+0(+0(@0))))))))",
+    )
+    .expect("eight levels");
+    let body = format!("{}@1234{}", "+1234567(".repeat(8), ")".repeat(8));
+    k.run(&env, &format!("f:n/long vfs_read {body}"))
+        .expect("an 85-byte body");
+    // 6.12's parser: 63 bytes (ARG_TOO_LONG), derefs bounded by the
+    // instruction count only.
+    let f = MockKernel::default()
+        .run(&Env::no_btf(), &format!("f:n/long vfs_read {body}"))
+        .expect_err("6.12: 63 bytes");
+    assert_eq!(f.last().map(|e| e.code), Some(ErrCode::ArgTooLong));
+    MockKernel::default()
+        .run(
+            &Env::no_btf(),
+            "f:n/nine vfs_read +0(+0(+0(+0(+0(+0(+0(+0(+0(@0)))))))))",
+        )
+        .expect("6.12: nine levels");
 }
