@@ -47,6 +47,7 @@ typedef struct pt_regs rfprobe_fprobe_regs;
  */
 /* The probe was right: rethook's pool or fgraph's per-function nodes. */
 #include <linux/fprobe.h>
+#include <linux/ftrace.h>
 #ifdef RFPROBE_FPROBE_FGRAPH
 static_assert(sizeof(struct fprobe_hlist_node) > 0);
 #else
@@ -59,6 +60,24 @@ static_assert(sizeof(((struct fprobe *)0)->nr_maxactive) > 0);
 #else
 #define rfprobe_fprobe_depth_enter() do { } while (0)
 #define rfprobe_fprobe_depth_exit() do { } while (0)
+#endif
+
+/*
+ * Edits a registered fprobe's functions in place (0), or -EOPNOTSUPP where
+ * fprobes share one fgraph_ops and have no filter of their own.
+ */
+#ifdef RFPROBE_FPROBE_FGRAPH
+static inline int rfprobe_fprobe_set_filter_ips(struct fprobe *fp, unsigned long *ips,
+						unsigned int cnt, int remove)
+{
+	return -EOPNOTSUPP;
+}
+#else
+static inline int rfprobe_fprobe_set_filter_ips(struct fprobe *fp, unsigned long *ips,
+						unsigned int cnt, int remove)
+{
+	return ftrace_set_filter_ips(&fp->ops, ips, cnt, remove, 0);
+}
 #endif
 
 /* Is @insn an ENDBR instruction (IBT)? */

@@ -416,25 +416,14 @@ void rfprobe_tp_detach(struct rfprobe_tp *t)
  */
 static_assert(__same_type(&rfprobe_fexit, fprobe_exit_cb));
 static_assert(__same_type(&rfprobe_fexit_entry, fprobe_entry_cb));
-#ifdef RFPROBE_FPROBE_FGRAPH
-void rfprobe_fprobe_handlers(struct fprobe *fp, bool with_entry, unsigned int slot)
+void rfprobe_fprobe_handlers(struct fprobe *fp, bool with_entry, bool gate, unsigned int slot)
 {
-	if (slot) {
-		fp->exit_handler = rfprobe_fexit_1;
-		fp->entry_handler = with_entry ? rfprobe_fexit_entry_1 : rfprobe_fexit_gate_1;
-	} else {
-		fp->exit_handler = rfprobe_fexit;
-		fp->entry_handler = with_entry ? rfprobe_fexit_entry : rfprobe_fexit_gate;
-	}
-}
-#else
-void rfprobe_fprobe_handlers(struct fprobe *fp, bool with_entry, unsigned int slot)
-{
-	fp->exit_handler = rfprobe_fexit;
+	fp->exit_handler = slot ? rfprobe_fexit_1 : rfprobe_fexit;
 	if (with_entry)
-		fp->entry_handler = rfprobe_fexit_entry;
+		fp->entry_handler = slot ? rfprobe_fexit_entry_1 : rfprobe_fexit_entry;
+	else if (gate)
+		fp->entry_handler = slot ? rfprobe_fexit_gate_1 : rfprobe_fexit_gate;
 }
-#endif
 
 /*
  * w probes. One perf hardware breakpoint per CPU, created when the event is
@@ -992,12 +981,7 @@ int rfprobe_fprobe_update_ips(struct fprobe *fp, unsigned long *ips, unsigned in
 {
 	if (!cnt)
 		return 0;
-#ifdef RFPROBE_FPROBE_FGRAPH
-	/* All fprobes share one fgraph_ops: no filter of its own to edit. */
-	return -EOPNOTSUPP;
-#else
-	return ftrace_set_filter_ips(&fp->ops, ips, cnt, remove, 0);
-#endif
+	return rfprobe_fprobe_set_filter_ips(fp, ips, cnt, remove);
 }
 ALLOW_ERROR_INJECTION(rfprobe_fprobe_update_ips, ERRNO);
 

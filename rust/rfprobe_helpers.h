@@ -137,7 +137,6 @@ int rfprobe_fexit_entry(struct fprobe *fp, unsigned long entry_ip, unsigned long
 			rfprobe_fprobe_regs *regs, void *entry_data);
 void rfprobe_fexit(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
 		   rfprobe_fprobe_regs *regs, void *entry_data);
-#ifdef RFPROBE_FPROBE_FGRAPH
 int rfprobe_fexit_entry_1(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
 			  rfprobe_fprobe_regs *regs, void *entry_data);
 void rfprobe_fexit_1(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
@@ -146,8 +145,9 @@ int rfprobe_fexit_gate(struct fprobe *fp, unsigned long entry_ip, unsigned long 
 		       rfprobe_fprobe_regs *regs, void *entry_data);
 int rfprobe_fexit_gate_1(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
 			 rfprobe_fprobe_regs *regs, void *entry_data);
-#endif
-void rfprobe_fprobe_handlers(struct fprobe *fp, bool with_entry, unsigned int slot);
+/* Slot 0 or 1's handlers; @gate: an entry handler that declines the
+ * entries of a slot that is not live (two slots). */
+void rfprobe_fprobe_handlers(struct fprobe *fp, bool with_entry, bool gate, unsigned int slot);
 
 /*
  * t probes: rfprobe's own tracepoint probe (see rfprobe_helpers.c), which

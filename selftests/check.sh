@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make check: set-up, host tests, both test kernels, the module for each, the
-# VM suite on fast and debug, and the runner's own failure tests.
+# make check: set-up, host tests, the test kernels of both series (6.12 and
+# 7.3: fast and debug), the module for each, the VM suites, stress, the
+# ported and upstream tests against each kernel's C, the runner's own
+# failure tests and the install paths.
 # Prints each stage's summary and a final "N passed, N failed" line.
 set -uo pipefail
 . "$(dirname "$0")/lib/common.sh"
@@ -13,6 +15,11 @@ start=$(date +%s)
 total_pass=0 total_fail=0 total_skip=0 failures=()
 
 stage() { echo; echo "=== $* ($(($(date +%s) - start)) s)"; }
+# The build directory of a variant of series KVER (common.sh's paths and
+# tools are the series').
+series_variant_dir() { # KVER variant
+	KVER=$1 bash -c '. selftests/lib/common.sh && variant_dir "$0"' "$2"
+}
 # Adds "N passed, N failed[, N skipped]" from the last such line of a log to
 # the totals (skips: only those on selftests/skip-allowlist; run-vm.sh fails
 # any other).
@@ -43,8 +50,9 @@ expect_fail() { # name log rc pattern
 	fi
 }
 
-stage "set-up"
+stage "set-up (6.12 and 7.3)"
 selftests/setup.sh || die "set-up failed"
+KVER=7.3 selftests/setup.sh || die "set-up (7.3) failed"
 
 stage "test kernel: fast"
 selftests/build-kernel.sh fast || die "fast kernel build failed"
@@ -65,7 +73,7 @@ selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko -e RFPROBE_TEST_TARGET=c se
 	2>&1 | tee build/check/vm-c-target.log
 count "ported tests against C (fast)" build/check/vm-c-target.log "${PIPESTATUS[0]}"
 
-stage "upstream's own ftrace selftests, unmodified, against C and rfprobe (selftests/upstream/expected.txt)"
+stage "upstream's own ftrace selftests, unmodified, against C and rfprobe (selftests/upstream/expected-6.12.txt)"
 selftests/upstream/run.sh -k fast -m build/fast/rfprobe.ko 2>&1 | tee build/check/vm-upstream.log
 count "upstream ftracetest (fast)" build/check/vm-upstream.log "${PIPESTATUS[0]}"
 
@@ -93,9 +101,9 @@ wait $kdebug || { cat build/check/kernel-debug.out; die "debug kernel build fail
 cat build/check/kernel-debug.out
 kdir=$(variant_dir debug)
 selftests/build-module.sh "$kdir" build/debug >/dev/null || die "module build (debug) failed"
-# The "user" kernel (configured unlike the test kernels) builds meanwhile.
-selftests/build-kernel.sh user >build/check/kernel-user.out 2>&1 &
-kuser=$!
+# The 7.3 fast kernel builds meanwhile.
+KVER=7.3 selftests/build-kernel.sh fast >build/check/kernel-fast-7.3.out 2>&1 &
+kfast73=$!
 selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko 2>&1 | tee build/check/vm-debug.log
 count "VM suite (debug)" build/check/vm-debug.log "${PIPESTATUS[0]}"
 
@@ -115,6 +123,39 @@ selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko -t 2400 \
 	selftests/stress/faults.tc selftests/stress/watch_triggers.tc 2>&1 |
 	tee build/check/vm-stress.log
 count "stress suite (debug)" build/check/vm-stress.log "${PIPESTATUS[0]}"
+
+# 7.3: the same suites against 7.3's own C (selftests/lib/common.sh KVER).
+stage "7.3: module + VM suite on fast, ported tests against 7.3's C, upstream 7.3's ftracetest"
+wait $kfast73 || { cat build/check/kernel-fast-7.3.out; die "fast 7.3 kernel build failed"; }
+cat build/check/kernel-fast-7.3.out
+KVER=7.3 selftests/build-kernel.sh debug >build/check/kernel-debug-7.3.out 2>&1 &
+kdebug73=$!
+kdir=$(series_variant_dir 7.3 fast)
+KVER=7.3 selftests/build-module.sh "$kdir" build/fast-7.3 >/dev/null || die "module build (fast 7.3) failed"
+KVER=7.3 selftests/run-vm.sh -k fast -m build/fast-7.3/rfprobe.ko 2>&1 | tee build/check/vm-fast-7.3.log
+count "VM suite (fast 7.3)" build/check/vm-fast-7.3.log "${PIPESTATUS[0]}"
+KVER=7.3 selftests/run-vm.sh -k fast -m build/fast-7.3/rfprobe.ko -e RFPROBE_TEST_TARGET=c \
+	selftests/test.d/dynevent 2>&1 | tee build/check/vm-c-target-7.3.log
+count "ported tests against C (fast 7.3)" build/check/vm-c-target-7.3.log "${PIPESTATUS[0]}"
+KVER=7.3 selftests/upstream/run.sh -k fast -m build/fast-7.3/rfprobe.ko 2>&1 | tee build/check/vm-upstream-7.3.log
+count "upstream ftracetest (fast 7.3)" build/check/vm-upstream-7.3.log "${PIPESTATUS[0]}"
+
+stage "7.3: module + VM suite and stress on debug (KASAN, lockdep, kmemleak, kCFI)"
+wait $kdebug73 || { cat build/check/kernel-debug-7.3.out; die "debug 7.3 kernel build failed"; }
+cat build/check/kernel-debug-7.3.out
+# The "user" kernel (configured unlike the test kernels) builds meanwhile.
+selftests/build-kernel.sh user >build/check/kernel-user.out 2>&1 &
+kuser=$!
+kdir=$(series_variant_dir 7.3 debug)
+KVER=7.3 selftests/build-module.sh "$kdir" build/debug-7.3 >/dev/null || die "module build (debug 7.3) failed"
+KVER=7.3 selftests/run-vm.sh -k debug -m build/debug-7.3/rfprobe.ko 2>&1 | tee build/check/vm-debug-7.3.log
+count "VM suite (debug 7.3)" build/check/vm-debug-7.3.log "${PIPESTATUS[0]}"
+KVER=7.3 selftests/run-vm.sh -k debug -m build/debug-7.3/rfprobe.ko -t 2400 \
+	selftests/stress/refs.tc selftests/stress/module_tp.tc selftests/stress/module_funcs.tc \
+	selftests/stress/nesting.tc selftests/stress/rmmod_race.tc \
+	selftests/stress/faults.tc selftests/stress/watch_triggers.tc 2>&1 |
+	tee build/check/vm-stress-7.3.log
+count "stress suite (debug 7.3)" build/check/vm-stress-7.3.log "${PIPESTATUS[0]}"
 
 stage "install paths: make install, DKMS, a user's build on another kernel configuration"
 # The user kernel's background build must be finished (only this shell can

@@ -324,7 +324,7 @@ impl ExitFprobe {
             // The handlers (trace_fprobe/handler.rs), set by name in C:
             // this module does not depend on the one that uses it. With
             // several slots every slot has an entry handler (the gate).
-            bindings::rfprobe_fprobe_handlers(fp, entry.is_some(), slot as u32);
+            bindings::rfprobe_fprobe_handlers(fp, entry.is_some(), EXIT_SLOTS > 1, slot as u32);
             if let Some(size) = entry {
                 (*fp).entry_data_size = size;
             }

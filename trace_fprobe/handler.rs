@@ -780,7 +780,6 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit_entry(
 /// # Safety
 ///
 /// As [`rfprobe_fexit_entry`], for slot 1.
-#[cfg(rfprobe_fprobe_fgraph)]
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rfprobe_fexit_entry_1(
     fp: *mut bindings::fprobe,
@@ -800,7 +799,6 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit_entry_1(
 /// # Safety
 ///
 /// As [`rfprobe_fexit_entry`].
-#[cfg(rfprobe_fprobe_fgraph)]
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rfprobe_fexit_gate(
     fp: *mut bindings::fprobe,
@@ -818,7 +816,6 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit_gate(
 /// # Safety
 ///
 /// As [`rfprobe_fexit_entry`], for slot 1.
-#[cfg(rfprobe_fprobe_fgraph)]
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rfprobe_fexit_gate_1(
     fp: *mut bindings::fprobe,
@@ -856,7 +853,6 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit(
 /// # Safety
 ///
 /// As [`rfprobe_fexit`], for slot 1.
-#[cfg(rfprobe_fprobe_fgraph)]
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rfprobe_fexit_1(
     fp: *mut bindings::fprobe,

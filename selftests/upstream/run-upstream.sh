@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Guest command (run-vm.sh -c, from check.sh): the kernel's own ftrace
-# selftests as shipped with 6.12 (tools/testing/selftests/ftrace, copied
+# selftests as shipped with its source (tools/testing/selftests/ftrace, copied
 # unmodified to /upstream-ftrace), run by their own ftracetest twice:
 #
 #   C:       as they are meant to run, against the tracing core;
@@ -12,7 +12,7 @@
 #            rest are tracefs's own.
 #
 # Nothing of the tests or of ftracetest is changed. The outcome of each test
-# in both runs is compared with /upstream/expected.txt (which says why a test
+# in both runs is compared with /upstream/expected.txt (expected-$KVER.txt) (which says why a test
 # does not pass); one result line per test, in ftracetest's format, for
 # run-vm.sh to count.
 #
