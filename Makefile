@@ -2,10 +2,12 @@
 #
 # rfprobe developer entry points (see README.md):
 #   make              build rfprobe.ko against the cached "fast" test kernel
-#                     (or KDIR=/path/to/a/rust-enabled/6.12/build)
+#                     (KVER=7.3: the 7.3 one; or KDIR=/path/to/a/rust-enabled/
+#                     6.12-or-7.3/build)
 #   make demo         set-up + kernel + module + boot + a short demonstration
-#   make check        set-up + host tests + module + VM suite on fast and debug
-#   make vmtest       run .tc tests in the VM: KVARIANT=fast|debug T="path ..."
+#   make check        set-up + host tests + module + VM suites on fast and debug
+#                     kernels, 6.12 and 7.3
+#   make vmtest       run .tc tests in the VM: KVARIANT=fast|debug KVER=6.12|7.3 T="path ..."
 #   make vng-check    run the .tc suite under virtme-ng on a kernel you built:
 #                     KDIR=/path/to/build [T="tests ..."] [TCG=1: no KVM]
 #                     [VNG_ARGS="--cpus 1 ..." passed to vng]
@@ -31,6 +33,9 @@
 # Kbuild (in-tree or M= builds) reads the file "Kbuild", not this Makefile.
 
 KVARIANT ?= fast
+# The test kernels' series (selftests/lib/common.sh).
+KVER ?= 6.12
+export KVER
 T ?=
 TOP := $(CURDIR)
 SELFTESTS := $(TOP)/selftests
@@ -42,7 +47,7 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 endif
 
 ifeq ($(KDIR),)
-MODDIR := $(TOP)/build/$(KVARIANT)
+MODDIR := $(TOP)/build/$(KVARIANT)$(if $(filter-out 6.12,$(KVER)),-$(KVER))
 KDIR_CMD := $(SELFTESTS)/build-kernel.sh $(KVARIANT)
 else
 MODDIR := $(TOP)/build/kdir-$(shell echo $(abspath $(KDIR)) | sha1sum | cut -c1-8)
