@@ -53,11 +53,11 @@ tests=("$@")
 
 kdir=$(variant_dir "$variant")
 [ -f "$kdir/.rfprobe-built" ] || kdir=$("$RFPROBE_TOP/selftests/build-kernel.sh" "$variant")
-[ -n "$module" ] || module=$RFPROBE_TOP/build/$variant/rfprobe.ko
+[ -n "$module" ] || module=$RFPROBE_TOP/build/$(basename "$(variant_link "$variant")")/rfprobe.ko
 [ -f "$module" ] || die "module $module not found (run: make KVARIANT=$variant)"
 case $variant in
-fast | user) : "${timeout:=600}"; mem=1G ;;
-debug) : "${timeout:=1500}"; mem=2G ;;
+fast | user) : "${timeout:=1200}"; mem=1G ;;
+debug) : "${timeout:=2700}"; mem=2G ;;
 esac
 [ -n "$logdir" ] || logdir=$RFPROBE_TOP/build/vm/$variant-$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$logdir"
@@ -69,7 +69,7 @@ rm -rf "$stage"
 mkdir -p "$stage"/{bin,sbin,etc,proc,sys,dev,tmp,root,results,lib/modules,usr/bin,usr/lib}
 cp /bin/busybox "$stage/bin/busybox"
 cp "$module" "$stage/lib/modules/rfprobe.ko"
-stage_test_modules "$kdir" "$RFPROBE_TOP/build/$variant/testmod" "$stage/lib/modules" "$logdir/testmod-build.log"
+stage_test_modules "$kdir" "$RFPROBE_TOP/build/$(basename "$(variant_link "$variant")")/testmod" "$stage/lib/modules" "$logdir/testmod-build.log"
 
 # Dynamically linked host tools the tests use (trace-cmd, perf), with their libraries.
 copy_bin() {

@@ -16,7 +16,7 @@ while getopts "k:m:" opt; do
 	*) sed -n '2,8p' "$0"; exit 2 ;;
 	esac
 done
-[ -n "$module" ] || module=$RFPROBE_TOP/build/$variant/rfprobe.ko
+[ -n "$module" ] || module=$RFPROBE_TOP/build/$(basename "$(variant_link "$variant")")/rfprobe.ko
 here=$RFPROBE_TOP/selftests/upstream
 exec "$RFPROBE_TOP/selftests/run-vm.sh" -k "$variant" -m "$module" \
 	-f "$KSRC/tools/testing/selftests/ftrace:/upstream-ftrace" \
