@@ -45,6 +45,38 @@ fn ring_buffer_layout_from_test_kernel_btf() {
     );
 }
 
+/// The same from the 7.3 fast kernel's BTF (pahole -C trace_array /
+/// trace_buffer / ring_buffer_per_cpu on 7.3.4; bpftool's
+/// TRACE_ITER_*_BIT): a 64-bit trace_flags at another offset, the option
+/// bits of enum trace_iterator_bits, the ring buffer's per-CPU array 8
+/// bytes earlier.
+#[test]
+fn layouts_from_73_test_kernel_btf() {
+    let Some(btf) = defs_common::test_kernel_btf_73("layouts_from_73_test_kernel_btf") else {
+        return;
+    };
+    let l = TraceArrayLayout::from_btf(btf).expect("layout");
+    assert_eq!(l.list, 0);
+    assert_eq!(l.buffer, 24 + 8);
+    assert_eq!(l.max_buffer, None);
+    assert_eq!(l.buffer_disabled, 124);
+    assert_eq!(l.clear_trace, 160);
+    assert_eq!(l.trace_flags, 192);
+    assert_eq!(l.trace_flags_size, 8);
+    assert_eq!(l.stack_flags, (1 << 31) | (1 << 11));
+    let r = RingBufferLayout::from_btf(btf).expect("ring buffer layout");
+    assert_eq!(
+        r,
+        RingBufferLayout {
+            record_disabled: 4,
+            buffers: 56,
+            cpu_record_disabled: 4,
+            current_context: 56,
+            nest: 128,
+        }
+    );
+}
+
 #[test]
 fn no_trace_array_is_an_error() {
     // A BTF with one type, `int`: no tracing core.
