@@ -146,8 +146,9 @@ rfprobe_errlog_verify() {
 # version number. Defines and removes rfprobe_probe/accepts.
 rfprobe_c_accepts() {
 	_ca_k=${1%% *}
-	if echo "$_ca_k:rfprobe_probe/accepts ${1#* }" >> dynamic_events 2> /dev/null; then
-		echo '-:rfprobe_probe/accepts' >> dynamic_events
+	_ca_de=${TRACING_DIR:-/sys/kernel/tracing}/dynamic_events
+	if echo "$_ca_k:rfprobe_probe/accepts ${1#* }" >> $_ca_de 2> /dev/null; then
+		echo '-:rfprobe_probe/accepts' >> $_ca_de
 		return 0
 	fi
 	return 1
@@ -158,6 +159,13 @@ rfprobe_c_accepts() {
 # rfprobe refuse a MAXACTIVE).
 rfprobe_maxactive() {
 	if rfprobe_c_accepts "f$1 vfs_read%return"; then echo "$1"; fi
+}
+
+# Does the kernel's C count every nesting level (dereferences, casts,
+# this_cpu_*()) against 8 (7.3's parser)? Then it refuses nine nested
+# dereferences, which an older C takes.
+rfprobe_c_nests_all() {
+	! rfprobe_c_accepts 'f vfs_read +0(+0(+0(+0(+0(+0(+0(+0(+0(@0)))))))))'
 }
 
 # The inline short name of a dentry (d_iname, or d_shortname.string where

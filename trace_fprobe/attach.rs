@@ -397,9 +397,11 @@ impl ExitFprobe {
     /// slot is registered on `all` and takes over with one store: every
     /// call that enters after it is the new slot's, one that entered
     /// before is the old one's, so no call is recorded twice or missed at
-    /// entry; the old slot is then unregistered, and the exits of calls
-    /// still running in it (fprobe drops those of an unregistered fprobe)
-    /// are not recorded.
+    /// entry. The old slot stays registered (its entry handler declines
+    /// new calls) so that the exits of the calls still running in it are
+    /// recorded: fprobe drops the exits of an unregistered fprobe. It is
+    /// unregistered at the next change, so only a call in flight across
+    /// two changes of the function set loses its exit.
     ///
     /// # Safety
     ///
@@ -426,12 +428,15 @@ impl ExitFprobe {
             });
         }
         let new = old ^ 1;
-        // SAFETY: Only the live slot is registered between updates; `self`
-        // stays put (the caller's registration contract).
+        if self.registered.load(Ordering::Relaxed) & (1 << new) != 0 {
+            // The slot the previous change retired: no new call enters it.
+            // SAFETY: Registered (the bit says so).
+            unsafe { self.unregister_slot(new) };
+        }
+        // SAFETY: Not registered (above); `self` stays put (the caller's
+        // registration contract).
         unsafe { self.register_slot(new, all, entry, maxactive) }?;
         self.live.store(new, Ordering::Release);
-        // SAFETY: Registered until now.
-        unsafe { self.unregister_slot(old) };
         Ok(())
     }
 

@@ -472,12 +472,7 @@ pub fn kstrtoul(s: &[u8], base: u32) -> Result<u64, NumError> {
 /// `kstrtoll(s, base)` (also `kstrtol` on 64-bit).
 pub fn kstrtoll(s: &[u8], base: u32) -> Result<i64, NumError> {
     if at(s, 0) == b'-' {
-        let tmp = kstrtoull_inner(s.get(1..).unwrap_or(&[]), base)?;
-        let neg = (tmp as i64).wrapping_neg();
-        if neg > 0 {
-            return Err(NumError::Range);
-        }
-        Ok(neg)
+        kstrtoll_negated(s.get(1..).unwrap_or(&[]), base)
     } else {
         let tmp = kstrtoull(s, base)?;
         if (tmp as i64) < 0 {
@@ -485,6 +480,16 @@ pub fn kstrtoll(s: &[u8], base: u32) -> Result<i64, NumError> {
         }
         Ok(tmp as i64)
     }
+}
+
+/// [`kstrtoll`] of `"-"` followed by `s`, without building that string.
+pub fn kstrtoll_negated(s: &[u8], base: u32) -> Result<i64, NumError> {
+    let tmp = kstrtoull_inner(s, base)?;
+    let neg = (tmp as i64).wrapping_neg();
+    if neg > 0 {
+        return Err(NumError::Range);
+    }
+    Ok(neg)
 }
 
 /// `kstrtol` (64-bit: same as [`kstrtoll`]).

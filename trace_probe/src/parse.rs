@@ -34,8 +34,8 @@ use super::errors::{
 use super::facts::{KernelFacts, MAX_ARGSTR_LEN_C_PARSE_DEPTH};
 use super::funcspec;
 use super::kstr::{
-    at, cstr, is_alnum, is_alpha, is_digit, is_good_name, is_good_system_name, kstrtol, kstrtoll,
-    kstrtouint, kstrtoul, simple_strtoul, strchr, strrchr, strstr, NumError,
+    at, cstr, is_alnum, is_alpha, is_digit, is_good_name, is_good_system_name, kstrtol,
+    kstrtoll_negated, kstrtouint, kstrtoul, simple_strtoul, strchr, strrchr, strstr, NumError,
 };
 use super::probe::{
     Access, ArgSrc, ProbeDef, ProbeKind, Span, WatchSpec, FETCH_INSN_MAX, FPROBE_EVENT_SYSTEM,
@@ -418,7 +418,8 @@ struct ParsedBody {
 struct DerefLevel {
     offset: i64,
     user: bool,
-    cur_offs: i64,
+    /// `ctx.offset` at this level (a caret column: small).
+    cur_offs: i32,
 }
 
 /// Parser for one definition (holds the line and the output).
@@ -685,6 +686,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
     }
 
     /// `parse_btf_arg()`.
+    #[inline(never)]
     fn parse_btf_arg(&mut self, varname: &[u8], code: &mut Code) -> PResult<()> {
         let (head, split) = self.split_next_field(varname)?;
         let var = varname.get(..head).unwrap_or(&[]);
@@ -788,6 +790,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
     }
 
     /// `parse_probe_vars()`: `arg` starts with `$`.
+    #[inline(never)]
     fn parse_probe_vars(&mut self, arg: &[u8], code: &mut Code) -> PResult<()> {
         let v = arg.get(1..).unwrap_or(&[]);
         let inval = |ctx_off: i64, code: ErrCode| Err(perr(-EINVAL, code, ctx_off));
@@ -1276,7 +1279,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             };
             let num = s.get(..paren).unwrap_or(&[]);
             let parsed = if num_neg_prefix {
-                kstrtoll_neg(num)
+                kstrtoll_negated(cstr(num), 0)
             } else {
                 kstrtol(num, 0)
             };
@@ -1306,7 +1309,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             *slot = DerefLevel {
                 offset,
                 user,
-                cur_offs: self.ctx.offset,
+                cur_offs: self.ctx.offset as i32,
             };
             depth += 1;
             abs += inner_start;
@@ -1319,7 +1322,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             let Some(l) = levels.get(depth).copied() else {
                 break;
             };
-            self.ctx.offset = l.cur_offs;
+            self.ctx.offset = i64::from(l.cur_offs);
             if matches!(code.cur(), Op::Comm | Op::Data { .. }) {
                 return Err(perr(-EINVAL, ErrCode::CommCantDeref, self.ctx.offset));
             }
@@ -1619,20 +1622,6 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         }
         Ok(parsed)
     }
-}
-
-/// `kstrtol("-" + s)` without building the string.
-fn kstrtoll_neg(s: &[u8]) -> Result<i64, NumError> {
-    let mut buf = [0u8; MAX_ARGSTR_LEN_C_PARSE_DEPTH + 2];
-    let n = cstr(s).len();
-    let dst = buf.get_mut(1..1 + n).ok_or(NumError::Invalid)?;
-    for (d, c) in dst.iter_mut().zip(cstr(s)) {
-        *d = *c;
-    }
-    if let Some(b) = buf.first_mut() {
-        *b = b'-';
-    }
-    kstrtoll(buf.get(..n + 1).unwrap_or(&[]), 0)
 }
 
 /// Translate the C instruction model into the [`ArgDesc`] contract.
