@@ -131,6 +131,16 @@ cat build/check/kernel-fast-7.3.out
 KVER=7.3 selftests/build-kernel.sh debug >build/check/kernel-debug-7.3.out 2>&1 &
 kdebug73=$!
 kdir=$(series_variant_dir 7.3 fast)
+# The host tests that read the 7.3 kernel's BTF (facts, layouts, the ported
+# syntax-error tests through rfprobe check), now that it is built.
+RFPROBE_TEST_BTF_VMLINUX=$(variant_dir fast)/vmlinux.btf RFPROBE_TEST_BTF_VMLINUX_73=$kdir/vmlinux.btf \
+	cargo test --quiet -p trace_probe -p rfprobe-tool --test facts --test core_layout --test selftest_errors \
+	>build/check/host-7.3.log 2>&1
+rc=$?
+grep -E '^(test result:|SKIP|     Running|---- )' build/check/host-7.3.log
+echo "host tests on 7.3's BTF: $(grep -Eo '[0-9]+ passed' build/check/host-7.3.log | awk '{s += $1} END {print s + 0}') passed," \
+	"$(grep -Eo '[0-9]+ failed' build/check/host-7.3.log | awk '{s += $1} END {print s + 0}') failed" | tee -a build/check/host-7.3.log
+count "host tests on 7.3's BTF" build/check/host-7.3.log $rc
 KVER=7.3 selftests/build-module.sh "$kdir" build/fast-7.3 >/dev/null || die "module build (fast 7.3) failed"
 KVER=7.3 selftests/run-vm.sh -k fast -m build/fast-7.3/rfprobe.ko 2>&1 | tee build/check/vm-fast-7.3.log
 count "VM suite (fast 7.3)" build/check/vm-fast-7.3.log "${PIPESTATUS[0]}"

@@ -13,7 +13,8 @@
 //! implementations that must agree. The stub sources the real
 //! `rfprobe_functions.sh` and replaces only its I/O.
 //!
-//! Needs the 6.12 test kernel's BTF (`RFPROBE_TEST_BTF_VMLINUX`; else SKIP).
+//! Needs the 6.12 test kernel's BTF (`RFPROBE_TEST_BTF_VMLINUX`; else SKIP), and runs
+//! again against the 7.3 one's (`RFPROBE_TEST_BTF_VMLINUX_73`) when set.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -32,6 +33,12 @@ exit_unsupported() { echo UNSUPPORTED; exit 3; }
 rfprobe_require() { :; }
 rfprobe_require_engine() { :; }
 rfprobe_require_module_only() { :; }
+# What "the kernel's C" accepts is what `rfprobe check` accepts for the
+# kernel whose BTF it checks against (it follows that kernel's C).
+rfprobe_c_accepts() {
+	printf '%s\n' "$1" > "$RFPROBE_HOST_CMD.accepts"
+	"$RFPROBE_BIN" check -q -f "$RFPROBE_HOST_CMD.accepts" > /dev/null 2>&1
+}
 # Reading dynamic_events: the listing of the recorded writes.
 _listing() { "$RFPROBE_BIN" check -q --list -f "$RFPROBE_DIR/dynamic_events" 2>/dev/null | grep -v -e '^trace_fprobe: error' -e '^  Command: ' -e '^ *\^$' -e "^$RFPROBE_DIR/dynamic_events:" || true; }
 grep() {
@@ -76,19 +83,20 @@ fn top() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// Runs one `.tc` file; returns the number of `check_error` cases it ran.
-fn run_tc(name: &str) -> Option<usize> {
-    let Some(btf) = std::env::var_os("RFPROBE_TEST_BTF_VMLINUX") else {
+/// Runs one `.tc` file against the BTF that environment variable `var`
+/// names; returns the number of `check_error` cases it ran.
+fn run_tc(name: &str, var: &str) -> Option<usize> {
+    let Some(btf) = std::env::var_os(var) else {
         {
             use std::io::Write as _;
             let _ = writeln!(
                 std::io::stderr(),
-                "SKIP: {name}: set RFPROBE_TEST_BTF_VMLINUX to the test kernel's vmlinux.btf"
+                "SKIP: {name}: set {var} to the test kernel's vmlinux.btf"
             );
         }
         return None;
     };
-    let dir = std::env::temp_dir().join(format!("rfprobe-tc-{name}-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("rfprobe-tc-{name}-{var}-{}", std::process::id()));
     let root = dir.join("root");
     let events = dir.join("rfprobe");
     let cwd = dir.join("tracefs");
@@ -162,16 +170,23 @@ fn cases_in(name: &str) -> usize {
 
 #[test]
 fn fprobe_syntax_errors() {
-    if let Some(n) = run_tc("fprobe_syntax_errors.tc") {
+    if let Some(n) = run_tc("fprobe_syntax_errors.tc", "RFPROBE_TEST_BTF_VMLINUX") {
         assert_eq!(n, cases_in("fprobe_syntax_errors.tc"));
         assert!(n >= 50, "only {n} cases ran");
+    }
+    // 7.3: the branches for its C (no MAXACTIVE, nesting, texts).
+    if let Some(n) = run_tc("fprobe_syntax_errors.tc", "RFPROBE_TEST_BTF_VMLINUX_73") {
+        assert!(n >= 50, "only {n} cases ran on 7.3");
     }
 }
 
 #[test]
 fn tprobe_syntax_errors() {
-    if let Some(n) = run_tc("tprobe_syntax_errors.tc") {
+    if let Some(n) = run_tc("tprobe_syntax_errors.tc", "RFPROBE_TEST_BTF_VMLINUX") {
         assert_eq!(n, cases_in("tprobe_syntax_errors.tc"));
         assert!(n >= 35, "only {n} cases ran");
+    }
+    if let Some(n) = run_tc("tprobe_syntax_errors.tc", "RFPROBE_TEST_BTF_VMLINUX_73") {
+        assert!(n >= 35, "only {n} cases ran on 7.3");
     }
 }
