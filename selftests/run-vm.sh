@@ -71,7 +71,7 @@ cp /bin/busybox "$stage/bin/busybox"
 cp "$module" "$stage/lib/modules/rfprobe.ko"
 stage_test_modules "$kdir" "$RFPROBE_TOP/build/$(basename "$(variant_link "$variant")")/testmod" "$stage/lib/modules" "$logdir/testmod-build.log"
 
-# Dynamically linked host tools the tests use (trace-cmd, perf), with their libraries.
+# Dynamically linked host tools the tests use (trace-cmd, perf, readelf), with their libraries.
 copy_bin() {
 	local bin=$1 lib
 	cp "$bin" "$stage/usr/bin/"
@@ -82,6 +82,8 @@ copy_bin() {
 }
 copy_bin /usr/bin/trace-cmd
 copy_bin /usr/bin/perf
+# 7.3's upstream add_remove_uprobe.tc finds /bin/sh's entry point with readelf.
+copy_bin /usr/bin/readelf
 # The rfprobe host tool when built (host-test.sh builds it; tool.tc skips without it).
 if [ -x "$RFPROBE_TOP/target/release/rfprobe" ]; then
 	copy_bin "$RFPROBE_TOP/target/release/rfprobe"

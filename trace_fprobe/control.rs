@@ -13,6 +13,7 @@ use crate::kvec::{cstring, VecSink};
 use crate::outputs::State;
 use crate::probe::{Probe, ProbeState};
 use crate::sync::OnceBox;
+use crate::trace_probe::KernelFacts;
 use crate::trace_probe::btf_adapter::DefBtf;
 use crate::trace_probe::bytes::ByteWrite;
 use crate::trace_probe::dump::write_fetch_dump;
@@ -1078,6 +1079,11 @@ impl plan::Kernel for KernelView<'_> {
 
     fn module_defining(&mut self, name: &[u8]) -> Option<ModName> {
         self.rf.btf_module_of(name).and_then(|m| ModName::new(&m))
+    }
+
+    fn facts(&self) -> KernelFacts {
+        let view = self.rf.vmlinux.get().and_then(|v| v.view().ok());
+        crate::env::kernel_facts(view.as_ref())
     }
 
     fn tracepoint_module(&mut self, name: &[u8]) -> Option<ModName> {

@@ -8,7 +8,7 @@ use crate::compat::{self, CStrCompat};
 use crate::bindings;
 use crate::trace_probe::btf_adapter::DefBtf;
 use crate::trace_probe::plan::ModName;
-use crate::trace_probe::{DentryOffsets, KernelFacts, ProbeEnv, TracepointLookup};
+use crate::trace_probe::{BtfInfo, DentryOffsets, KernelFacts, ProbeEnv, TracepointLookup};
 use core::ffi::c_void;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
@@ -69,6 +69,16 @@ pub(crate) fn find_kernel_tracepoint(name: &[u8]) -> Option<Tracepoint> {
     Tracepoint::new(s.found)
 }
 
+/// The running kernel's facts (`trace_probe::facts`): C's parser
+/// generation from BTF (`struct traceprobe_parse_context`); whether fprobe
+/// runs on fgraph from the build-time probe (`rust/rfprobe_compat.h`
+/// asserts it against `struct fprobe`).
+pub(crate) fn kernel_facts<B: BtfInfo>(btf: Option<&B>) -> KernelFacts {
+    let mut facts = btf.map_or_else(KernelFacts::default, KernelFacts::from_btf);
+    facts.fprobe_fgraph = compat::FPROBE_FGRAPH;
+    facts
+}
+
 /// The parser's environment for one command.
 pub(crate) struct KernelEnv<'a> {
     pub(crate) btf: Option<DefBtf<'a>>,
@@ -96,16 +106,8 @@ impl<'a> ProbeEnv for KernelEnv<'a> {
         self.dentry
     }
 
-    /// C's parser generation from BTF (`struct traceprobe_parse_context`);
-    /// whether fprobe runs on fgraph from the build-time probe
-    /// (`rust/rfprobe_compat.h` asserts it against `struct fprobe`).
     fn facts(&self) -> KernelFacts {
-        let mut facts = self
-            .btf
-            .as_ref()
-            .map_or_else(KernelFacts::default, KernelFacts::from_btf);
-        facts.fprobe_fgraph = compat::FPROBE_FGRAPH;
-        facts
+        kernel_facts(self.btf.as_ref())
     }
 }
 

@@ -689,6 +689,10 @@ impl plan::Kernel for TargetView<'_, '_, '_> {
         self.session.target.tracepoint_exists(name)
     }
 
+    fn facts(&self) -> KernelFacts {
+        self.session.target.kernel_facts
+    }
+
     fn attach_errno(&mut self, sym: &[u8]) -> i32 {
         if self.session.target.attachable(sym) {
             -trace_probe::errors::ENOENT

@@ -917,13 +917,12 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         match at(arg, 0) {
             b'$' => self.parse_probe_vars(arg, code)?,
             b'%' => {
-                // fprobe rejects registers: BAD_VAR, then BAD_FETCH_ARG.
+                // fprobe rejects registers: BAD_VAR, then (before 7.3's
+                // parser) BAD_FETCH_ARG.
+                let then = (!self.ctx.facts.c_parse_depth).then_some((ErrCode::BadFetchArg, off));
                 return Err(PErr {
                     errno: -EINVAL,
-                    e: [
-                        Some((ErrCode::BadVar, off)),
-                        Some((ErrCode::BadFetchArg, off)),
-                    ],
+                    e: [Some((ErrCode::BadVar, off)), then],
                     detail: Detail::None,
                 });
             }

@@ -24,6 +24,7 @@
 
 use super::desc::Base;
 use super::errors::{Detail, ErrCode, Failure, LogEntry, EEXIST, EINVAL, ENOENT};
+use super::facts::KernelFacts;
 use super::funcspec::{func_part, needs_function_btf, Item, Spec};
 use super::multi::{same_fetch, same_layout};
 use super::parse::{event_exists_failure, registration_failure};
@@ -127,6 +128,11 @@ pub trait Kernel {
     /// The errno `register_fprobe()` gives for `sym` when ftrace's list
     /// has no such function (its filter match).
     fn attach_errno(&mut self, sym: &[u8]) -> i32;
+    /// What this kernel's fprobe core and C events decide differently
+    /// (default: 6.12's).
+    fn facts(&self) -> KernelFacts {
+        KernelFacts::default()
+    }
     /// Can ftrace attach to every function of the current set?
     fn can_attach_set(&mut self) -> Result<(), i32>;
     /// May probes be registered at all? C's fprobe events ask the kernel's
@@ -412,6 +418,13 @@ fn decide_inner<K: Kernel, G: Groups>(
         return Err(Rejection::main(registration(def, line, errno)));
     }
     if resolved == Some(Resolved::NotFound) {
+        // fprobe on fgraph looks the function up itself (kallsyms, then
+        // ftrace_location()): no match is -ENOENT, BAD_PROBE_ADDR, and
+        // that C fails the write with -EINVAL.
+        if k.facts().fprobe_fgraph {
+            let f = registration(def, line, -ENOENT);
+            return Err(Rejection::main(Failure { errno: -EINVAL, ..f }));
+        }
         let errno = k.attach_errno(func_part(line).unwrap_or(&[]));
         return Err(Rejection::main(registration(def, line, errno)));
     }

@@ -207,3 +207,35 @@ fn nesting_and_argument_length_follow_cs_parser() {
         )
         .expect("6.12: nine levels");
 }
+
+/// 7.3's C: a register is only BAD_VAR (no BAD_FETCH_ARG after it), and a
+/// function fprobe finds no traceable symbol for is BAD_PROBE_ADDR
+/// (-ENOENT from its own lookup), not FAIL_REG_PROBE.
+#[test]
+fn registers_and_unknown_functions_follow_cs_parser() {
+    let env = fgraph_env();
+    let mut k = MockKernel::default();
+    let f = k.run(&env, "t kfree %rax").expect_err("register");
+    assert_eq!(f.iter().count(), 1, "{f:?}");
+    assert_eq!(
+        f.last().map(|e| (e.code, e.pos)),
+        Some((ErrCode::BadVar, 8))
+    );
+    refused(
+        &env,
+        "f ^non_exist_func",
+        ErrCode::BadProbeAddr,
+        -trace_probe::errors::EINVAL,
+    );
+    // 6.12: BAD_VAR then BAD_FETCH_ARG; ftrace's filter gives -EINVAL.
+    let f = MockKernel::default()
+        .run(&Env::no_btf(), "t kfree %rax")
+        .expect_err("register");
+    assert_eq!(f.last().map(|e| e.code), Some(ErrCode::BadFetchArg));
+    refused(
+        &Env::no_btf(),
+        "f ^non_exist_func",
+        ErrCode::FailRegProbe,
+        -trace_probe::errors::EINVAL,
+    );
+}

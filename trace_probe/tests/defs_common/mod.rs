@@ -352,6 +352,10 @@ struct MockView<'a> {
 }
 
 impl plan::Kernel for MockView<'_> {
+    fn facts(&self) -> KernelFacts {
+        self.env.facts
+    }
+
     fn resolve(&mut self, spec: &Spec<'_>) -> Resolved {
         self.set = FUNCTIONS
             .iter()
