@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make check: set-up, host tests, the test kernels of both series (6.12 and
-# 7.3: fast and debug), the module for each, the VM suites, stress, the
-# ported and upstream tests against each kernel's C, the runner's own
-# failure tests and the install paths.
+# make check: set-up, host tests, the test kernels (6.12: fast and debug;
+# 7.3: fast), the module for each, the VM suites, stress on 6.12's debug
+# kernel, the ported and upstream tests against each kernel's C, the
+# runner's own failure tests and the install paths. The 7.3 debug kernel's
+# suite and stress: make check-debug-7.3.
 # Prints each stage's summary and a final "N passed, N failed" line.
 set -uo pipefail
 . "$(dirname "$0")/lib/common.sh"
@@ -128,8 +129,9 @@ count "stress suite (debug)" build/check/vm-stress.log "${PIPESTATUS[0]}"
 stage "7.3: module + VM suite on fast, ported tests against 7.3's C, upstream 7.3's ftracetest"
 wait $kfast73 || { cat build/check/kernel-fast-7.3.out; die "fast 7.3 kernel build failed"; }
 cat build/check/kernel-fast-7.3.out
-KVER=7.3 selftests/build-kernel.sh debug >build/check/kernel-debug-7.3.out 2>&1 &
-kdebug73=$!
+# The "user" kernel (configured unlike the test kernels) builds meanwhile.
+selftests/build-kernel.sh user >build/check/kernel-user.out 2>&1 &
+kuser=$!
 kdir=$(series_variant_dir 7.3 fast)
 # The host tests that read the 7.3 kernel's BTF (facts, layouts, the ported
 # syntax-error tests through rfprobe check), now that it is built.
@@ -150,23 +152,9 @@ count "ported tests against C (fast 7.3)" build/check/vm-c-target-7.3.log "${PIP
 KVER=7.3 selftests/upstream/run.sh -k fast -m build/fast-7.3/rfprobe.ko 2>&1 | tee build/check/vm-upstream-7.3.log
 count "upstream ftracetest (fast 7.3)" build/check/vm-upstream-7.3.log "${PIPESTATUS[0]}"
 
-stage "7.3: module + VM suite and stress on debug (KASAN, lockdep, kmemleak, kCFI)"
-wait $kdebug73 || { cat build/check/kernel-debug-7.3.out; die "debug 7.3 kernel build failed"; }
-cat build/check/kernel-debug-7.3.out
-# The "user" kernel (configured unlike the test kernels) builds meanwhile.
-selftests/build-kernel.sh user >build/check/kernel-user.out 2>&1 &
-kuser=$!
-kdir=$(series_variant_dir 7.3 debug)
-KVER=7.3 selftests/build-module.sh "$kdir" build/debug-7.3 >/dev/null || die "module build (debug 7.3) failed"
-KVER=7.3 selftests/run-vm.sh -k debug -m build/debug-7.3/rfprobe.ko 2>&1 | tee build/check/vm-debug-7.3.log
-count "VM suite (debug 7.3)" build/check/vm-debug-7.3.log "${PIPESTATUS[0]}"
-KVER=7.3 selftests/run-vm.sh -k debug -m build/debug-7.3/rfprobe.ko -t 2400 \
-	selftests/stress/refs.tc selftests/stress/module_tp.tc selftests/stress/module_funcs.tc \
-	selftests/stress/nesting.tc selftests/stress/rmmod_race.tc \
-	selftests/stress/faults.tc selftests/stress/watch_triggers.tc 2>&1 |
-	tee build/check/vm-stress-7.3.log
-count "stress suite (debug 7.3)" build/check/vm-stress-7.3.log "${PIPESTATUS[0]}"
-
+# The 7.3 debug kernel's suite and stress run by "make check-debug-7.3"
+# (selftests/check-debug.sh 7.3): together they do not fit make check's time
+# on 2 cores beside 6.12's.
 stage "install paths: make install, DKMS, a user's build on another kernel configuration"
 # The user kernel's background build must be finished (only this shell can
 # wait for it; install-test.sh would otherwise start a second build).
