@@ -423,7 +423,10 @@ fn decide_inner<K: Kernel, G: Groups>(
         // that C fails the write with -EINVAL.
         if k.facts().fprobe_fgraph {
             let f = registration(def, line, -ENOENT);
-            return Err(Rejection::main(Failure { errno: -EINVAL, ..f }));
+            return Err(Rejection::main(Failure {
+                errno: -EINVAL,
+                ..f
+            }));
         }
         let errno = k.attach_errno(func_part(line).unwrap_or(&[]));
         return Err(Rejection::main(registration(def, line, errno)));
