@@ -8,9 +8,9 @@
 //! kernel/bpf/btf.c that would give a `struct btf *` is exported), so rfprobe
 //! works on the same bytes user space sees in sysfs.
 
-use crate::compat::CStrCompat;
 use crate::bindings;
 use crate::btf_query::{required_index_len, required_index_len_split, Btf};
+use crate::compat::CStrCompat;
 use kernel::c_str;
 use kernel::error::{code, Error, Result};
 use kernel::ffi::{c_char, c_void};

@@ -113,7 +113,9 @@ pub(crate) fn vec_remove<T, A: Allocator>(v: &mut Vec<T, A>, i: usize) -> Option
 ///
 /// `regs` is the register argument of a running fprobe handler.
 #[inline(always)]
-pub(crate) unsafe fn fprobe_regs(regs: *mut bindings::rfprobe_fprobe_regs) -> *mut bindings::pt_regs {
+pub(crate) unsafe fn fprobe_regs(
+    regs: *mut bindings::rfprobe_fprobe_regs,
+) -> *mut bindings::pt_regs {
     #[cfg(rfprobe_fprobe_fgraph)]
     {
         regs.cast::<u8>()

@@ -13,19 +13,19 @@ use crate::kvec::{cstring, VecSink};
 use crate::outputs::State;
 use crate::probe::{Probe, ProbeState};
 use crate::sync::OnceBox;
-use crate::trace_probe::KernelFacts;
 use crate::trace_probe::btf_adapter::DefBtf;
 use crate::trace_probe::bytes::ByteWrite;
 use crate::trace_probe::dump::write_fetch_dump;
+use crate::trace_probe::errors::ENODEV;
 use crate::trace_probe::fetch;
 use crate::trace_probe::funcspec::{func_part, Spec};
 use crate::trace_probe::parse::event_exists_failure;
 use crate::trace_probe::plan::{
     self, ModName, NameUse, Plan, Resolved, Target, Verdict, Workspace,
 };
-use crate::trace_probe::errors::ENODEV;
 use crate::trace_probe::profile;
 use crate::trace_probe::symbolic::write_enum_table;
+use crate::trace_probe::KernelFacts;
 use crate::trace_probe::{
     classify, parse_definition_for, split_commands, write_error_log_entry_for, Command,
     DentryOffsets, Failure, LogEntry, ProbeDef, RemoveSpec, StoredDef,

@@ -49,7 +49,9 @@ pub(crate) fn this_cpu_off_linked() -> u64 {
     // oldest rustc 6.12 accepts (1.78) wants `unsafe`.
     #[allow(unused_unsafe)]
     // SAFETY: Only the symbol's address is taken; nothing is read.
-    unsafe { core::ptr::addr_of!(this_cpu_off) as u64 }
+    unsafe {
+        core::ptr::addr_of!(this_cpu_off) as u64
+    }
 }
 
 /// One `%gs`-relative load `$insn` (AT&T, source `%gs:{sym}` plus an

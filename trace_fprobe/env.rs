@@ -4,8 +4,8 @@
 //! or a module's split BTF on top of it), tracepoints, and the `%pd`/`%pD`
 //! offsets.
 
-use crate::compat::{self, CStrCompat};
 use crate::bindings;
+use crate::compat::{self, CStrCompat};
 use crate::trace_probe::btf_adapter::DefBtf;
 use crate::trace_probe::plan::ModName;
 use crate::trace_probe::{BtfInfo, DentryOffsets, KernelFacts, ProbeEnv, TracepointLookup};
@@ -145,9 +145,7 @@ impl TpModule {
         // SAFETY: Live (type invariant); module names are NUL-terminated
         // and live as long as the module.
         unsafe {
-            crate::compat::cstr_from_ptr(
-                bindings::rfprobe_tp_module_name(self.0.as_ptr()).cast(),
-            )
+            crate::compat::cstr_from_ptr(bindings::rfprobe_tp_module_name(self.0.as_ptr()).cast())
         }
         .str_bytes()
     }

@@ -17,8 +17,8 @@
 //! level only, so `define` asks `security_locked_down(LOCKDOWN_KPROBES)` as
 //! C's fprobe events do, and the procfs files need no check of their own.
 
-use crate::compat::CStrCompat;
 use crate::bindings;
+use crate::compat::CStrCompat;
 use crate::control::Rfprobe;
 use crate::trace_probe::bytes::ByteWrite;
 use core::sync::atomic::{AtomicPtr, Ordering};
@@ -398,8 +398,7 @@ unsafe extern "C" fn write<F: ControlFile>(
     let Ok(mut buf) = KVVec::<u8>::from_elem(0, count, GFP_KERNEL) else {
         return code::ENOMEM.to_errno() as isize;
     };
-    if let Err(e) = crate::compat::user_reader(ubuf as usize, count).read_slice(&mut buf)
-    {
+    if let Err(e) = crate::compat::user_reader(ubuf as usize, count).read_slice(&mut buf) {
         return e.to_errno() as isize;
     }
     match F::write(rf, &buf) {

@@ -137,7 +137,10 @@ impl kernel::Module for RfProbeModule {
             }),
             GFP_KERNEL,
         )?;
-        files::STATE.store(core::ptr::from_ref::<Rfprobe>(&rf).cast_mut(), Ordering::Release);
+        files::STATE.store(
+            core::ptr::from_ref::<Rfprobe>(&rf).cast_mut(),
+            Ordering::Release,
+        );
         let mut me = RfProbeModule {
             rf,
             files: None,

@@ -281,7 +281,9 @@ pub(crate) fn direct_init(vmlinux: &crate::btf::BtfData) {
     let exports = key(b"trace_event_exports_enabled");
     // SAFETY: Stores three addresses (checked for 0) for the handlers; no
     // probe is enabled yet.
-    let ret = unsafe { bindings::rfprobe_direct_init(taskinfo as c_ulong, printk as c_ulong, exports as c_ulong) };
+    let ret = unsafe {
+        bindings::rfprobe_direct_init(taskinfo as c_ulong, printk as c_ulong, exports as c_ulong)
+    };
     if ret == 0 {
         DIRECT_BLOCK.store(GENERIC_FLAGS, Ordering::Release);
     } else {

@@ -8,8 +8,8 @@
 //! by it lives in [`EventLocked`] cells, reachable only with a guard, in the
 //! way `kernel::sync::LockedBy` ties data to a lock it does not own.
 
-use crate::compat::CStrCompat;
 use crate::bindings;
+use crate::compat::CStrCompat;
 use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 use core::ptr::NonNull;

@@ -7,8 +7,8 @@
 //! `funcs->trace`) calling the owner's safe [`EventCallbacks`] methods. The
 //! only `bindings::` of event registration.
 
-use crate::compat::CStrCompat;
 use crate::bindings;
+use crate::compat::CStrCompat;
 use crate::ring::FileId;
 use crate::sync::{EventMutex, EventMutexGuard};
 use crate::trace_probe::bytes::ByteWrite;
