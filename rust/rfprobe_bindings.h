@@ -10,7 +10,6 @@
 #include <linux/fs.h>
 #include <linux/ftrace.h>
 #include <linux/kallsyms.h>
-#include <linux/kernel_read_file.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>

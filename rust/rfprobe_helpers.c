@@ -28,6 +28,7 @@
 #include <linux/namei.h>
 #include <linux/seq_file.h>
 #include <linux/uio.h>
+#include <linux/vmalloc.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/ptrace.h>
@@ -41,6 +42,47 @@
 #include <asm/extable.h>
 #include <asm/vsyscall.h>
 #include "rfprobe_helpers.h"
+
+/*
+ * BTF blobs (trace_fprobe/btf.rs): a whole sysfs file read into a
+ * vmalloc()ed buffer. Not through kernel_read_file(), which asks the LSMs
+ * about a read of no known purpose (READING_UNKNOWN): IPE (Debian's
+ * kernels) warns about every one.
+ */
+int rfprobe_read_file(const char *path, size_t max, void **buf, size_t *size)
+{
+	struct file *f = filp_open(path, O_RDONLY, 0);
+	loff_t len, pos = 0;
+	ssize_t n;
+	void *p;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	len = i_size_read(file_inode(f));
+	if (len <= 0 || len > max) {
+		filp_close(f, NULL);
+		return len <= 0 ? -EINVAL : -EFBIG;
+	}
+	p = vmalloc(len);
+	if (!p) {
+		filp_close(f, NULL);
+		return -ENOMEM;
+	}
+	while (pos < len) {
+		n = kernel_read(f, p + pos, len - pos, &pos);
+		if (n < 0) {
+			vfree(p);
+			filp_close(f, NULL);
+			return n;
+		}
+		if (!n)
+			break;
+	}
+	filp_close(f, NULL);
+	*buf = p;
+	*size = pos;
+	return 0;
+}
 
 MODULE_VERSION(RFPROBE_VERSION);
 

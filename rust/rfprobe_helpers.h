@@ -147,6 +147,8 @@ int rfprobe_fexit_gate_1(struct fprobe *fp, unsigned long entry_ip, unsigned lon
 			 rfprobe_fprobe_regs *regs, void *entry_data);
 /* Slot 0 or 1's handlers; @gate: an entry handler that declines the
  * entries of a slot that is not live (two slots). */
+/* A whole file into a vmalloc()ed buffer (0 or -errno). */
+int rfprobe_read_file(const char *path, size_t max, void **buf, size_t *size);
 void rfprobe_fprobe_handlers(struct fprobe *fp, bool with_entry, bool gate, unsigned int slot);
 
 /*

@@ -12,11 +12,11 @@ use crate::bindings;
 use crate::btf_query::{required_index_len, required_index_len_split, Btf};
 use crate::compat::CStrCompat;
 use kernel::c_str;
-use kernel::error::{code, Error, Result};
+use kernel::error::{code, to_result, Result};
 use kernel::ffi::{c_char, c_void};
 use kernel::prelude::*;
 
-/// A buffer allocated by `kernel_read_file_from_path()` (vmalloc), freed on drop.
+/// A buffer allocated by `rfprobe_read_file()` (vmalloc), freed on drop.
 struct VBuf {
     ptr: *mut u8,
     len: usize,
@@ -36,7 +36,8 @@ impl VBuf {
 
 impl Drop for VBuf {
     fn drop(&mut self) {
-        // SAFETY: `ptr` was allocated by kernel_read_file (vmalloc) and is freed once.
+        // SAFETY: `ptr` was allocated by rfprobe_read_file (vmalloc) and is
+        // freed once.
         unsafe { bindings::vfree(self.ptr.cast::<c_void>()) };
     }
 }
@@ -46,28 +47,23 @@ const MAX_BTF_SIZE: usize = 64 << 20;
 
 fn read_whole_file(path: &CStr) -> Result<VBuf> {
     let mut buf: *mut c_void = core::ptr::null_mut();
-    let mut file_size: usize = 0;
-    // SAFETY: `path` is NUL-terminated; with `*buf == NULL` the callee
-    // allocates the buffer (vmalloc) and stores it in `buf`.
-    let n = unsafe {
-        bindings::kernel_read_file_from_path(
+    let mut size: usize = 0;
+    // SAFETY: `path` is NUL-terminated; on success the callee stores a
+    // vmalloc()ed buffer of `size` bytes in `buf`, which `VBuf` owns.
+    to_result(unsafe {
+        bindings::rfprobe_read_file(
             path.char_ptr().cast::<c_char>(),
-            0,
-            &mut buf,
             MAX_BTF_SIZE,
-            &mut file_size,
-            bindings::kernel_read_file_id_READING_UNKNOWN,
+            &mut buf,
+            &mut size,
         )
-    };
-    if n < 0 {
-        return Err(Error::from_errno(n as i32));
-    }
+    })?;
     if buf.is_null() {
         return Err(code::ENOMEM);
     }
     Ok(VBuf {
         ptr: buf.cast::<u8>(),
-        len: n as usize,
+        len: size,
     })
 }
 
