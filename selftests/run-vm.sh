@@ -3,10 +3,10 @@
 # Boot a test kernel in QEMU (TCG), load rfprobe.ko and run .tc tests with the
 # kernel's own ftracetest, then power off. See README.md "Tests".
 #
-#   run-vm.sh [-k fast|debug] [-m MODULE.ko] [-p 'param=value ...'] [-t SECONDS]
+#   run-vm.sh [-k fast|debug|KDIR] [-m MODULE.ko] [-p 'param=value ...'] [-t SECONDS]
 #             [-o LOGDIR] [-c 'guest shell command'] [-f SRC:DST]... [-s SMP]
 #             [-q 'extra QEMU args'] [-e NAME=VALUE]... [-a 'kernel args']
-#             [TEST.tc|TESTDIR ...]
+#             [-K IMAGE] [-M TESTMODDIR] [-u] [TEST.tc|TESTDIR ...]
 #
 # -f copies a host file into the initramfs at /DST (repeatable); -s sets the
 # guest CPU count (default 2); -q appends QEMU arguments (word-split), e.g.
@@ -15,6 +15,13 @@
 # runs them against the kernel's C implementation; -e RFPROBE_NO_DEBUGFS=1
 # boots without debugfs mounted. -a appends to the kernel command line
 # (e.g. lockdown=integrity).
+# Another kernel (selftests/debian-kernel.sh: a distribution's): -k KDIR, a
+# kernel build directory (a path) instead of a variant, -K IMAGE boots IMAGE
+# instead of KDIR's bzImage, -M TESTMODDIR takes rfprobe_testmod.ko and
+# rftm_hold.ko built there (e.g. in a chroot with that kernel's toolchain)
+# instead of building them, and -u expects unsigned modules on a kernel
+# that checks signatures without enforcing them (its "module verification
+# failed" taint line is not a failure).
 #
 # Defaults: -k fast, the module built for that kernel (build/<variant>/rfprobe.ko),
 # all tests under selftests/test.d. Prints one line per test and a final
@@ -28,8 +35,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib/stage.sh"
 
 variant=fast module= modparams= timeout= logdir= guestcmd= smp=2 qemu_extra= extra_files=() guest_env=()
-kargs=
-while getopts "k:m:p:t:o:c:f:s:q:e:a:h" opt; do
+kargs= image= testmods= unsigned=
+while getopts "k:m:p:t:o:c:f:s:q:e:a:K:M:uh" opt; do
 	case $opt in
 	k) variant=$OPTARG ;;
 	m) module=$OPTARG ;;
@@ -41,9 +48,12 @@ while getopts "k:m:p:t:o:c:f:s:q:e:a:h" opt; do
 	s) smp=$OPTARG ;;
 	q) qemu_extra=$OPTARG ;;
 	a) kargs=$OPTARG ;;
+	K) image=$OPTARG ;;
+	M) testmods=$OPTARG ;;
+	u) unsigned=1 ;;
 	e) [[ $OPTARG =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || die "-e wants NAME=VALUE, not '$OPTARG'"
 	   guest_env+=("$OPTARG") ;;
-	*) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	*) sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -51,14 +61,24 @@ tests=("$@")
 # Default: the whole suite, unless only a guest command was asked for.
 [ ${#tests[@]} -gt 0 ] || [ -n "$guestcmd" ] || tests=("$RFPROBE_TOP/selftests/test.d")
 
-kdir=$(variant_dir "$variant")
-[ -f "$kdir/.rfprobe-built" ] || kdir=$("$RFPROBE_TOP/selftests/build-kernel.sh" "$variant")
-[ -n "$module" ] || module=$RFPROBE_TOP/build/$(basename "$(variant_link "$variant")")/rfprobe.ko
+if [[ $variant == */* ]]; then
+	kdir=$(realpath "$variant"); variant=$(basename "$kdir"); bname=$variant
+	[ -f "$kdir/.config" ] || die "$kdir is not a kernel build directory"
+else
+	kdir=$(variant_dir "$variant")
+	[ -f "$kdir/.rfprobe-built" ] || kdir=$("$RFPROBE_TOP/selftests/build-kernel.sh" "$variant")
+	bname=$(basename "$(variant_link "$variant")")
+fi
+[ -n "$image" ] || image=$kdir/arch/x86/boot/bzImage
+[ -f "$image" ] || die "no kernel image $image"
+[ -n "$module" ] || module=$RFPROBE_TOP/build/$bname/rfprobe.ko
 [ -f "$module" ] || die "module $module not found (run: make KVARIANT=$variant)"
 case $variant in
 fast | user) : "${timeout:=1200}"; mem=1G ;;
-debug) : "${timeout:=2700}"; mem=2G ;;
+*) : "${timeout:=2700}"; mem=2G ;;
 esac
+# -u: an unsigned module's taint line is expected, not a splat.
+[ -z "$unsigned" ] || splat_re=${splat_re//module verification failed|/}
 [ -n "$logdir" ] || logdir=$RFPROBE_TOP/build/vm/$variant-$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$logdir"
 ln -sfn "$(realpath "$logdir")" "$RFPROBE_TOP/build/vm/latest" 2>/dev/null || true
@@ -69,7 +89,11 @@ rm -rf "$stage"
 mkdir -p "$stage"/{bin,sbin,etc,proc,sys,dev,tmp,root,results,lib/modules,usr/bin,usr/lib}
 cp /bin/busybox "$stage/bin/busybox"
 cp "$module" "$stage/lib/modules/rfprobe.ko"
-stage_test_modules "$kdir" "$RFPROBE_TOP/build/$(basename "$(variant_link "$variant")")/testmod" "$stage/lib/modules" "$logdir/testmod-build.log"
+if [ -n "$testmods" ]; then
+	cp "$testmods/rfprobe_testmod.ko" "$testmods/rftm_hold.ko" "$stage/lib/modules/"
+else
+	stage_test_modules "$kdir" "$RFPROBE_TOP/build/$bname/testmod" "$stage/lib/modules" "$logdir/testmod-build.log"
+fi
 
 # Dynamically linked host tools the tests use (trace-cmd, perf, readelf), with their libraries.
 copy_bin() {
@@ -121,12 +145,12 @@ payload=$logdir/payload.b64
 # works if tp_printk was given at boot; stopped at the end of the boot, so
 # nothing is printed until a test sets it (record_paths.tc).
 boot() {
-	info "booting $variant kernel ($kdir), logs in $logdir"
+	info "booting $variant kernel ($image), logs in $logdir"
 	set +e
 	# shellcheck disable=SC2086 # $qemu_extra is split into arguments on purpose
 	timeout -k 10 "$timeout" qemu-system-x86_64 -machine accel=tcg -cpu max -smp "$smp" -m "$mem" \
 		-display none -monitor none -no-reboot \
-		-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$logdir/initrd.gz" \
+		-kernel "$image" -initrd "$logdir/initrd.gz" \
 		-append "console=ttyS0 loglevel=5 panic=-1 rdinit=/init tp_printk tp_printk_stop_on_boot${kargs:+ $kargs}" \
 		-serial stdio -serial "file:$payload" $qemu_extra </dev/null 2>"$logdir/qemu.stderr" |
 		tr -d '\r' | tee "$console" | awk '

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The user-facing scripts refuse bad arguments with a message and a non-zero
-# exit, and change nothing: suite.sh, vng-run.sh, run-vm.sh, sign-module.sh.
+# exit, and change nothing: suite.sh, vng-run.sh, run-vm.sh, sign-module.sh,
+# debian-kernel.sh.
 # Prints "N passed, N failed".
 set -uo pipefail
 . "$(dirname "$0")/lib/common.sh"
@@ -33,12 +34,16 @@ expect 1 'give the kernel build tree: -k KDIR' selftests/vng-run.sh
 expect 1 '/nonexistent: no arch/x86/boot/bzImage' selftests/vng-run.sh -k /nonexistent
 expect 2 'illegal option|invalid option' selftests/vng-run.sh -z
 expect 2 'illegal option|invalid option' selftests/run-vm.sh -z
+expect 1 '/nonexistent is not a kernel build directory' selftests/run-vm.sh -k /nonexistent
+expect 2 'debian-kernel.sh prepare' selftests/debian-kernel.sh
+expect 2 'debian-kernel.sh prepare' selftests/debian-kernel.sh nosuchcommand
 expect 2 '^usage: sign-module.sh KDIR INSTALLED_MODULE' scripts/sign-module.sh
 expect 2 '^usage: sign-module.sh' scripts/sign-module.sh a b c d e
 expect 1 '/nonexistent: no kernel build tree' scripts/sign-module.sh /nonexistent x.ko
 tree=$(mktemp -d)
 expect 1 'no kernel build tree \(no .config\)' scripts/sign-module.sh "$tree" "$0"
 echo 'CONFIG_MODULE_SIG=y' > "$tree/.config"
+expect 1 'no kernel image /nonexistent/bzImage' selftests/run-vm.sh -k "$tree" -K /nonexistent/bzImage
 expect 1 'nosuch.ko: no such module' scripts/sign-module.sh "$tree" /nonexistent/nosuch.ko
 touch "$tree/key"
 expect 1 'MOK_KEY and MOK_CERT must both name files' scripts/sign-module.sh "$tree" "$0" "$tree/key" /nonexistent/cert
