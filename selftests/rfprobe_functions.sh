@@ -422,26 +422,29 @@ rfprobe_sbs_edges_only() {
 rfprobe_sbs_resched_only() {
 	awk '
 		# The line without its need-resched state: the column after
-		# "] " in trace lines, bits 0x04 (TRACE_FLAG_NEED_RESCHED) and
-		# 0x20 (TRACE_FLAG_PREEMPT_RESCHED) of trace-cmd -l -R "CPU-0xFLAGS".
-		# The need-resched bits of a line (0x04 | 0x20), or -1.
+		# "] " in trace lines, bits 0x02 (TRACE_FLAG_NEED_RESCHED_LAZY,
+		# lazy preemption), 0x04 (TRACE_FLAG_NEED_RESCHED) and 0x20
+		# (TRACE_FLAG_PREEMPT_RESCHED) of trace-cmd -l -R "CPU-0xFLAGS".
+		# The need-resched bits of a line (0x02 | 0x04 | 0x20), or -1.
 		function bits(l,    m, p, c, h, v, i) {
 			if (match(l, /^ *[^ ]+-[0-9]+ +\[[0-9]+\] [^ ]+ /)) {
 				m = substr(l, RSTART, RLENGTH)
 				c = substr(l, RSTART + index(m, "] ") + 2, 1)
-				return c == "N" ? 36 : c == "n" ? 4 : c == "p" ? 32 : 0
+				return c == "B" ? 38 : c == "N" ? 36 : c == "L" ? 34 : c == "b" ? 6 : \
+					c == "n" ? 4 : c == "p" ? 32 : c == "l" ? 2 : 0
 			}
 			if (match(l, /^ *[^ ]+-[0-9]+ +[0-9]+-0x[0-9a-f]+ /)) {
 				h = substr(l, RSTART, RLENGTH); sub(/ $/, "", h); sub(/.*-0x/, "", h)
 				v = 0
 				for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-				return (int(v / 4) % 2) * 4 + (int(v / 32) % 2) * 32
+				return (int(v / 2) % 2) * 2 + (int(v / 4) % 2) * 4 + (int(v / 32) % 2) * 32
 			}
 			return -1
 		}
 		# Are the bits of a a strict superset of those of b?
 		function gained(a, b) {
-			return a != b && (int(a / 4) % 2 >= int(b / 4) % 2) && (int(a / 32) % 2 >= int(b / 32) % 2)
+			return a != b && (int(a / 2) % 2 >= int(b / 2) % 2) && (int(a / 4) % 2 >= int(b / 4) % 2) &&
+				(int(a / 32) % 2 >= int(b / 32) % 2)
 		}
 		function norm(l,    m, p, h, v, i) {
 			# Anchored on the line head ("TASK-PID  [CPU] FLAGS " or
@@ -456,7 +459,7 @@ rfprobe_sbs_resched_only() {
 				h = m; sub(/.*-0x/, "", h); sub(/-0x[0-9a-f]+$/, "", m)
 				v = 0
 				for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-				v = v - (int(v / 4) % 2) * 4 - (int(v / 32) % 2) * 32
+				v = v - (int(v / 2) % 2) * 2 - (int(v / 4) % 2) * 4 - (int(v / 32) % 2) * 32
 				return m "-#" v substr(l, RSTART + RLENGTH - 1)
 			}
 			return l
