@@ -7,7 +7,7 @@ use crate::attach::FilterCheck;
 use crate::btf::BtfData;
 use crate::env::{find_tracepoint, tracepoint_module, KernelEnv, NotifiedModule, TpModule};
 use crate::event::Event;
-use crate::funcs::{self, FuncSet, Table, Unresolved};
+use crate::funcs::{self, FuncSet, Table};
 use crate::kallsyms;
 use crate::kvec::{cstring, VecSink};
 use crate::outputs::State;
@@ -940,9 +940,9 @@ impl ModuleCame<'_, '_> {
     /// The module's functions `spec` names (`None`: none).
     fn funcs(&mut self, spec: &Spec<'_>) -> Result<Option<FuncSet>> {
         match funcs::resolve(spec, self.k.table, Some(self.name), Some(self.name)) {
-            Ok(set) => Ok(Some(set)),
-            Err(Unresolved::Err(e)) => Err(e),
-            Err(_) => Ok(None),
+            (Resolved::Funcs(_), set) => Ok(Some(set)),
+            (Resolved::Err(e), _) => Err(Error::from_errno(e)),
+            _ => Ok(None),
         }
     }
 
@@ -1035,19 +1035,11 @@ struct KernelView<'a> {
 
 impl plan::Kernel for KernelView<'_> {
     fn resolve(&mut self, spec: &Spec<'_>) -> Resolved {
-        match funcs::resolve(spec, self.table, None, self.coming) {
-            Ok(set) => {
-                let n = set.len();
-                self.set = set;
-                Resolved::Funcs(n)
-            }
-            Err(Unresolved::Pending) => Resolved::Pending,
-            Err(Unresolved::NotFound) => Resolved::NotFound,
-            Err(Unresolved::Ambiguous(n)) => Resolved::Ambiguous(n),
-            Err(Unresolved::BadAddr) => Resolved::BadAddr,
-            Err(Unresolved::NoMatch) => Resolved::NoMatch,
-            Err(Unresolved::Err(e)) => Resolved::Err(e.to_errno()),
+        let (r, set) = funcs::resolve(spec, self.table, None, self.coming);
+        if let Resolved::Funcs(_) = r {
+            self.set = set;
         }
+        r
     }
 
     fn func(&self, i: usize) -> (&[u8], Option<&[u8]>) {

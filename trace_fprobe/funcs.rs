@@ -4,18 +4,21 @@
 //! ([`funcspec`](crate::trace_probe::funcspec)): a single name, `MOD:NAME`,
 //! `NAME@ADDR`, `NAME@*`, lists and globs with exclusions.
 //!
-//! The source is ftrace's own list of what it can attach to
-//! (`available_filter_functions_addrs`, "ADDR NAME \[MOD\]" per traceable
-//! function), read in one pass into a [`Table`] sorted by name, kept until a
-//! module comes or goes: a single name is a binary search (and must be
-//! unique), a list or glob one walk over the table whatever its number of
-//! items. A name ftrace does not list is looked up with the kprobe-based
-//! lookup ([`kallsyms::lookup`]), so that what C refuses is refused with
-//! C's error.
+//! The rules are [`funcres`]'s, shared with the tool; this file is the
+//! module's table for them. Its source is ftrace's own list of what it can
+//! attach to (`available_filter_functions_addrs`, "ADDR NAME \[MOD\]" per
+//! traceable function), read in one pass into a [`Table`] sorted by name,
+//! kept until a module comes or goes: a single name is a binary search, a
+//! list or glob one walk over the table whatever its number of items. When
+//! the list cannot be read, a single name is looked up with the
+//! kprobe-based lookup ([`kallsyms::lookup`]), so that what C refuses is
+//! refused with C's error.
 
 use crate::env::{module_loaded, FtraceFuncs};
 use crate::kallsyms;
-use crate::trace_probe::funcspec::{At, Item, Spec};
+use crate::trace_probe::funcres::{self, FuncEntry, FuncTable};
+use crate::trace_probe::funcspec::Spec;
+use crate::trace_probe::plan::Resolved;
 use core::sync::atomic::{AtomicU64, Ordering};
 use kernel::error::{code, Error, Result};
 use kernel::prelude::*;
@@ -72,31 +75,12 @@ pub(crate) fn for_each_ftrace_func(mut f: impl FnMut(u64, &[u8], Option<&[u8]>) 
     ret
 }
 
-/// "ffffffff81234560 vfs_read" or "ffffffffc0001000 foo [mod]".
+/// One line of the list ([`funcres::parse_func_line`]).
 fn parse_line(l: &[u8], f: &mut impl FnMut(u64, &[u8], Option<&[u8]>) -> bool) -> bool {
-    let mut it = l
-        .split(|&c| c == b' ' || c == b'\t')
-        .filter(|t| !t.is_empty());
-    let (Some(a), Some(name)) = (it.next(), it.next()) else {
-        return true;
-    };
-    let mut addr = 0u64;
-    for &c in a {
-        let Some(d) = (c as char).to_digit(16) else {
-            return true;
-        };
-        addr = addr.wrapping_mul(16) | u64::from(d);
+    match funcres::parse_func_line(l) {
+        Some(e) => f(e.addr, e.name, e.module),
+        None => true,
     }
-    // Records ftrace could not name (weak functions overridden, text of a
-    // module still being set up) are not functions to attach to.
-    if name.starts_with(b"__ftrace_invalid_address__") {
-        return true;
-    }
-    let module = it
-        .next()
-        .and_then(|m| m.strip_prefix(b"["))
-        .and_then(|m| m.strip_suffix(b"]"));
-    f(addr, name, module)
 }
 
 /// A set of functions: addresses with their names and modules.
@@ -284,161 +268,129 @@ impl Table {
         self.gen = gen;
         Ok(())
     }
+}
 
-    /// The functions named `name` (in `module` if given).
-    fn lookup(&mut self, name: &[u8], module: Option<&[u8]>, out: &mut FuncSet) -> Result {
-        self.refresh()?;
-        let s = &self.set;
-        let first = s.funcs.partition_point(|f| s.name(f) < name);
-        for f in s.funcs[first..].iter().take_while(|f| s.name(f) == name) {
-            if (module.is_none() || s.module(f) == module) && self.usable(f.addr, s.module(f)) {
-                out.push(f.addr, name, s.module(f))?;
+/// [`Table`] as the resolver reads it, for one resolution.
+struct View<'a> {
+    table: &'a mut Table,
+    /// Only this module's functions (a module that just came).
+    only: Option<&'a [u8]>,
+    /// A module that is coming (loaded, but not in sysfs yet).
+    loading: Option<&'a [u8]>,
+}
+
+impl View<'_> {
+    /// Calls `each` for the usable functions of the table from index
+    /// `first` while `more` holds, in `module` if given.
+    fn walk(
+        &mut self,
+        first: usize,
+        module: Option<&[u8]>,
+        more: impl Fn(&[u8]) -> bool,
+        each: &mut dyn FnMut(FuncEntry<'_>) -> bool,
+    ) {
+        let t = &*self.table;
+        let s = &t.set;
+        for (i, f) in s.funcs.iter().enumerate().skip(first) {
+            let (name, m) = (s.name(f), s.module(f));
+            if !more(name) {
+                break;
             }
-        }
-        Ok(())
-    }
-
-    /// Every function, for `f(addr, name, module)`.
-    fn for_each(&mut self, mut f: impl FnMut(u64, &[u8], Option<&[u8]>) -> bool) -> Result {
-        self.refresh()?;
-        let s = &self.set;
-        for func in s.funcs.iter() {
-            if !self.usable(func.addr, s.module(func)) {
+            if (module.is_some() && m != module) || !t.usable(f.addr, m) {
                 continue;
             }
-            if !f(func.addr, s.name(func), s.module(func)) {
+            let e = FuncEntry {
+                id: i as u32,
+                addr: f.addr,
+                name,
+                module: m,
+            };
+            if !each(e) {
                 break;
             }
         }
+    }
+}
+
+impl FuncTable for View<'_> {
+    fn named(
+        &mut self,
+        name: &[u8],
+        module: Option<&[u8]>,
+        each: &mut dyn FnMut(FuncEntry<'_>) -> bool,
+    ) -> core::result::Result<(), i32> {
+        self.table.refresh().map_err(Error::to_errno)?;
+        let s = &self.table.set;
+        let first = s.funcs.partition_point(|f| s.name(f) < name);
+        self.walk(first, module.or(self.only), |n| n == name, each);
+        Ok(())
+    }
+
+    fn candidates(
+        &mut self,
+        _spec: &Spec<'_>,
+        each: &mut dyn FnMut(FuncEntry<'_>) -> bool,
+    ) -> core::result::Result<(), i32> {
+        self.table.refresh().map_err(Error::to_errno)?;
+        self.walk(0, self.only, |_| true, each);
+        Ok(())
+    }
+
+    fn module_present(&mut self, m: &[u8]) -> bool {
+        // A module that is coming has no sysfs directory yet; one that is
+        // going is still there.
+        self.loading == Some(m) || (module_loaded(m) && !self.table.is_gone(m))
+    }
+
+    fn outside(
+        &mut self,
+        name: &[u8],
+        module: Option<&[u8]>,
+        each: &mut dyn FnMut(FuncEntry<'_>) -> bool,
+    ) -> core::result::Result<(), i32> {
+        let nomem = |_| code::ENOMEM.to_errno();
+        let module = module.or(self.only);
+        let mut q = KVec::new();
+        if let Some(m) = module {
+            q.extend_from_slice(m, GFP_KERNEL).map_err(nomem)?;
+            q.push(b':', GFP_KERNEL).map_err(nomem)?;
+        }
+        q.extend_from_slice(name, GFP_KERNEL).map_err(nomem)?;
+        let Some(s) = kallsyms::lookup(&q).filter(|s| s.text) else {
+            return Ok(());
+        };
+        let m = kallsyms::module_at(s.addr);
+        let m = m.as_deref();
+        if (self.only.is_none() || m == self.only) && self.table.usable(s.addr, m) {
+            each(FuncEntry {
+                id: u32::MAX,
+                addr: s.addr,
+                name,
+                module: m,
+            });
+        }
         Ok(())
     }
 }
 
-/// Why a spec names no usable function.
-pub(crate) enum Unresolved {
-    /// `MOD:NAME` of a module that is not loaded: wait for it.
-    Pending,
-    /// No such function (errno as C's registration would give).
-    NotFound,
-    /// `count` functions carry the single name.
-    Ambiguous(u32),
-    /// No function of the name at `@ADDR`.
-    BadAddr,
-    /// A list or glob that matches nothing.
-    NoMatch,
-    /// The function table could not be read, or memory.
-    Err(Error),
-}
-
-impl From<Error> for Unresolved {
-    fn from(e: Error) -> Self {
-        Unresolved::Err(e)
-    }
-}
-
-impl From<kernel::alloc::AllocError> for Unresolved {
-    fn from(_: kernel::alloc::AllocError) -> Self {
-        Unresolved::Err(code::ENOMEM)
-    }
-}
-
-/// Resolves `spec` to the functions it names (see the module docs).
-/// `only` restricts matching to one module (a module that just came);
-/// `loading`: a module that is coming (loaded, but not in sysfs yet).
+/// Resolves `spec` to the functions it names ([`funcres::resolve`]), in
+/// the returned set when [`Resolved::Funcs`]. `only` restricts matching to
+/// one module (a module that just came); `loading`: a module that is
+/// coming (loaded, but not in sysfs yet).
 pub(crate) fn resolve(
     spec: &Spec<'_>,
     table: &mut Table,
     only: Option<&[u8]>,
     loading: Option<&[u8]>,
-) -> core::result::Result<FuncSet, Unresolved> {
+) -> (Resolved, FuncSet) {
     let mut out = FuncSet::new();
-    if let Some(item) = spec.single() {
-        return resolve_single(&item, table, only, loading.or(only), out);
-    }
-    table.for_each(|addr, name, module| {
-        if only.is_some() && module != only {
-            return true;
-        }
-        if spec.matches(module, name) {
-            return out.push(addr, name, module).is_ok();
-        }
-        true
-    })?;
-    if out.len() == 0 {
-        return Err(Unresolved::NoMatch);
-    }
-    Ok(out)
-}
-
-fn resolve_single(
-    item: &Item<'_>,
-    table: &mut Table,
-    only: Option<&[u8]>,
-    loading: Option<&[u8]>,
-    mut out: FuncSet,
-) -> core::result::Result<FuncSet, Unresolved> {
-    let module = item.module.or(only);
-    if let Some(m) = item.module {
-        // A module that is coming has no sysfs directory yet; one that is
-        // going is still there.
-        if loading != Some(m) && (!module_loaded(m) || table.is_gone(m)) {
-            return Err(Unresolved::Pending);
-        }
-    }
-    match item.at {
-        At::None => {
-            match table.lookup(item.name, module, &mut out) {
-                Ok(()) if out.len() > 1 => return Err(Unresolved::Ambiguous(out.len() as u32)),
-                Ok(()) if out.len() == 1 => return Ok(out),
-                // Not traceable (C fails to register it: its errno).
-                Ok(()) => return Err(Unresolved::NotFound),
-                Err(e) if e == code::ENOMEM => return Err(Unresolved::Err(e)),
-                // Without ftrace's list (no tracefs) a name cannot be
-                // checked for uniqueness: it is looked up as C would.
-                Err(_) => out = FuncSet::new(),
-            }
-            let mut q = KVec::new();
-            if let Some(m) = module {
-                q.extend_from_slice(m, GFP_KERNEL)?;
-                q.push(b':', GFP_KERNEL)?;
-            }
-            q.extend_from_slice(item.name, GFP_KERNEL)?;
-            match kallsyms::lookup(&q) {
-                Some(s) if s.text => {
-                    let m = kallsyms::module_at(s.addr);
-                    if (only.is_some() && m.as_deref() != only)
-                        || !table.usable(s.addr, m.as_deref())
-                    {
-                        return Err(Unresolved::NotFound);
-                    }
-                    out.push(s.addr, item.name, m.as_deref())?;
-                    Ok(out)
-                }
-                _ => Err(Unresolved::NotFound),
-            }
-        }
-        At::All | At::Addr(_) => {
-            let mut named = FuncSet::new();
-            table.lookup(item.name, module, &mut named)?;
-            for f in named.funcs.iter() {
-                let (addr, name, m) = (f.addr, named.name(f), named.module(f));
-                let pick = match item.at {
-                    // The ftrace location, or the function start before it.
-                    At::Addr(a) => addr == a || (a < addr && addr - a <= 16),
-                    _ => true,
-                };
-                if pick {
-                    out.push(addr, name, m)?;
-                }
-            }
-            if out.len() == 0 {
-                return Err(if item.at == At::All {
-                    Unresolved::NotFound
-                } else {
-                    Unresolved::BadAddr
-                });
-            }
-            Ok(out)
-        }
-    }
+    let mut view = View {
+        table,
+        only,
+        loading: loading.or(only),
+    };
+    let r = funcres::resolve(spec, &mut view, &mut |e| {
+        out.push(e.addr, e.name, e.module).is_ok()
+    });
+    (r, out)
 }

@@ -24,7 +24,8 @@ use trace_probe::cmdline::{classify, split_commands, Command};
 use trace_probe::errors::{ErrCode, Failure};
 use trace_probe::facts::KernelFacts;
 use trace_probe::fetch::{compile_entry, probe_insn_count, CompileError, Compiler, Insn};
-use trace_probe::funcspec::{func_part, At, Spec};
+use trace_probe::funcres::{self, FuncEntry, FuncTable};
+use trace_probe::funcspec::{func_part, Spec};
 use trace_probe::layout::write_format_body;
 use trace_probe::parse::parse_definition_for;
 use trace_probe::plan::{self, ModName, NameUse, Resolved, Verdict, Workspace};
@@ -235,29 +236,16 @@ impl Facts {
     /// Records ftrace could not name are skipped, as the module does.
     /// (The text is kept for the life of the process.)
     pub fn parse_filter_functions(text: &'static str) -> Vec<FuncRec> {
-        let mut out = Vec::with_capacity(text.len() / 32);
-        for l in text.lines() {
-            let mut toks = l.split_ascii_whitespace();
-            let Some(first) = toks.next() else { continue };
-            let with_addr = first.len() >= 8 && first.bytes().all(|c| c.is_ascii_hexdigit());
-            let (addr, name) = if with_addr {
-                match toks.next() {
-                    Some(n) => (u64::from_str_radix(first, 16).unwrap_or(0), n),
-                    // A lone hex word is a function's name.
-                    None => (0, first),
-                }
-            } else {
-                (0, first)
-            };
-            if name.starts_with("__ftrace_invalid_address__") {
-                continue;
-            }
-            let module = toks
-                .next()
-                .and_then(|m| m.strip_prefix('[')?.strip_suffix(']'));
-            out.push(FuncRec { name, addr, module });
-        }
-        out
+        // The slices of a str split at ASCII bytes are str.
+        let s = |b: &'static [u8]| std::str::from_utf8(b).unwrap_or_default();
+        text.lines()
+            .filter_map(|l| funcres::parse_func_line(l.as_bytes()))
+            .map(|e| FuncRec {
+                name: s(e.name),
+                addr: e.addr,
+                module: e.module.map(s),
+            })
+            .collect()
     }
 }
 
@@ -349,20 +337,38 @@ impl<'k> Target<'k> {
 
     /// The functions of one name, by address.
     fn named(&self, name: &[u8]) -> impl Iterator<Item = &FuncRec> {
+        self.named_idx(name)
+            .into_iter()
+            .map(|i| &self.table[i as usize])
+    }
+
+    /// The table indexes of the functions of one name, by address.
+    fn named_idx(&self, name: &[u8]) -> Vec<u32> {
         let mut at = std::str::from_utf8(name)
             .ok()
             .and_then(|n| self.by_name.get(n))
             .copied()
             .unwrap_or(u32::MAX);
-        let mut v: Vec<&FuncRec> = Vec::new();
+        let mut v: Vec<u32> = Vec::new();
         while at != u32::MAX {
-            v.push(&self.table[at as usize]);
+            v.push(at);
             at = self.same[at as usize];
         }
         if v.len() > 1 {
-            v.sort();
+            v.sort_by_key(|&i| self.table[i as usize]);
         }
-        v.into_iter()
+        v
+    }
+
+    /// The table's entry `i`, as the resolver takes it.
+    fn entry(&self, i: u32) -> FuncEntry<'static> {
+        let f = &self.table[i as usize];
+        FuncEntry {
+            id: i,
+            addr: f.addr,
+            name: f.name.as_bytes(),
+            module: f.module.map(str::as_bytes),
+        }
     }
 
     /// The BTF.
@@ -405,66 +411,45 @@ impl<'k> Target<'k> {
             .is_ok_and(|m| self.btf.module_index(m).is_some() || self.modules.contains(m))
     }
 
-    /// The functions `spec` names, as the module's `funcs::resolve` finds
-    /// them in ftrace's list (see [`plan::Resolved`]).
+    /// The functions `spec` names ([`funcres::resolve`], the module's
+    /// rules; see [`plan::Resolved`]).
     pub fn resolve(&self, spec: &Spec<'_>) -> (Resolved, Vec<&FuncRec>) {
-        let in_module = |f: &FuncRec, m: Option<&[u8]>| {
-            m.is_none_or(|m| f.module.map(str::as_bytes) == Some(m))
-        };
-        let Some(item) = spec.single() else {
+        let memoize = spec.single().is_none();
+        if memoize {
             // The same list or glob recurs in a file of definitions: its
             // set is computed once.
-            let mut memo = self
+            let memo = self
                 .sets
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-            let idx = memo.entry(spec.text().to_vec()).or_insert_with(|| {
-                self.set_candidates(spec)
-                    .into_iter()
-                    .filter(|&i| {
-                        let f = &self.table[i as usize];
-                        spec.matches(f.module.map(str::as_bytes), f.name.as_bytes())
-                    })
-                    .collect()
-            });
-            let set: Vec<&FuncRec> = idx.iter().map(|&i| &self.table[i as usize]).collect();
-            let r = if set.is_empty() {
-                Resolved::NoMatch
-            } else {
-                Resolved::Funcs(set.len())
-            };
-            return (r, set);
-        };
-        if let Some(m) = item.module {
-            if !self.module_loaded(m) {
-                return (Resolved::Pending, Vec::new());
+            if let Some(set) = memo.get(spec.text()) {
+                return self.set_of(set);
             }
         }
-        let named: Vec<&FuncRec> = self
-            .named(item.name)
-            .filter(|f| in_module(f, item.module))
-            .collect();
-        let r = match item.at {
-            At::None => match named.len() {
-                0 => Resolved::NotFound,
-                1 => Resolved::Funcs(1),
-                n => Resolved::Ambiguous(n as u32),
-            },
-            At::All if named.is_empty() => Resolved::NotFound,
-            At::All => Resolved::Funcs(named.len()),
-            At::Addr(a) => {
-                let picked: Vec<&FuncRec> = named
-                    .into_iter()
-                    .filter(|f| f.addr == a || (a < f.addr && f.addr - a <= 16))
-                    .collect();
-                return if picked.is_empty() {
-                    (Resolved::BadAddr, picked)
-                } else {
-                    (Resolved::Funcs(picked.len()), picked)
-                };
-            }
+        let mut idx = Vec::new();
+        let r = funcres::resolve(spec, &mut TargetTable(self), &mut |e| {
+            idx.push(e.id);
+            true
+        });
+        let set = idx.iter().map(|&i| &self.table[i as usize]).collect();
+        if memoize {
+            self.sets
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(spec.text().to_vec(), idx);
+        }
+        (r, set)
+    }
+
+    /// A list or glob's memoized set.
+    fn set_of(&self, idx: &[u32]) -> (Resolved, Vec<&FuncRec>) {
+        let set: Vec<&FuncRec> = idx.iter().map(|&i| &self.table[i as usize]).collect();
+        let r = if set.is_empty() {
+            Resolved::NoMatch
+        } else {
+            Resolved::Funcs(set.len())
         };
-        (r, named)
+        (r, set)
     }
 
     /// Indexes into the table of every function a list or glob can match,
@@ -1190,6 +1175,43 @@ fn log_lines_for(def: &ProbeDef, line: &[u8], f: &Failure, func: &[u8]) -> Vec<L
             }
         })
         .collect()
+}
+
+/// The target's function table as [`funcres::resolve`] reads it.
+struct TargetTable<'t, 'k>(&'t Target<'k>);
+
+impl FuncTable for TargetTable<'_, '_> {
+    fn named(
+        &mut self,
+        name: &[u8],
+        module: Option<&[u8]>,
+        each: &mut dyn FnMut(FuncEntry<'_>) -> bool,
+    ) -> Result<(), i32> {
+        for i in self.0.named_idx(name) {
+            let e = self.0.entry(i);
+            if module.is_none_or(|m| e.module == Some(m)) && !each(e) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn candidates(
+        &mut self,
+        spec: &Spec<'_>,
+        each: &mut dyn FnMut(FuncEntry<'_>) -> bool,
+    ) -> Result<(), i32> {
+        for i in self.0.set_candidates(spec) {
+            if !each(self.0.entry(i)) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn module_present(&mut self, m: &[u8]) -> bool {
+        self.0.module_loaded(m)
+    }
 }
 
 #[cfg(test)]

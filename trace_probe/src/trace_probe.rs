@@ -9,6 +9,7 @@ pub mod dump;
 pub use self::desc::*;
 
 pub mod fetch;
+pub mod funcres;
 pub mod funcspec;
 pub mod interp;
 pub mod render;
