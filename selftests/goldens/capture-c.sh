@@ -6,8 +6,9 @@
 #   capture-c.sh [-k fast|debug] [-T c|rfprobe] [-m MODULE.ko] [-o OUT] [DEFINITIONS]
 #
 # Defaults: -k fast, -T c, DEFINITIONS = selftests/goldens/definitions.txt,
-# OUT = trace_probe/tests/golden/c-6.12.txt (for -T rfprobe:
-# build/goldens/rfprobe-6.12.txt, so the two can be diffed).
+# OUT = trace_probe/tests/golden/c-$KVER.txt (for -T rfprobe:
+# build/goldens/rfprobe-$KVER.txt, so the two can be diffed); KVER (6.12 or
+# 7.3, default 6.12) picks the kernel series, as for run-vm.sh.
 # The input and output formats are described in selftests/goldens/README.md
 # and at the top of the generated file. Needs the module built (make), as
 # run-vm.sh always loads it (-m: another build of it, passed to run-vm.sh).
@@ -29,8 +30,8 @@ shift $((OPTIND - 1))
 defs=${1:-$here/definitions.txt}
 [ -f "$defs" ] || { echo "capture-c.sh: no definitions file $defs" >&2; exit 1; }
 case $target in
-c) : "${out:=$top/trace_probe/tests/golden/c-6.12.txt}" ;;
-rfprobe) : "${out:=$top/build/goldens/rfprobe-6.12.txt}" ;;
+c) : "${out:=$top/trace_probe/tests/golden/c-${KVER:-6.12}.txt}" ;;
+rfprobe) : "${out:=$top/build/goldens/rfprobe-${KVER:-6.12}.txt}" ;;
 *) echo "capture-c.sh: -T c or -T rfprobe" >&2; exit 2 ;;
 esac
 
@@ -41,7 +42,7 @@ esac
 guest_script=$(cat <<'GUEST'
 T=/sys/kernel/tracing
 if [ "$TARGET" = rfprobe ]; then
-	DE=/sys/kernel/debug/rfprobe/dynamic_events EL=/sys/kernel/debug/rfprobe/error_log
+	DE=/proc/rfprobe/dynamic_events EL=/proc/rfprobe/error_log
 else
 	DE=$T/dynamic_events EL=$T/error_log
 fi
@@ -147,15 +148,15 @@ want=$(grep -a '^RFPROBE-GOLDEN-BEGIN' "$console" | awk '{print $2}')
 got=$(md5sum <"$raw" | cut -d' ' -f1)
 [ "$want" = "$got" ] || { echo "capture-c.sh: checksum mismatch ($want vs $got): console corrupted" >&2; exit 1; }
 
-kver=$(make -s -C "${KSRC:-$HOME/.cache/rfprobe/src/linux-source-6.12}" kernelversion 2>/dev/null || echo 6.12)
+kver=$(make -s -C "${KSRC:-$HOME/.cache/rfprobe/src/linux-source-${KVER:-6.12}}" kernelversion 2>/dev/null || echo "${KVER:-6.12}")
 impl="in-kernel C implementation (tracefs dynamic_events)" regen=
-[ "$target" = c ] || { impl="rfprobe module (debugfs rfprobe/dynamic_events)"; regen="-T $target"; }
+[ "$target" = c ] || { impl="rfprobe module (/proc/rfprobe/dynamic_events)"; regen="-T $target"; }
 mkdir -p "$(dirname "$out")"
 {
 	cat <<EOF
 # Goldens captured from the running $impl, Linux $kver ($variant test kernel, x86_64).
 # GENERATED FILE, do not edit: regenerate with
-#   make && selftests/goldens/capture-c.sh $regen  (input: selftests/goldens/definitions.txt)
+#   make && ${KVER:+KVER=$KVER }selftests/goldens/capture-c.sh $regen  (input: selftests/goldens/definitions.txt)
 # Format (see selftests/goldens/README.md): one record per line, "TAG payload",
 # the payload being everything after the first space, verbatim (tabs included).
 #   case N line L      starts case N (L = line of the definitions file)

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Differential test against the **real** in-kernel C implementation.
 //!
-//! `trace_probe/tests/golden/c-6.12.txt` was captured by `selftests/goldens/capture-c.sh`
-//! from the running 6.12 test kernel (format: the top of that file and
-//! `selftests/goldens/README.md`). For every case this test runs the same
+//! `trace_probe/tests/golden/c-6.12.txt` and `c-7.3.txt` were captured by
+//! `selftests/goldens/capture-c.sh` from the running 6.12 and 7.3 test
+//! kernels (format: the top of those files and `selftests/goldens/README.md`).
+//! Each series is compared with its own C, on its own BTF (what rfprobe
+//! decides by kernel facts follows the BTF, as the module's does). For every case this test runs the same
 //! commands, in order, through the `rfprobe check` session (the module's
 //! parser and registration-time checks, in the module's order, see
 //! `rfprobe_tool::offline`) and compares:
@@ -14,11 +16,11 @@
 //! * the events named by the listing and their `format` file (fields and
 //!   `print fmt`).
 //!
-//! BTF: the 6.12 test kernel's `vmlinux.btf` (`RFPROBE_TEST_BTF_VMLINUX`;
-//! without it the test prints `SKIP:` and passes) and, for the cases run
-//! while `trace-events-sample.ko` is loaded, the module's split BTF
-//! (`RFPROBE_TEST_BTF_MODULE`, default: `trace-events-sample.btf` next to
-//! `vmlinux.btf`).
+//! BTF: the test kernel's `vmlinux.btf` (`RFPROBE_TEST_BTF_VMLINUX` for
+//! 6.12, `RFPROBE_TEST_BTF_VMLINUX_73` for 7.3; without it the test prints
+//! `SKIP:` and passes) and, for the cases run while `trace-events-sample.ko`
+//! is loaded, the module's split BTF (`trace-events-sample.btf` next to
+//! `vmlinux.btf`; for 6.12 `RFPROBE_TEST_BTF_MODULE` may name another).
 //!
 //! What the host cannot know is modelled by `rfprobe_tool::offline`
 //! (BTF `FUNC`s as attachable functions, BTF `FUNC`/`VAR` and
@@ -36,6 +38,8 @@ use rfprobe_tool::offline::{errno_name, Facts, Session, Target};
 
 /// The capture from the C implementation (shared with trace_probe's tests).
 const GOLDEN: &str = include_str!("../../trace_probe/tests/golden/c-6.12.txt");
+/// The capture from 7.3's C implementation.
+const GOLDEN_73: &str = include_str!("../../trace_probe/tests/golden/c-7.3.txt");
 
 /// Ordinary trace events (group, event) a definition may collide with.
 const C_EVENTS: &[(&str, &str)] = &[("sched", "sched_switch"), ("sched", "sched_wakeup")];
@@ -80,7 +84,7 @@ struct CCase {
 }
 
 fn die<T>(ln: usize, l: &str) -> T {
-    panic!("c-6.12.txt line {}: unexpected {l:?}", ln + 1)
+    panic!("golden line {}: unexpected {l:?}", ln + 1)
 }
 
 fn parse_golden(text: &str) -> Vec<CCase> {
@@ -192,12 +196,42 @@ fn parse_golden(text: &str) -> Vec<CCase> {
 // ---------------------------------------------------------------------------
 // Environment and mock kernel.
 
+/// A kernel series the goldens were captured on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Series {
+    V612,
+    V73,
+}
+
+impl Series {
+    fn name(self) -> &'static str {
+        match self {
+            Series::V612 => "6.12",
+            Series::V73 => "7.3",
+        }
+    }
+    /// The variable naming the series' `vmlinux.btf`.
+    fn btf_var(self) -> &'static str {
+        match self {
+            Series::V612 => "RFPROBE_TEST_BTF_VMLINUX",
+            Series::V73 => "RFPROBE_TEST_BTF_VMLINUX_73",
+        }
+    }
+    fn golden(self) -> &'static str {
+        match self {
+            Series::V612 => GOLDEN,
+            Series::V73 => GOLDEN_73,
+        }
+    }
+}
+
 /// The test kernel's BTF files: vmlinux and, if present, the
-/// `trace-events-sample` module (`RFPROBE_TEST_BTF_MODULE`, default: next
-/// to vmlinux).
-fn btf_files() -> Option<(PathBuf, Option<PathBuf>)> {
-    let v = PathBuf::from(std::env::var_os("RFPROBE_TEST_BTF_VMLINUX")?);
+/// `trace-events-sample` module (next to vmlinux; for 6.12
+/// `RFPROBE_TEST_BTF_MODULE` may name another).
+fn btf_files(series: Series) -> Option<(PathBuf, Option<PathBuf>)> {
+    let v = PathBuf::from(std::env::var_os(series.btf_var())?);
     let m = std::env::var_os("RFPROBE_TEST_BTF_MODULE")
+        .filter(|_| series == Series::V612)
         .map(PathBuf::from)
         .unwrap_or_else(|| v.with_file_name("trace-events-sample.btf"));
     let m = m.exists().then_some(m);
@@ -221,9 +255,18 @@ struct Kernels {
 }
 
 fn kernels() -> Option<&'static Kernels> {
-    static K: OnceLock<Option<Kernels>> = OnceLock::new();
-    K.get_or_init(|| {
-        let (v, m) = btf_files()?;
+    series_kernels(Series::V612)
+}
+
+fn series_kernels(series: Series) -> Option<&'static Kernels> {
+    static K612: OnceLock<Option<Kernels>> = OnceLock::new();
+    static K73: OnceLock<Option<Kernels>> = OnceLock::new();
+    let cell = match series {
+        Series::V612 => &K612,
+        Series::V73 => &K73,
+    };
+    cell.get_or_init(|| {
+        let (v, m) = btf_files(series)?;
         let load = |mods: &[PathBuf]| -> &'static KernelBtf {
             Box::leak(Box::new(
                 KernelBtf::from_files(&v, mods).unwrap_or_else(|e| panic!("{e}")),
@@ -351,22 +394,30 @@ fn visible(line: &str) {
 
 #[test]
 fn c_goldens_6_12() {
-    if std::env::var_os("RFPROBE_TEST_BTF_VMLINUX").is_none() {
-        visible(
-            "SKIP: c_goldens_6_12: set RFPROBE_TEST_BTF_VMLINUX to the 6.12 test kernel's \
-             vmlinux.btf (make check does)",
-        );
+    c_goldens(Series::V612);
+}
+
+#[test]
+fn c_goldens_7_3() {
+    c_goldens(Series::V73);
+}
+
+/// Every case of the series' golden, through `rfprobe check` on the
+/// series' BTF.
+fn c_goldens(series: Series) {
+    let v = series.name();
+    if std::env::var_os(series.btf_var()).is_none() {
+        visible(&format!(
+            "SKIP: c_goldens {v}: set {} to the {v} test kernel's vmlinux.btf (make check does)",
+            series.btf_var()
+        ));
         return;
     }
-    let Some(k) = kernels() else {
+    let Some(k) = series_kernels(series) else {
         return;
     };
-    let cases = parse_golden(GOLDEN);
-    assert!(
-        cases.len() >= 100,
-        "only {} cases in c-6.12.txt",
-        cases.len()
-    );
+    let cases = parse_golden(series.golden());
+    assert!(cases.len() >= 100, "only {} cases in c-{v}.txt", cases.len());
 
     let (mut compared, mut matched) = (0usize, 0usize);
     let mut skipped: Vec<String> = Vec::new();
@@ -421,7 +472,7 @@ fn c_goldens_6_12() {
         }
     }
     visible(&format!(
-        "c_goldens: {} cases of c-6.12.txt: {compared} compared, {matched} matched, {} skipped, \
+        "c_goldens: {} cases of c-{v}.txt: {compared} compared, {matched} matched, {} skipped, \
          {} accepted as rfprobe extensions (C rejects them)",
         cases.len(),
         skipped.len(),
