@@ -11,13 +11,17 @@ frags=$(variant_fragments "$variant")
 out=$(variant_dir "$variant")
 link=$(variant_link "$variant")
 
+mkdir -p "$out"
+# One build of a tree at a time (make check's lanes may ask for the same
+# kernel): a second caller waits, then finds it built.
+exec 9>"$out.lock"
+flock 9
 if [ -f "$out/.rfprobe-built" ]; then
 	ln -sfn "$out" "$link"
 	echo "$out"
 	exit 0
 fi
 
-mkdir -p "$out"
 log=$out/build.log
 info "building $variant $KVER kernel in $out (log: $log)"
 read -r -a kflags <<< "$(variant_kmake_flags "$variant")"

@@ -5,7 +5,14 @@
 # kernel, the ported and upstream tests against each kernel's C, the
 # runner's own failure tests and the install paths. The 7.3 debug kernel's
 # suite and stress: make check-debug-7.3.
-# Prints each stage's summary and a final "N passed, N failed" line.
+#
+# Two lanes run side by side, as a test VM keeps about one of the 2 cores
+# busy: the 6.12 lane (its kernels, the host tests, its suites, the runner's
+# failure tests, the bench smoke run, debug and stress) and the 7.3 lane
+# (its kernel, the host tests on its BTF, its suites, then the user kernel
+# and the install paths). Each stage writes build/check/<stage>.log; a
+# lane's output is printed when it ends, then the summary of both, with a
+# final "N passed, N failed" line.
 set -uo pipefail
 . "$(dirname "$0")/lib/common.sh"
 cd "$RFPROBE_TOP"
@@ -16,6 +23,12 @@ start=$(date +%s)
 total_pass=0 total_fail=0 total_skip=0 failures=()
 
 stage() { echo; echo "=== $* ($(($(date +%s) - start)) s)"; }
+# What a lane's stages gave, tallied at the end (a lane is a subshell):
+#   count NAME LOG RC | expect NAME LOG RC PATTERN | rc NAME LOG RC
+record() { # lane kind name log rc [pattern]
+	local lane=$1; shift
+	(IFS=$'\t'; echo "$*") >>"build/check/results-$lane"
+}
 # The build directory of a variant of series KVER (common.sh's paths and
 # tools are the series').
 series_variant_dir() { # KVER variant
@@ -54,115 +67,150 @@ expect_fail() { # name log rc pattern
 stage "set-up (6.12 and 7.3)"
 selftests/setup.sh || die "set-up failed"
 KVER=7.3 selftests/setup.sh || die "set-up (7.3) failed"
+rm -f build/check/results-*
 
-stage "test kernel: fast"
-selftests/build-kernel.sh fast || die "fast kernel build failed"
+# The tool the VM suites copy into the guest (tool.tc, verdicts.tc), built
+# whatever the host tests say.
+build_tool() { cargo build --release --quiet -p rfprobe-tool; }
 
-stage "test kernel: debug (background) + host tests + module + VM suite on fast"
-selftests/build-kernel.sh debug >build/check/kernel-debug.out 2>&1 &
-kdebug=$!
-# Host tests after the fast kernel: its BTF blobs are part of them.
-selftests/host-test.sh 2>&1 | tee build/check/host.log
-count "host tests" build/check/host.log "${PIPESTATUS[0]}"
-kdir=$(variant_dir fast)
-selftests/build-module.sh "$kdir" build/fast >/dev/null || die "module build (fast) failed"
-selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko 2>&1 | tee build/check/vm-fast.log
-count "VM suite (fast)" build/check/vm-fast.log "${PIPESTATUS[0]}"
+lane_612() {
+	stage "6.12: test kernel: fast"
+	selftests/build-kernel.sh fast || die "fast kernel build failed"
 
-stage "ported upstream tests against the C implementation (their expectations are C's)"
-selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko -e RFPROBE_TEST_TARGET=c selftests/test.d/dynevent \
-	2>&1 | tee build/check/vm-c-target.log
-count "ported tests against C (fast)" build/check/vm-c-target.log "${PIPESTATUS[0]}"
+	stage "6.12: test kernel: debug (background) + host tests + module + VM suite on fast"
+	selftests/build-kernel.sh debug >build/check/kernel-debug.out 2>&1 &
+	local kdebug=$! kdir rc
+	# Host tests after the fast kernel: its BTF blobs are part of them.
+	selftests/host-test.sh 2>&1 | tee build/check/host.log
+	record 612 count "host tests" build/check/host.log "${PIPESTATUS[0]}"
+	build_tool || die "the rfprobe tool does not build"
+	kdir=$(variant_dir fast)
+	selftests/build-module.sh "$kdir" build/fast >/dev/null || die "module build (fast) failed"
+	selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko 2>&1 | tee build/check/vm-fast.log
+	record 612 count "VM suite (fast)" build/check/vm-fast.log "${PIPESTATUS[0]}"
 
-stage "upstream's own ftrace selftests, unmodified, against C and rfprobe (selftests/upstream/expected-6.12.txt)"
-selftests/upstream/run.sh -k fast -m build/fast/rfprobe.ko 2>&1 | tee build/check/vm-upstream.log
-count "upstream ftracetest (fast)" build/check/vm-upstream.log "${PIPESTATUS[0]}"
+	stage "6.12: ported upstream tests against the C implementation (their expectations are C's)"
+	selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko -e RFPROBE_TEST_TARGET=c selftests/test.d/dynevent \
+		2>&1 | tee build/check/vm-c-target.log
+	record 612 count "ported tests against C (fast)" build/check/vm-c-target.log "${PIPESTATUS[0]}"
 
-stage "runner self-tests (each run must fail)"
-selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko selftests/runner-tests/deliberate_fail.tc \
-	selftests/runner-tests/deliberate_skip.tc >build/check/runner-fail.log 2>&1
-rc=$?
-expect_fail "failing .tc" build/check/runner-fail.log $rc '[0-9]+ passed, 2 failed'
-expect_fail "skip not on the allowlist" build/check/runner-fail.log $rc \
-	'must count as FAILED.*\[UNSUPPORTED\] \[FAIL: a skip not on selftests/skip-allowlist\]'
-selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko -p selftest_warn=1 selftests/test.d/harness/module_files.tc \
-	>build/check/runner-warn.log 2>&1
-expect_fail "WARN at module load" build/check/runner-warn.log $? 'WARNING:.*rfprobe'
+	stage "6.12: upstream's own ftrace selftests, unmodified, against C and rfprobe (selftests/upstream/expected-6.12.txt)"
+	selftests/upstream/run.sh -k fast -m build/fast/rfprobe.ko 2>&1 | tee build/check/vm-upstream.log
+	record 612 count "upstream ftracetest (fast)" build/check/vm-upstream.log "${PIPESTATUS[0]}"
 
-stage "benchmark smoke run (the machinery works; ratios are not judged here)"
-selftests/bench/run.sh --smoke 2>&1 | tee build/check/bench-smoke.log
-if [ "${PIPESTATUS[0]}" = 0 ]; then
-	echo "[ok] benchmark smoke run"; total_pass=$((total_pass + 1))
-else
-	echo "[FAIL] benchmark smoke run"; total_fail=$((total_fail + 1)); failures+=("benchmark smoke run")
-fi
+	stage "6.12: runner self-tests (each run must fail)"
+	selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko selftests/runner-tests/deliberate_fail.tc \
+		selftests/runner-tests/deliberate_skip.tc >build/check/runner-fail.log 2>&1
+	rc=$?
+	record 612 expect "failing .tc" build/check/runner-fail.log $rc '[0-9]+ passed, 2 failed'
+	record 612 expect "skip not on the allowlist" build/check/runner-fail.log $rc \
+		'must count as FAILED.*\[UNSUPPORTED\] \[FAIL: a skip not on selftests/skip-allowlist\]'
+	selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko -p selftest_warn=1 selftests/test.d/harness/module_files.tc \
+		>build/check/runner-warn.log 2>&1
+	record 612 expect "WARN at module load" build/check/runner-warn.log $? 'WARNING:.*rfprobe'
 
-stage "module + VM suite on debug (KASAN, lockdep, kmemleak)"
-wait $kdebug || { cat build/check/kernel-debug.out; die "debug kernel build failed"; }
-cat build/check/kernel-debug.out
-kdir=$(variant_dir debug)
-selftests/build-module.sh "$kdir" build/debug >/dev/null || die "module build (debug) failed"
-# The 7.3 fast kernel builds meanwhile.
-KVER=7.3 selftests/build-kernel.sh fast >build/check/kernel-fast-7.3.out 2>&1 &
-kfast73=$!
-selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko 2>&1 | tee build/check/vm-debug.log
-count "VM suite (debug)" build/check/vm-debug.log "${PIPESTATUS[0]}"
+	stage "6.12: benchmark smoke run (the machinery works; ratios are not judged here)"
+	selftests/bench/run.sh --smoke 2>&1 | tee build/check/bench-smoke.log
+	record 612 rc "benchmark smoke run" build/check/bench-smoke.log "${PIPESTATUS[0]}"
 
-# kCFI is on in the debug kernel (not permissive): a wrong-typed indirect
-# call must fail the run as the splat it is.
-selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko -p selftest_cfi=1 -c true \
-	>build/check/runner-cfi.log 2>&1
-expect_fail "kCFI failure at module load (debug)" build/check/runner-cfi.log $? 'CFI failure at .*rfprobe'
+	stage "6.12: module + VM suite on debug (KASAN, lockdep, kmemleak)"
+	wait $kdebug || { cat build/check/kernel-debug.out; die "debug kernel build failed"; }
+	cat build/check/kernel-debug.out
+	kdir=$(variant_dir debug)
+	selftests/build-module.sh "$kdir" build/debug >/dev/null || die "module build (debug) failed"
+	selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko 2>&1 | tee build/check/vm-debug.log
+	record 612 count "VM suite (debug)" build/check/vm-debug.log "${PIPESTATUS[0]}"
 
-# The tests of selftests/stress/ that fit make check's time on 2 cores;
-# churn and livefuzz take longer under TCG and are run by hand:
-# selftests/run-vm.sh -k debug -t 3000 selftests/stress
-stage "stress suite on debug (references, module tracepoints, nesting, faults, watchpoint triggers)"
-selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko -t 2400 \
-	selftests/stress/refs.tc selftests/stress/module_tp.tc selftests/stress/module_funcs.tc \
-	selftests/stress/nesting.tc selftests/stress/rmmod_race.tc \
-	selftests/stress/faults.tc selftests/stress/watch_triggers.tc 2>&1 |
-	tee build/check/vm-stress.log
-count "stress suite (debug)" build/check/vm-stress.log "${PIPESTATUS[0]}"
+	# kCFI is on in the debug kernel (not permissive): a wrong-typed
+	# indirect call must fail the run as the splat it is.
+	selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko -p selftest_cfi=1 -c true \
+		>build/check/runner-cfi.log 2>&1
+	record 612 expect "kCFI failure at module load (debug)" build/check/runner-cfi.log $? 'CFI failure at .*rfprobe'
+
+	# The tests of selftests/stress/ that fit make check's time on 2 cores;
+	# churn and livefuzz take longer under TCG and are run by hand:
+	# selftests/run-vm.sh -k debug -t 3000 selftests/stress
+	stage "6.12: stress suite on debug (references, module tracepoints, nesting, faults, watchpoint triggers)"
+	selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko -t 2400 \
+		selftests/stress/refs.tc selftests/stress/module_tp.tc selftests/stress/module_funcs.tc \
+		selftests/stress/nesting.tc selftests/stress/rmmod_race.tc \
+		selftests/stress/faults.tc selftests/stress/watch_triggers.tc 2>&1 |
+		tee build/check/vm-stress.log
+	record 612 count "stress suite (debug)" build/check/vm-stress.log "${PIPESTATUS[0]}"
+}
 
 # 7.3: the same suites against 7.3's own C (selftests/lib/common.sh KVER).
-stage "7.3: module + VM suite on fast, ported tests against 7.3's C, upstream 7.3's ftracetest"
-wait $kfast73 || { cat build/check/kernel-fast-7.3.out; die "fast 7.3 kernel build failed"; }
-cat build/check/kernel-fast-7.3.out
-# The "user" kernel (configured unlike the test kernels) builds meanwhile.
-selftests/build-kernel.sh user >build/check/kernel-user.out 2>&1 &
-kuser=$!
-kdir=$(series_variant_dir 7.3 fast)
-# The host tests that read the 7.3 kernel's BTF (facts, layouts, the ported
-# syntax-error tests through rfprobe check), now that it is built.
-RFPROBE_TEST_BTF_VMLINUX=$(variant_dir fast)/vmlinux.btf RFPROBE_TEST_BTF_VMLINUX_73=$kdir/vmlinux.btf \
-	cargo test --quiet -p trace_probe -p rfprobe-tool --test facts --test core_layout --test selftest_errors \
-	>build/check/host-7.3.log 2>&1
-rc=$?
-grep -E '^(test result:|SKIP|     Running|---- )' build/check/host-7.3.log
-echo "host tests on 7.3's BTF: $(grep -Eo '[0-9]+ passed' build/check/host-7.3.log | awk '{s += $1} END {print s + 0}') passed," \
-	"$(grep -Eo '[0-9]+ failed' build/check/host-7.3.log | awk '{s += $1} END {print s + 0}') failed" | tee -a build/check/host-7.3.log
-count "host tests on 7.3's BTF" build/check/host-7.3.log $rc
-KVER=7.3 selftests/build-module.sh "$kdir" build/fast-7.3 >/dev/null || die "module build (fast 7.3) failed"
-KVER=7.3 selftests/run-vm.sh -k fast -m build/fast-7.3/rfprobe.ko 2>&1 | tee build/check/vm-fast-7.3.log
-count "VM suite (fast 7.3)" build/check/vm-fast-7.3.log "${PIPESTATUS[0]}"
-KVER=7.3 selftests/run-vm.sh -k fast -m build/fast-7.3/rfprobe.ko -e RFPROBE_TEST_TARGET=c \
-	selftests/test.d/dynevent 2>&1 | tee build/check/vm-c-target-7.3.log
-count "ported tests against C (fast 7.3)" build/check/vm-c-target-7.3.log "${PIPESTATUS[0]}"
-KVER=7.3 selftests/upstream/run.sh -k fast -m build/fast-7.3/rfprobe.ko 2>&1 | tee build/check/vm-upstream-7.3.log
-count "upstream ftracetest (fast 7.3)" build/check/vm-upstream-7.3.log "${PIPESTATUS[0]}"
+lane_73() {
+	stage "7.3: test kernel: fast"
+	KVER=7.3 selftests/build-kernel.sh fast || die "fast 7.3 kernel build failed"
+	local kdir rc
+	kdir=$(series_variant_dir 7.3 fast)
 
-# The 7.3 debug kernel's suite and stress run by "make check-debug-7.3"
-# (selftests/check-debug.sh 7.3): together they do not fit make check's time
-# on 2 cores beside 6.12's.
-stage "install paths: make install, DKMS, a user's build on another kernel configuration"
-# The user kernel's background build must be finished (only this shell can
-# wait for it; install-test.sh would otherwise start a second build).
-wait $kuser || cat build/check/kernel-user.out
-selftests/install-test.sh 2>&1 | tee build/check/install.log
-count "install paths" build/check/install.log "${PIPESTATUS[0]}"
+	stage "7.3: host tests on its BTF, module + VM suite on fast, ported tests against 7.3's C, upstream 7.3's ftracetest"
+	# The host tests that read the 7.3 kernel's BTF: facts, layouts, the
+	# ported syntax-error tests through rfprobe check, 7.3's C goldens.
+	RFPROBE_TEST_BTF_VMLINUX_73=$kdir/vmlinux.btf \
+		cargo test --quiet -p trace_probe -p rfprobe-tool --test facts --test core_layout \
+		--test selftest_errors --test c_goldens >build/check/host-7.3.log 2>&1
+	rc=$?
+	grep -E '^(test result:|SKIP|c_goldens|     Running|---- )' build/check/host-7.3.log | grep -v "SKIP.*RFPROBE_TEST_BTF_VMLINUX "
+	echo "host tests on 7.3's BTF: $(grep -Eo '[0-9]+ passed' build/check/host-7.3.log | awk '{s += $1} END {print s + 0}') passed," \
+		"$(grep -Eo '[0-9]+ failed' build/check/host-7.3.log | awk '{s += $1} END {print s + 0}') failed" | tee -a build/check/host-7.3.log
+	record 73 count "host tests on 7.3's BTF" build/check/host-7.3.log $rc
+	build_tool || die "the rfprobe tool does not build"
+	KVER=7.3 selftests/build-module.sh "$kdir" build/fast-7.3 >/dev/null || die "module build (fast 7.3) failed"
+	KVER=7.3 selftests/run-vm.sh -k fast -m build/fast-7.3/rfprobe.ko 2>&1 | tee build/check/vm-fast-7.3.log
+	record 73 count "VM suite (fast 7.3)" build/check/vm-fast-7.3.log "${PIPESTATUS[0]}"
+	KVER=7.3 selftests/run-vm.sh -k fast -m build/fast-7.3/rfprobe.ko -e RFPROBE_TEST_TARGET=c \
+		selftests/test.d/dynevent 2>&1 | tee build/check/vm-c-target-7.3.log
+	record 73 count "ported tests against C (fast 7.3)" build/check/vm-c-target-7.3.log "${PIPESTATUS[0]}"
+	KVER=7.3 selftests/upstream/run.sh -k fast -m build/fast-7.3/rfprobe.ko 2>&1 | tee build/check/vm-upstream-7.3.log
+	record 73 count "upstream ftracetest (fast 7.3)" build/check/vm-upstream-7.3.log "${PIPESTATUS[0]}"
+
+	# The 7.3 debug kernel's suite and stress run by "make check-debug-7.3"
+	# (selftests/check-debug.sh 7.3): with them make check would not fit its
+	# time on 2 cores.
+	stage "install paths: make install, DKMS, a user's build on another kernel configuration"
+	selftests/build-kernel.sh user >build/check/kernel-user.out 2>&1 || cat build/check/kernel-user.out
+	selftests/install-test.sh 2>&1 | tee build/check/install.log
+	record 73 count "install paths" build/check/install.log "${PIPESTATUS[0]}"
+}
+
+lane_612 >build/check/lane-6.12.out 2>&1 &
+l612=$!
+lane_73 >build/check/lane-7.3.out 2>&1 &
+l73=$!
+wait $l612; rc612=$?
+echo; echo "######## the 6.12 lane (build/check/lane-6.12.out)"; cat build/check/lane-6.12.out
+wait $l73; rc73=$?
+echo; echo "######## the 7.3 lane (build/check/lane-7.3.out)"; cat build/check/lane-7.3.out
 
 stage "summary"
+for lane in 612 73; do
+	[ -f "build/check/results-$lane" ] || continue
+	while IFS=$'\t' read -r kind name log rc pat; do
+		case $kind in
+		count) count "$name" "$log" "$rc" ;;
+		expect) expect_fail "$name" "$log" "$rc" "$pat" ;;
+		rc)
+			if [ "$rc" = 0 ]; then
+				echo "[ok] $name"; total_pass=$((total_pass + 1))
+			else
+				echo "[FAIL] $name"; total_fail=$((total_fail + 1)); failures+=("$name")
+			fi
+			;;
+		esac
+	done <"build/check/results-$lane"
+done
+# A lane that stopped (a kernel or module that did not build) ran none of
+# its later stages: that is a failure of its own.
+for l in "6.12 $rc612" "7.3 $rc73"; do
+	set -- $l
+	if [ "$2" != 0 ]; then
+		total_fail=$((total_fail + 1))
+		failures+=("the $1 lane stopped (exit $2): $(grep -a 'rfprobe: error:' "build/check/lane-$1.out" | tail -1)")
+	fi
+done
 echo "wall time: $(($(date +%s) - start)) s"
 for f in "${failures[@]}"; do echo "FAILED: $f"; done
 summary="make check: $total_pass passed, $total_fail failed"

@@ -16,7 +16,7 @@ use crate::sync::OnceBox;
 use crate::trace_probe::btf_adapter::DefBtf;
 use crate::trace_probe::bytes::ByteWrite;
 use crate::trace_probe::dump::write_fetch_dump;
-use crate::trace_probe::errors::ENODEV;
+use crate::trace_probe::errors::{not_probe_failure, ENODEV};
 use crate::trace_probe::fetch;
 use crate::trace_probe::funcspec::{func_part, Spec};
 use crate::trace_probe::parse::event_exists_failure;
@@ -54,6 +54,16 @@ pub(crate) struct ErrorLog(KVec<LogRec>);
 impl ErrorLog {
     fn add(&mut self, def: &ProbeDef, line: &[u8], f: &Failure) {
         self.add_for(def, line, f, None, b"");
+    }
+
+    /// Logs `f` of a command that is not a definition, as written.
+    fn add_raw(&mut self, command: &[u8], f: &Failure) {
+        for e in f.iter() {
+            let mut cmd = KVec::new();
+            if cmd.extend_from_slice(command, GFP_KERNEL).is_ok() {
+                self.push(e, cmd, KVec::new());
+            }
+        }
     }
 
     /// Logs `f`, whose entries may name function `name` of `module`.
@@ -322,7 +332,11 @@ impl Rfprobe {
         match classify(line) {
             Command::Empty => Ok(()),
             Command::BadRemove(e) => Err(e),
-            Command::NotProbe => Err(code::EINVAL.to_errno()),
+            Command::NotProbe => {
+                let f = not_probe_failure(self.kernel_facts());
+                inner.errlog.add_raw(crate::trace_probe::cmdline::trim(line), &f);
+                Err(f.errno)
+            }
             Command::Remove(spec) => self.remove(inner, &spec).map_err(|e| e.to_errno()),
             Command::Define => self.define(inner, line),
         }
@@ -339,6 +353,12 @@ impl Rfprobe {
             crate::ring::direct_init(&b);
             Ok(b)
         })
+    }
+
+    /// The running kernel's facts ([`crate::env::kernel_facts`]).
+    fn kernel_facts(&self) -> KernelFacts {
+        let view = self.vmlinux.get().and_then(|v| v.view().ok());
+        crate::env::kernel_facts(view.as_ref())
     }
 
     /// A definition: decided by [`plan::decide`] (the same decision
@@ -415,7 +435,7 @@ impl Rfprobe {
                 if e == code::EEXIST {
                     let f = event_exists_failure(def, line);
                     errlog.add(def, line, &f);
-                    f.errno
+                    self.kernel_facts().registration_errno(f.errno)
                 } else {
                     e.to_errno()
                 }
@@ -1074,8 +1094,7 @@ impl plan::Kernel for KernelView<'_> {
     }
 
     fn facts(&self) -> KernelFacts {
-        let view = self.rf.vmlinux.get().and_then(|v| v.view().ok());
-        crate::env::kernel_facts(view.as_ref())
+        self.rf.kernel_facts()
     }
 
     fn tracepoint_module(&mut self, name: &[u8]) -> Option<ModName> {

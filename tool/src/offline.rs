@@ -21,7 +21,7 @@ use std::collections::{HashMap, HashSet};
 use trace_probe::btf_adapter::DefBtf;
 use trace_probe::bytes::ByteBuf;
 use trace_probe::cmdline::{classify, split_commands, Command};
-use trace_probe::errors::{ErrCode, Failure};
+use trace_probe::errors::{not_probe_failure, ErrCode, Failure};
 use trace_probe::facts::KernelFacts;
 use trace_probe::fetch::{compile_entry, probe_insn_count, CompileError, Compiler, Insn};
 use trace_probe::funcres::{self, FuncEntry, FuncTable};
@@ -900,10 +900,15 @@ impl<'t, 'k> Session<'t, 'k> {
     }
 
     fn run(&mut self, line: &[u8], out: &mut Outcome) -> Result<(), i32> {
-        use trace_probe::errors::{EINVAL, ENOENT};
+        use trace_probe::errors::ENOENT;
         match classify(line) {
             Command::Empty => Ok(()),
-            Command::NotProbe => Err(-EINVAL),
+            Command::NotProbe => {
+                let f = not_probe_failure(self.target.kernel_facts);
+                let cmd = String::from_utf8_lossy(trace_probe::cmdline::trim(line)).into_owned();
+                out.logs.extend(log_lines_of(cmd, &f, b""));
+                Err(f.errno)
+            }
             Command::BadRemove(e) => Err(e),
             Command::Remove(spec) => {
                 let before = self.defs.len() + self.waiting.len();
@@ -1156,7 +1161,15 @@ fn log_lines(def: &ProbeDef, line: &[u8], f: &Failure) -> Vec<LogLine> {
 fn log_lines_for(def: &ProbeDef, line: &[u8], f: &Failure, func: &[u8]) -> Vec<LogLine> {
     let mut cmd = ByteBuf::<8192>::new();
     let _ = def.write_log_command(line, &mut cmd);
-    let cmd = String::from_utf8_lossy(cmd.as_bytes()).into_owned();
+    log_lines_of(
+        String::from_utf8_lossy(cmd.as_bytes()).into_owned(),
+        f,
+        func,
+    )
+}
+
+/// The entries of `f`, logged with command `cmd`.
+fn log_lines_of(cmd: String, f: &Failure, func: &[u8]) -> Vec<LogLine> {
     f.iter()
         .map(|e| {
             let mut m = ByteBuf::<512>::new();
@@ -1165,7 +1178,7 @@ fn log_lines_for(def: &ProbeDef, line: &[u8], f: &Failure, func: &[u8]) -> Vec<L
                 code: e.code,
                 msg: format!(
                     "{}: error: {}",
-                    trace_probe::errors::subsystem(cmd.as_bytes()),
+                    e.subsystem(cmd.as_bytes()),
                     String::from_utf8_lossy(m.as_bytes())
                 ),
                 cmd: cmd.clone(),

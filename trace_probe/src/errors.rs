@@ -211,6 +211,10 @@ errors! {
     WprobeFixed, WPROBE_FIXED_ADDR, "This watchpoint has a fixed address (define it at @0 to arm it by trigger)";
     BadTrigger, BAD_TRIGGER, "Expected [!]set_wprobe:WPROBE:FIELD[+OFFS] or [!]clear_wprobe:WPROBE[:FIELD[+OFFS]]";
     NoTriggerEvent, NO_TRIGGER_EVENT, "No such rfprobe event (GRP/EVENT)";
+    // dynevent's own (not a trace_probe code): a line no dynamic event type
+    // takes, logged where C's dynamic_events logs it
+    // ([`KernelFacts::c_register_on_enable`], [`not_probe_failure`]).
+    NoEventType, NO_EVENT_TYPE, "No matching dynamic event type";
 }
 
 impl ErrCode {
@@ -231,6 +235,18 @@ impl ErrCode {
     /// The code with C value `index`.
     pub fn from_index(index: u8) -> Option<ErrCode> {
         ALL_ERRORS.get(usize::from(index)).copied()
+    }
+}
+
+/// What writing a line that no event type takes
+/// ([`super::cmdline::Command::NotProbe`]: not `f`/`t`/`w`, or `f`/`t`
+/// alone) fails with on a kernel with `facts`: `-EINVAL`, logged at the
+/// line's start where C's `dynamic_events` logs it.
+pub const fn not_probe_failure(facts: KernelFacts) -> Failure {
+    if facts.c_register_on_enable {
+        Failure::logged(-EINVAL, ErrCode::NoEventType, 0)
+    } else {
+        Failure::silent(-EINVAL)
     }
 }
 
@@ -281,6 +297,16 @@ pub enum Detail {
 }
 
 impl LogEntry {
+    /// The `error_log` subsystem of the entry for `command`
+    /// ([`subsystem`]; `dynevent` for [`ErrCode::NoEventType`]).
+    pub fn subsystem(&self, command: &[u8]) -> &'static str {
+        if self.code == ErrCode::NoEventType {
+            "dynevent"
+        } else {
+            subsystem(command)
+        }
+    }
+
     /// An entry without detail.
     pub const fn new(code: ErrCode, pos: u32) -> LogEntry {
         LogEntry {
@@ -427,7 +453,7 @@ pub fn write_error_log_entry_for(
     w.put(b".")?;
     write_dec(w, nsec / 1000, 6, true)?;
     w.put(b"] ")?;
-    w.put(subsystem(command).as_bytes())?;
+    w.put(entry.subsystem(command).as_bytes())?;
     w.put(b": error: ")?;
     entry.write_message(w, func)?;
     w.put(b"\n")?;
@@ -450,7 +476,7 @@ mod tests {
     fn table() {
         // C 6.12's, 7.3's (3), the list syntax's and rfprobe's own (97),
         // the watchpoints' (6).
-        assert_eq!(ALL_ERRORS.len(), 110);
+        assert_eq!(ALL_ERRORS.len(), 111);
         for (i, e) in ALL_ERRORS.iter().enumerate() {
             assert_eq!(e.index() as usize, i);
             assert_eq!(ErrCode::from_index(i as u8), Some(*e));

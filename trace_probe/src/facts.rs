@@ -28,6 +28,15 @@ pub struct KernelFacts {
     /// [`MAX_ARGSTR_LEN_C_PARSE_DEPTH`] bytes, (its `struct
     /// traceprobe_parse_context` has `depth`).
     pub c_parse_depth: bool,
+    /// C registers an fprobe event's probe when the event is enabled, not
+    /// when it is written (`struct trace_fprobe` has `tuser`): its write
+    /// fails with `-EINVAL` whatever the registration step's own errno
+    /// ([`KernelFacts::registration_errno`]), and a command of no event
+    /// type (`f` alone) is logged by `dynevent` ([`super::errors::ErrCode::NoEventType`]).
+    /// What such a kernel checks only at enable (`@SYM`, lockdown),
+    /// rfprobe still checks when the definition is written: a definition
+    /// that can never be enabled is refused where it is written.
+    pub c_register_on_enable: bool,
 }
 
 /// Longest argument body where [`KernelFacts::c_parse_depth`] (C
@@ -35,6 +44,16 @@ pub struct KernelFacts {
 pub const MAX_ARGSTR_LEN_C_PARSE_DEPTH: usize = 255;
 
 impl KernelFacts {
+    /// The errno of a write whose event registration (appending to an
+    /// event, the event's name, attaching) failed with `errno`.
+    pub const fn registration_errno(self, errno: i32) -> i32 {
+        if self.c_register_on_enable {
+            -super::errors::EINVAL
+        } else {
+            errno
+        }
+    }
+
     /// The largest entry data of an exit probe (`None`: no limit but the
     /// argument count's).
     pub const fn max_entry_data(self) -> Option<usize> {

@@ -403,11 +403,19 @@ fn decide_inner<K: Kernel, G: Groups>(
     let append = k.with_event(group, event, |sibs| {
         super::multi::check_append(defref, line, sibs)
     });
+    // Appending and naming are the registration's first steps in C.
+    let facts = k.facts();
+    let registration_failed = |f: Failure| {
+        Rejection::main(Failure {
+            errno: facts.registration_errno(f.errno),
+            ..f
+        })
+    };
     match append {
-        Some(Err(f)) => return Err(Rejection::main(f)),
+        Some(Err(f)) => return Err(registration_failed(f)),
         Some(Ok(())) => {}
         None if k.name_use(group, event) != NameUse::Free => {
-            return Err(Rejection::main(event_exists_failure(def, line)))
+            return Err(registration_failed(event_exists_failure(def, line)))
         }
         None => {}
     }
@@ -438,7 +446,7 @@ fn decide_inner<K: Kernel, G: Groups>(
         }
     } else if let Some(n) = count {
         if let Err(e) = k.can_attach_set() {
-            return Err(Rejection::main(registration(def, line, e)));
+            return Err(registration_failed(registration(def, line, e)));
         }
         Target::Funcs { count: n, per_func }
     } else {

@@ -274,9 +274,14 @@ impl KernelFacts {
             Some(tid) => matches!(btf.find_member(tid, b"depth"), MemberLookup::Found { .. }),
             None => false,
         };
+        let c_register_on_enable = match btf.struct_by_name(b"trace_fprobe") {
+            Some(tid) => matches!(btf.find_member(tid, b"tuser"), MemberLookup::Found { .. }),
+            None => false,
+        };
         KernelFacts {
             fprobe_fgraph,
             c_parse_depth,
+            c_register_on_enable,
         }
     }
 }

@@ -16,6 +16,7 @@ fn facts_from_the_test_kernels_btf() {
             KernelFacts {
                 fprobe_fgraph: false,
                 c_parse_depth: false,
+                c_register_on_enable: false,
             }
         );
     }
@@ -25,6 +26,7 @@ fn facts_from_the_test_kernels_btf() {
             KernelFacts {
                 fprobe_fgraph: true,
                 c_parse_depth: true,
+                c_register_on_enable: true,
             }
         );
     }
@@ -36,6 +38,7 @@ fn fgraph_env() -> Env {
     env.facts = KernelFacts {
         fprobe_fgraph: true,
         c_parse_depth: true,
+        c_register_on_enable: true,
     };
     env
 }
@@ -237,5 +240,31 @@ fn registers_and_unknown_functions_follow_cs_parser() {
         "f ^non_exist_func",
         ErrCode::FailRegProbe,
         -trace_probe::errors::EINVAL,
+    );
+}
+
+/// Where C registers an fprobe event at enable (7.3), a failed
+/// registration step fails the write with EINVAL whatever its own errno,
+/// and a line no event type takes is logged by dynevent at its start.
+#[test]
+fn registration_errno_and_lines_of_no_event_type() {
+    use trace_probe::errors::{not_probe_failure, EEXIST, EINVAL, ENOMEM};
+    let old = KernelFacts::default();
+    let new = fgraph_env().facts;
+    assert_eq!(old.registration_errno(-EEXIST), -EEXIST);
+    assert_eq!(new.registration_errno(-EEXIST), -EINVAL);
+    assert_eq!(new.registration_errno(-ENOMEM), -EINVAL);
+
+    let f = not_probe_failure(old);
+    assert_eq!((f.errno, f.iter().count()), (-EINVAL, 0));
+    let f = not_probe_failure(new);
+    let e = f.iter().next().unwrap();
+    assert_eq!((f.errno, e.code, e.pos), (-EINVAL, ErrCode::NoEventType, 0));
+    assert_eq!(e.subsystem(b"f"), "dynevent");
+    let mut b = trace_probe::bytes::ByteBuf::<256>::new();
+    trace_probe::write_error_log_entry(&mut b, 0, e, b"f:grp/ev").unwrap();
+    assert_eq!(
+        core::str::from_utf8(b.as_bytes()).unwrap(),
+        "[    0.000000] dynevent: error: No matching dynamic event type\n  Command: f:grp/ev\n           ^\n"
     );
 }
