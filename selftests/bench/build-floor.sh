@@ -8,7 +8,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 logdir=${1:?usage: build-floor.sh LOGDIR}
 kdir=$(variant_dir fast)
-fl=$RFPROBE_TOP/build/bench/floor
+fl=$RFPROBE_TOP/build/bench/floor-$(basename "$(variant_link fast)")
 mkdir -p "$fl"
 rsync -a "$RFPROBE_TOP/selftests/bench/floor/" "$fl/"
 read -r -a kflags <<< "$("$RFPROBE_TOP/scripts/kbuild-flags.sh" "$kdir")"

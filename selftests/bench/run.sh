@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ -n "$n" ] || { [ $mode = smoke ] && n=2000 || n=200000; }
-[ -n "$module" ] || module=$RFPROBE_TOP/build/fast/rfprobe.ko
+[ -n "$module" ] || module=$RFPROBE_TOP/build/$(basename "$(variant_link fast)")/rfprobe.ko
 [ -f "$module" ] || die "module $module not found (run: make)"
 [ -n "$logdir" ] || logdir=$RFPROBE_TOP/build/vm/bench-$mode-$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$logdir" "$RFPROBE_TOP/build/bench"

@@ -190,11 +190,22 @@ static void notrace floor_ops_func(unsigned long ip, unsigned long parent_ip,
 	ftrace_test_recursion_unlock(bit);
 }
 
+#ifdef RFPROBE_FPROBE_FGRAPH
+/* fprobe on fgraph: the exit sees the return registers only, in ftrace_regs. */
+static void notrace floor_exit(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
+			       struct ftrace_regs *fregs, void *data)
+{
+	struct pt_regs regs;
+
+	floor_write(entry_ip, ret_ip, 24, ftrace_partial_regs(fregs, &regs), NULL);
+}
+#else
 static void notrace floor_exit(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
 			       struct pt_regs *regs, void *data)
 {
 	floor_write(entry_ip, ret_ip, 24, regs, NULL);
 }
+#endif
 
 static void notrace floor_wp_handler(struct perf_event *bp, struct perf_sample_data *data,
 				     struct pt_regs *regs)
