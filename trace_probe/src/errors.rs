@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The probe error table (all 79 codes of the 6.12 C `ERRORS` list, in C
 //! order, then 7.3's typecast codes and rfprobe's own, with their exact
-//! messages), errno values, failure records carrying the
+//! messages), failure records carrying the
 //! caret column, and the byte-exact rendering of an `error_log` entry.
 //!
 //! # Caret positions
@@ -18,34 +18,7 @@
 use super::bytes::ByteWrite;
 use super::facts::KernelFacts;
 
-/// `EPERM`.
-pub const EPERM: i32 = 1;
-/// `ENOENT`.
-pub const ENOENT: i32 = 2;
-/// `E2BIG`.
-pub const E2BIG: i32 = 7;
-/// `ENOMEM`.
-pub const ENOMEM: i32 = 12;
-/// `EFAULT`.
-pub const EFAULT: i32 = 14;
-/// `EBUSY`.
-pub const EBUSY: i32 = 16;
-/// `EEXIST`.
-pub const EEXIST: i32 = 17;
-/// `ENODEV`.
-pub const ENODEV: i32 = 19;
-/// `EINVAL`.
-pub const EINVAL: i32 = 22;
-/// `ENOSPC`.
-pub const ENOSPC: i32 = 28;
-/// `ERANGE`.
-pub const ERANGE: i32 = 34;
-/// `EILSEQ`.
-pub const EILSEQ: i32 = 84;
-/// `EOPNOTSUPP`.
-pub const EOPNOTSUPP: i32 = 95;
-/// `ECANCELED`.
-pub const ECANCELED: i32 = 125;
+pub use super::errno::*;
 
 /// Defines [`ErrCode`] (discriminant = C `TP_ERR_*` value), [`ALL_ERRORS`],
 /// [`ErrCode::name`] and [`ErrCode::message`] from one list, as C's `ERRORS`

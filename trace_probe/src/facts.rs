@@ -48,7 +48,7 @@ impl KernelFacts {
     /// event, the event's name, attaching) failed with `errno`.
     pub const fn registration_errno(self, errno: i32) -> i32 {
         if self.c_register_on_enable {
-            -super::errors::EINVAL
+            -super::errno::EINVAL
         } else {
             errno
         }

@@ -19,6 +19,7 @@ pub mod btf_adapter;
 pub mod bytes;
 pub mod cmdline;
 pub mod core_layout;
+pub mod errno;
 pub mod errors;
 pub mod facts;
 pub mod kstr;
