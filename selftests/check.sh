@@ -8,9 +8,9 @@
 #
 # Two lanes run side by side, as a test VM keeps about one of the 2 cores
 # busy: the 6.12 lane (its kernels, the host tests, its suites, the runner's
-# failure tests, the bench smoke run, debug and stress) and the 7.3 lane
-# (its kernel, the host tests on its BTF, its suites, then the user kernel
-# and the install paths). Each stage writes build/check/<stage>.log; a
+# failure tests, the bench smoke run, the debug suite) and the 7.3 lane
+# (its kernel, the host tests on its BTF, its suites, then the user kernel,
+# the install paths and the stress suite on 6.12's debug kernel). Each stage writes build/check/<stage>.log; a
 # lane's output is printed when it ends, then the summary of both, with a
 # final "N passed, N failed" line.
 set -uo pipefail
@@ -126,17 +126,6 @@ lane_612() {
 	selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko -p selftest_cfi=1 -c true \
 		>build/check/runner-cfi.log 2>&1
 	record 612 expect "kCFI failure at module load (debug)" build/check/runner-cfi.log $? 'CFI failure at .*rfprobe'
-
-	# The tests of selftests/stress/ that fit make check's time on 2 cores;
-	# churn and livefuzz take longer under TCG and are run by hand:
-	# selftests/run-vm.sh -k debug -t 3000 selftests/stress
-	stage "6.12: stress suite on debug (references, module tracepoints, nesting, faults, watchpoint triggers)"
-	selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko -t 2400 \
-		selftests/stress/refs.tc selftests/stress/module_tp.tc selftests/stress/module_funcs.tc \
-		selftests/stress/nesting.tc selftests/stress/rmmod_race.tc \
-		selftests/stress/faults.tc selftests/stress/watch_triggers.tc 2>&1 |
-		tee build/check/vm-stress.log
-	record 612 count "stress suite (debug)" build/check/vm-stress.log "${PIPESTATUS[0]}"
 }
 
 # 7.3: the same suites against 7.3's own C (selftests/lib/common.sh KVER).
@@ -171,9 +160,27 @@ lane_73() {
 	# (selftests/check-debug.sh 7.3): with them make check would not fit its
 	# time on 2 cores.
 	stage "install paths: make install, DKMS, a user's build on another kernel configuration"
+	# install-test.sh uses 6.12's fast kernel too (the other lane builds it
+	# first; this waits for that build if it is still running).
+	selftests/build-kernel.sh fast >/dev/null || die "fast kernel build failed"
 	selftests/build-kernel.sh user >build/check/kernel-user.out 2>&1 || cat build/check/kernel-user.out
 	selftests/install-test.sh 2>&1 | tee build/check/install.log
 	record 73 count "install paths" build/check/install.log "${PIPESTATUS[0]}"
+
+	# The tests of selftests/stress/ that fit make check's time on 2 cores
+	# (churn and livefuzz take longer under TCG and are run by hand:
+	# selftests/run-vm.sh -k debug -t 3000 selftests/stress), on 6.12's
+	# debug kernel, in this lane for the lanes' balance (its own build of
+	# the module: the other lane builds build/debug meanwhile).
+	stage "6.12: stress suite on debug (references, module tracepoints, nesting, faults, watchpoint triggers)"
+	kdir=$(selftests/build-kernel.sh debug) || die "debug kernel build failed"
+	selftests/build-module.sh "$kdir" build/debug-stress >/dev/null || die "module build (debug, stress) failed"
+	selftests/run-vm.sh -k debug -m build/debug-stress/rfprobe.ko -t 2400 \
+		selftests/stress/refs.tc selftests/stress/module_tp.tc selftests/stress/module_funcs.tc \
+		selftests/stress/nesting.tc selftests/stress/rmmod_race.tc \
+		selftests/stress/faults.tc selftests/stress/watch_triggers.tc 2>&1 |
+		tee build/check/vm-stress.log
+	record 73 count "stress suite (6.12 debug)" build/check/vm-stress.log "${PIPESTATUS[0]}"
 }
 
 lane_612 >build/check/lane-6.12.out 2>&1 &

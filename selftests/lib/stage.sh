@@ -42,11 +42,17 @@ stage_test_modules() {
 	local kdir=$1 tm=$2 dst=$3 log=$4 tmflags
 	mkdir -p "$tm" "$dst"
 	find "$kdir/samples" -name 'trace-events-sample.ko' -exec cp {} "$dst/" \; 2>/dev/null || :
+	# One build in BUILDDIR at a time (make check's lanes may boot the same
+	# kernel at once); the lock goes with the descriptor.
+	local lock
+	exec {lock}>"$tm.lock"
+	flock "$lock"
 	rsync -a "$RFPROBE_TOP/selftests/testmod/" "$tm/"
 	read -r -a tmflags <<<"$("$RFPROBE_TOP/scripts/kbuild-flags.sh" "$kdir")"
 	make -C "$kdir" ${tmflags[@]+"${tmflags[@]}"} M="$tm" modules >"$log" 2>&1 ||
 		die "test module build failed (see $log)"
 	cp "$tm/rfprobe_testmod.ko" "$tm/rftm_hold.ko" "$dst/"
+	exec {lock}>&-
 }
 
 # stage_sign_modules KDIR KO...: signs the modules with the kernel tree's
