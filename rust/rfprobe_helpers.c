@@ -1522,6 +1522,9 @@ void notrace rfprobe_file_refused(struct trace_event_file *file, bool *off, bool
 	if (!smp_load_acquire(&rfprobe_tr_ok))
 		return;
 	*off = READ_ONCE(RFPROBE_TR(file->tr, int, buffer_disabled));
+	/* tracing_on 0 is the first reason refusal() takes: nothing else to read. */
+	if (*off)
+		return;
 	buffer = READ_ONCE(RFPROBE_TR(file->tr, struct trace_buffer *, buffer));
 	if (!smp_load_acquire(&rfprobe_rb_ok) || !buffer)
 		return;

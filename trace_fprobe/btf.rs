@@ -10,6 +10,7 @@
 
 use crate::bindings;
 use crate::btf_query::{required_index_len, required_index_len_split, Btf};
+use crate::trace_probe::facts::KernelFacts;
 use crate::compat::CStrCompat;
 use kernel::c_str;
 use kernel::error::{code, to_result, Result};
@@ -72,6 +73,9 @@ pub(crate) struct BtfData {
     blob: VBuf,
     index: KVVec<u32>,
     split: bool,
+    /// The kernel's facts, derived once from a vmlinux blob
+    /// ([`crate::env::kernel_facts`]; the default for a split blob).
+    pub(crate) facts: KernelFacts,
 }
 
 impl BtfData {
@@ -84,11 +88,14 @@ impl BtfData {
             pr_err!("vmlinux BTF rejected: {:?}\n", e);
             code::EINVAL
         })?;
-        Ok(BtfData {
+        let mut b = BtfData {
             blob,
             index,
             split: false,
-        })
+            facts: KernelFacts::default(),
+        };
+        b.facts = crate::env::kernel_facts(b.view().ok().as_ref());
+        Ok(b)
     }
 
     /// Reads and indexes a module's split BTF on top of `base`.
@@ -103,6 +110,7 @@ impl BtfData {
             blob,
             index,
             split: true,
+            facts: KernelFacts::default(),
         })
     }
 

@@ -355,10 +355,13 @@ impl Rfprobe {
         })
     }
 
-    /// The running kernel's facts ([`crate::env::kernel_facts`]).
+    /// The running kernel's facts ([`crate::env::kernel_facts`]), derived
+    /// once with vmlinux BTF.
     fn kernel_facts(&self) -> KernelFacts {
-        let view = self.vmlinux.get().and_then(|v| v.view().ok());
-        crate::env::kernel_facts(view.as_ref())
+        match self.vmlinux.get() {
+            Some(v) => v.facts,
+            None => crate::env::kernel_facts::<crate::btf_query::Btf<'_>>(None),
+        }
     }
 
     /// A definition: decided by [`plan::decide`] (the same decision
@@ -582,6 +585,7 @@ impl Rfprobe {
         let env = KernelEnv {
             btf: split.or(base).map(|btf| DefBtf { btf, no_funcs }),
             dentry: self.dentry,
+            facts: self.kernel_facts(),
             tp_modules,
         };
         parse_definition_for(line, &env, def, func)

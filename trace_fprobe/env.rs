@@ -83,6 +83,8 @@ pub(crate) fn kernel_facts<B: BtfInfo>(btf: Option<&B>) -> KernelFacts {
 pub(crate) struct KernelEnv<'a> {
     pub(crate) btf: Option<DefBtf<'a>>,
     pub(crate) dentry: DentryOffsets,
+    /// The kernel's facts ([`kernel_facts`], derived once).
+    pub(crate) facts: KernelFacts,
     /// Loaded modules with tracepoints.
     pub(crate) tp_modules: &'a [TpModule],
 }
@@ -107,7 +109,7 @@ impl<'a> ProbeEnv for KernelEnv<'a> {
     }
 
     fn facts(&self) -> KernelFacts {
-        kernel_facts(self.btf.as_ref())
+        self.facts
     }
 }
 
