@@ -10,8 +10,8 @@
 
 use crate::bindings;
 use crate::btf_query::{required_index_len, required_index_len_split, Btf};
-use crate::trace_probe::facts::KernelFacts;
 use crate::compat::CStrCompat;
+use crate::trace_probe::facts::KernelFacts;
 use kernel::c_str;
 use kernel::error::{code, to_result, Result};
 use kernel::ffi::{c_char, c_void};

@@ -334,7 +334,9 @@ impl Rfprobe {
             Command::BadRemove(e) => Err(e),
             Command::NotProbe => {
                 let f = not_probe_failure(self.kernel_facts());
-                inner.errlog.add_raw(crate::trace_probe::cmdline::trim(line), &f);
+                inner
+                    .errlog
+                    .add_raw(crate::trace_probe::cmdline::trim(line), &f);
                 Err(f.errno)
             }
             Command::Remove(spec) => self.remove(inner, &spec).map_err(|e| e.to_errno()),
