@@ -1508,7 +1508,8 @@ void rfprobe_rb_layout_init(long record_disabled, long buffers, long cpu_record_
  * CPU's (tracing_cpumask, a resize or reset of the CPU's buffer), and its
  * recursion protection: this context level's bit and the transition bit
  * both held (by reservations below this one on the stack, so they are
- * still held). Nothing set: no room. Without a layout, all false ("full").
+ * still held). Sets those that hold; the caller's flags start false.
+ * Nothing set: no room. Without a layout, nothing is set ("full").
  */
 void notrace rfprobe_file_refused(struct trace_event_file *file, bool *off, bool *buffer_disabled,
 				  bool *cpu_disabled, bool *recursion)
@@ -1518,7 +1519,6 @@ void notrace rfprobe_file_refused(struct trace_event_file *file, bool *off, bool
 	unsigned long nest;
 	unsigned int ctx, bit;
 
-	*off = *buffer_disabled = *cpu_disabled = *recursion = false;
 	if (!smp_load_acquire(&rfprobe_tr_ok))
 		return;
 	*off = READ_ONCE(RFPROBE_TR(file->tr, int, buffer_disabled));

@@ -132,6 +132,7 @@ impl EventFile<'_> {
     #[cold]
     #[inline(never)]
     pub(crate) fn refused(self) -> Outcome {
+        // All false: the helper sets those that hold.
         let mut r = profile::Refused::default();
         // SAFETY: A live, enabled file in handler context (type invariant);
         // the out pointers are valid locals.
