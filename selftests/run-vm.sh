@@ -75,7 +75,7 @@ fi
 [ -f "$module" ] || die "module $module not found (run: make KVARIANT=$variant)"
 case $variant in
 fast | user) : "${timeout:=1200}"; mem=1G ;;
-*) : "${timeout:=2700}"; mem=2G ;;
+*) : "${timeout:=3600}"; mem=2G ;;
 esac
 # -u: an unsigned module's taint line is expected, not a splat.
 [ -z "$unsigned" ] || splat_re=${splat_re//module verification failed|/}
