@@ -4,11 +4,12 @@
 //! interpreter and write one record per enabled trace instance.
 //!
 //! Rules (see Documentation/design.rst): no allocation, no sleeping, no locks
-//! beyond what the ring buffer takes, memory read only through
-//! `copy_from_{kernel,user}_nofault`, usable in NMI. ftrace's recursion
-//! protection (taken by fprobe, by our `ftrace_ops` callback and by our
-//! tracepoint probe) stops a run from re-entering itself, except once per
-//! context level (its "transition" bit). Fixed-size records are written
+//! beyond what the ring buffer takes, memory read only through nofault
+//! accesses (kernel memory: [`crate::nofault`]'s loads with exception-table
+//! entries; user memory: `copy_from_user_nofault`), usable in NMI.
+//! ftrace's recursion protection (taken by fprobe, by our `ftrace_ops`
+//! callback and by our tracepoint probe) stops a run from re-entering
+//! itself, except once per context level (its "transition" bit). Fixed-size records are written
 //! straight into the ring buffer and need nothing else; records with strings
 //! are built in per-CPU scratch, one buffer per context level with an in-use
 //! flag: a nested run that finds it taken counts a miss instead of

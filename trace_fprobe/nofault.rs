@@ -4,9 +4,8 @@
 //!
 //! `copy_from_kernel_nofault()` is two calls (itself and
 //! `copy_from_kernel_nofault_allowed()`), a `pagefault_disable()` pair on
-//! `current` and a copy loop (issue 30's profile put them at about 60
-//! instructions for one word; a read here measures 16 to 28 instructions
-//! cheaper, Documentation/benchmarks.rst). What
+//! `current` and a copy loop (Documentation/benchmarks.rst measures what a
+//! read here saves). What
 //! makes a read safe is none of that but an exception-table entry on the
 //! load itself: if the load faults, the fault handler finds the entry and
 //! resumes after the load instead of oopsing (`__get_kernel_nofault()`,
