@@ -132,8 +132,11 @@ lane_612() {
 lane_73() {
 	stage "7.3: test kernel: fast"
 	KVER=7.3 selftests/build-kernel.sh fast || die "fast 7.3 kernel build failed"
-	local kdir rc
+	local kdir rc kuser
 	kdir=$(series_variant_dir 7.3 fast)
+	# The user kernel (configured unlike the test kernels) builds meanwhile.
+	selftests/build-kernel.sh user >build/check/kernel-user.out 2>&1 &
+	kuser=$!
 
 	stage "7.3: host tests on its BTF, module + VM suite on fast, ported tests against 7.3's C, upstream 7.3's ftracetest"
 	# The host tests that read the 7.3 kernel's BTF: facts, layouts, the
@@ -163,7 +166,7 @@ lane_73() {
 	# install-test.sh uses 6.12's fast kernel too (the other lane builds it
 	# first; this waits for that build if it is still running).
 	selftests/build-kernel.sh fast >/dev/null || die "fast kernel build failed"
-	selftests/build-kernel.sh user >build/check/kernel-user.out 2>&1 || cat build/check/kernel-user.out
+	wait $kuser || cat build/check/kernel-user.out
 	selftests/install-test.sh 2>&1 | tee build/check/install.log
 	record 73 count "install paths" build/check/install.log "${PIPESTATUS[0]}"
 
