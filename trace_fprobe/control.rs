@@ -333,6 +333,8 @@ impl Rfprobe {
             Command::Empty => Ok(()),
             Command::BadRemove(e) => Err(e),
             Command::NotProbe => {
+                // The facts come with vmlinux BTF: also for a first write.
+                let _ = self.base_btf();
                 let f = not_probe_failure(self.kernel_facts());
                 inner
                     .errlog
