@@ -267,8 +267,9 @@ pub struct Target<'k> {
     sorted: std::sync::OnceLock<Vec<u32>>,
     /// Is the table ftrace's own list (what can be traced, exactly)?
     exact: bool,
-    /// The table indexes each list or glob matched (by its text).
-    sets: std::sync::Mutex<HashMap<Vec<u8>, Vec<u32>>>,
+    /// What each list or glob resolved to, with the table indexes it
+    /// matched (by its text).
+    sets: std::sync::Mutex<HashMap<Vec<u8>, (Resolved, Vec<u32>)>>,
     dentry: Option<DentryOffsets>,
     /// What the kernel's fprobe core and C events decide differently.
     kernel_facts: KernelFacts,
@@ -422,8 +423,8 @@ impl<'k> Target<'k> {
                 .sets
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if let Some(set) = memo.get(spec.text()) {
-                return self.set_of(set);
+            if let Some((r, idx)) = memo.get(spec.text()) {
+                return (*r, idx.iter().map(|&i| &self.table[i as usize]).collect());
             }
         }
         let mut idx = Vec::new();
@@ -436,19 +437,8 @@ impl<'k> Target<'k> {
             self.sets
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .insert(spec.text().to_vec(), idx);
+                .insert(spec.text().to_vec(), (r, idx));
         }
-        (r, set)
-    }
-
-    /// A list or glob's memoized set.
-    fn set_of(&self, idx: &[u32]) -> (Resolved, Vec<&FuncRec>) {
-        let set: Vec<&FuncRec> = idx.iter().map(|&i| &self.table[i as usize]).collect();
-        let r = if set.is_empty() {
-            Resolved::NoMatch
-        } else {
-            Resolved::Funcs(set.len())
-        };
         (r, set)
     }
 
