@@ -249,6 +249,9 @@ impl Facts {
     }
 }
 
+/// What a list or glob resolved to, and the table indexes it matched.
+type ResolvedSet = (Resolved, Vec<u32>);
+
 /// The target kernel: BTF plus [`Facts`], with the name sets derived once.
 pub struct Target<'k> {
     btf: &'k KernelBtf,
@@ -269,7 +272,7 @@ pub struct Target<'k> {
     exact: bool,
     /// What each list or glob resolved to, with the table indexes it
     /// matched (by its text).
-    sets: std::sync::Mutex<HashMap<Vec<u8>, (Resolved, Vec<u32>)>>,
+    sets: std::sync::Mutex<HashMap<Vec<u8>, ResolvedSet>>,
     dentry: Option<DentryOffsets>,
     /// What the kernel's fprobe core and C events decide differently.
     kernel_facts: KernelFacts,
