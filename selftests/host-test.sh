@@ -41,6 +41,13 @@ echo "$sa"
 total=$((total + $(grep -Eo '[0-9]+ passed' <<<"$sa" | tail -1 | cut -d' ' -f1)))
 failed=$((failed + $(grep -Eo '[0-9]+ failed' <<<"$sa" | tail -1 | cut -d' ' -f1)))
 [ "$sa_rc" = 0 ] || rc=$sa_rc
+info "the side-by-side tests' tolerances"
+sb_rc=0
+sb=$("$RFPROBE_TOP/selftests/sbs-helpers-test.sh" 2>&1) || sb_rc=$?
+echo "$sb"
+total=$((total + $(grep -Eo '[0-9]+ passed' <<<"$sb" | tail -1 | cut -d' ' -f1)))
+failed=$((failed + $(grep -Eo '[0-9]+ failed' <<<"$sb" | tail -1 | cut -d' ' -f1)))
+[ "$sb_rc" = 0 ] || rc=$sb_rc
 info "release build of the rfprobe tool (copied into the VM for tool.tc)"
 cargo build --release --quiet -p rfprobe-tool >>"$log" 2>&1 || rc=$?
 echo "host tests: $total passed, $failed failed (log: $log)"

@@ -360,21 +360,69 @@ rfprobe_kcfi() {
 	grep -q ' __cfi_vfs_read$' /proc/kallsyms
 }
 
+# Awk functions on the need-resched state of a trace line (rfprobe_sbs_undouble,
+# rfprobe_sbs_resched_only).
+_rfprobe_resched_awk='
+		# The line without its need-resched state: the column after
+		# "] " in trace lines, bits 0x02 (TRACE_FLAG_NEED_RESCHED_LAZY,
+		# lazy preemption), 0x04 (TRACE_FLAG_NEED_RESCHED) and 0x20
+		# (TRACE_FLAG_PREEMPT_RESCHED) of trace-cmd -l -R "CPU-0xFLAGS".
+		# The need-resched bits of a line (0x02 | 0x04 | 0x20), or -1.
+		function bits(l,    m, p, c, h, v, i) {
+			if (match(l, /^ *[^ ]+-[0-9]+ +\[[0-9]+\] [^ ]+ /)) {
+				m = substr(l, RSTART, RLENGTH)
+				c = substr(l, RSTART + index(m, "] ") + 2, 1)
+				return c == "B" ? 38 : c == "N" ? 36 : c == "L" ? 34 : c == "b" ? 6 : \
+					c == "n" ? 4 : c == "p" ? 32 : c == "l" ? 2 : 0
+			}
+			if (match(l, /^ *[^ ]+-[0-9]+ +[0-9]+-0x[0-9a-f]+ /)) {
+				h = substr(l, RSTART, RLENGTH); sub(/ $/, "", h); sub(/.*-0x/, "", h)
+				v = 0
+				for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+				return (int(v / 2) % 2) * 2 + (int(v / 4) % 2) * 4 + (int(v / 32) % 2) * 32
+			}
+			return -1
+		}
+		# Are the bits of a a strict superset of those of b?
+		function gained(a, b) {
+			return a != b && (int(a / 2) % 2 >= int(b / 2) % 2) && (int(a / 4) % 2 >= int(b / 4) % 2) &&
+				(int(a / 32) % 2 >= int(b / 32) % 2)
+		}
+		function norm(l,    m, p, h, v, i) {
+			# Anchored on the line head ("TASK-PID  [CPU] FLAGS " or
+			# "TASK-PID  CPU-0xFLAGS "): arguments can hold "] " too.
+			if (match(l, /^ *[^ ]+-[0-9]+ +\[[0-9]+\] [^ ]+ /)) {
+				m = substr(l, RSTART, RLENGTH)
+				p = RSTART + index(m, "] ") + 2
+				return substr(l, 1, p - 1) "?" substr(l, p + 1)
+			}
+			if (match(l, /^ *[^ ]+-[0-9]+ +[0-9]+-0x[0-9a-f]+ /)) {
+				m = substr(l, RSTART, RLENGTH); sub(/ $/, "", m)
+				h = m; sub(/.*-0x/, "", h); sub(/-0x[0-9a-f]+$/, "", m)
+				v = 0
+				for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+				v = v - (int(v / 2) % 2) * 2 - (int(v / 4) % 2) * 4 - (int(v / 32) % 2) * 32
+				return m "-#" v substr(l, RSTART + RLENGTH - 1)
+			}
+			return l
+		}
+'
+
 # rfprobe_sbs_undouble FILE: with RFPROBE_SBS_C_TWICE=1 (sbs_tprobe.tc on a
 # kCFI kernel) a C t event records each hit twice while rfprobe's t event on
 # the same tracepoint is enabled (Documentation/rfprobetrace.rst: the stub
 # is called once for C's (probestub, NULL) pair and once for rfprobe's, and
-# C's fprobe on the stub takes both). FILE must then be identical pairs of
-# lines, but for a need-resched flag set between the two calls (the latency
-# column's N/n/p); one line of each pair is kept.
+# C's fprobe on the stub takes both). FILE must then be pairs of lines that
+# are identical but for the need-resched state (the text latency column's
+# N/n/p/L/l/B/b, or trace-cmd -R's flag bits 0x02, 0x04 and 0x20), which an
+# interrupt between the two calls can change; the first line of each pair
+# is kept.
 rfprobe_sbs_undouble() {
-	awk 'NR % 2 { prev = $0; next }
+	awk "$_rfprobe_resched_awk"'
+		NR % 2 { prev = $0; next }
 		{
-			a = prev; b = $0
-			if (a != b) {
-				# The latency column: the token after "[CPU] ".
-				sub(/\] [^ ]+ /, "] ? ", a); sub(/\] [^ ]+ /, "] ? ", b)
-				if (a != b) { print "pair " NR / 2 " differs: " prev " / " $0 > "/dev/stderr"; bad = 1 }
+			if (prev != $0 && norm(prev) != norm($0)) {
+				print "pair " NR / 2 " differs: " prev " / " $0 > "/dev/stderr"; bad = 1
 			}
 			print prev
 		}
@@ -420,50 +468,7 @@ rfprobe_sbs_edges_only() {
 # handler that runs second can have bits the first lacks, not the reverse
 # (seen: a softirq-context exit probe, C 0x10, rfprobe 0x34).
 rfprobe_sbs_resched_only() {
-	awk '
-		# The line without its need-resched state: the column after
-		# "] " in trace lines, bits 0x02 (TRACE_FLAG_NEED_RESCHED_LAZY,
-		# lazy preemption), 0x04 (TRACE_FLAG_NEED_RESCHED) and 0x20
-		# (TRACE_FLAG_PREEMPT_RESCHED) of trace-cmd -l -R "CPU-0xFLAGS".
-		# The need-resched bits of a line (0x02 | 0x04 | 0x20), or -1.
-		function bits(l,    m, p, c, h, v, i) {
-			if (match(l, /^ *[^ ]+-[0-9]+ +\[[0-9]+\] [^ ]+ /)) {
-				m = substr(l, RSTART, RLENGTH)
-				c = substr(l, RSTART + index(m, "] ") + 2, 1)
-				return c == "B" ? 38 : c == "N" ? 36 : c == "L" ? 34 : c == "b" ? 6 : \
-					c == "n" ? 4 : c == "p" ? 32 : c == "l" ? 2 : 0
-			}
-			if (match(l, /^ *[^ ]+-[0-9]+ +[0-9]+-0x[0-9a-f]+ /)) {
-				h = substr(l, RSTART, RLENGTH); sub(/ $/, "", h); sub(/.*-0x/, "", h)
-				v = 0
-				for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-				return (int(v / 2) % 2) * 2 + (int(v / 4) % 2) * 4 + (int(v / 32) % 2) * 32
-			}
-			return -1
-		}
-		# Are the bits of a a strict superset of those of b?
-		function gained(a, b) {
-			return a != b && (int(a / 2) % 2 >= int(b / 2) % 2) && (int(a / 4) % 2 >= int(b / 4) % 2) &&
-				(int(a / 32) % 2 >= int(b / 32) % 2)
-		}
-		function norm(l,    m, p, h, v, i) {
-			# Anchored on the line head ("TASK-PID  [CPU] FLAGS " or
-			# "TASK-PID  CPU-0xFLAGS "): arguments can hold "] " too.
-			if (match(l, /^ *[^ ]+-[0-9]+ +\[[0-9]+\] [^ ]+ /)) {
-				m = substr(l, RSTART, RLENGTH)
-				p = RSTART + index(m, "] ") + 2
-				return substr(l, 1, p - 1) "?" substr(l, p + 1)
-			}
-			if (match(l, /^ *[^ ]+-[0-9]+ +[0-9]+-0x[0-9a-f]+ /)) {
-				m = substr(l, RSTART, RLENGTH); sub(/ $/, "", m)
-				h = m; sub(/.*-0x/, "", h); sub(/-0x[0-9a-f]+$/, "", m)
-				v = 0
-				for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-				v = v - (int(v / 2) % 2) * 2 - (int(v / 4) % 2) * 4 - (int(v / 32) % 2) * 32
-				return m "-#" v substr(l, RSTART + RLENGTH - 1)
-			}
-			return l
-		}
+	awk "$_rfprobe_resched_awk"'
 		NR == FNR { c[FNR] = $0; nc = FNR; next }
 		{ r[FNR] = $0; nr = FNR }
 		END {
