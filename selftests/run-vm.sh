@@ -179,7 +179,7 @@ while :; do
 	grep -aq '^RFPROBE-SPOILED-BOOT' "$console" || break
 	echo "[retry] kernel report during boot, before rfprobe was loaded (not rfprobe's; boot $attempt is spoiled):"
 	sed -n '/^RFPROBE-DMESG-BEGIN/,/^RFPROBE-DMESG-END/p' "$console" | grep -aE "$splat_re" | head -5 |
-		sed 's/^/  | /' || true
+		sed 's/^/  retried: /' || true
 	[ $attempt -lt 3 ] || break
 	mv "$console" "$logdir/console.spoiled-boot-$attempt.log"
 	rm -f "$payload"
