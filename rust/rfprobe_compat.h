@@ -3,8 +3,8 @@
  * What differs between the kernels rfprobe builds for, on the C side (with
  * trace_fprobe/compat.rs for Rust): the one place the facts Kbuild probed
  * (RFPROBE_*, from the kernel's headers) and the kernel's configuration
- * choose between. rfprobe_helpers.c asserts at build time that each probe
- * was right; nothing else tests a kernel version.
+ * choose between. The static_asserts below check at build time that each
+ * probe was right; nothing else tests a kernel version.
  *
  * Facts:
  *   RFPROBE_FPROBE_FGRAPH  fprobe on the function-graph tracer (handlers
@@ -93,7 +93,7 @@ static inline bool rfprobe_is_endbr(u32 insn)
 }
 
 /*
- * For rfprobe_helpers.c's check of struct trace_array against trace.h:
+ * For helpers/ring.c's check of struct trace_array against trace.h:
  * the member holding the snapshot buffer, if the kernel has one, and the
  * trace_flags mask of option @f.
  */

@@ -2,7 +2,7 @@
 /*
  * The record header of a trace event, written the way the tracing core
  * writes it (6.12: trace_event_buffer_reserve() and what it calls), for
- * rfprobe's direct record path (rfprobe_helpers.c) and for the benchmark's
+ * rfprobe's direct record path (helpers/ring.c) and for the benchmark's
  * floor module (selftests/bench/floor), which must write the same bytes.
  */
 #ifndef RFPROBE_RECORD_H

@@ -19,7 +19,7 @@ use kernel::prelude::*;
 use kernel::types::Opaque;
 
 /// An entry probe's private `ftrace_ops` (C-allocated, mutated by ftrace
-/// while registered, through `rust/rfprobe_helpers.c`), freed on drop.
+/// while registered, through `rust/helpers/ftrace.c`), freed on drop.
 pub(crate) struct EntryOps(NonNull<bindings::rfprobe_ops>);
 
 impl EntryOps {

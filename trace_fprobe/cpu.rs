@@ -16,7 +16,7 @@
 //! `trace_clear_recursion()` for kernels on which they are the bit test
 //! alone: with `CONFIG_FTRACE_RECORD_RECURSION` or
 //! `CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING` they call into the tracing core,
-//! and the C callback (rust/rfprobe_helpers.c) is used instead.
+//! and the C callback (rust/helpers/ftrace.c) is used instead.
 
 // The lock is unused where the C callback takes the kernel's.
 #![cfg_attr(

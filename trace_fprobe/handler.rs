@@ -756,7 +756,7 @@ unsafe fn fexit<const S: usize>(
 
 /// fprobe entry handler of exit probes that use entry arguments (slot 0):
 /// stores them. Set by `rfprobe_fprobe_handlers()`
-/// (rust/rfprobe_helpers.c) for `ExitFprobe::register`. Of exactly
+/// (rust/helpers/ftrace.c) for `ExitFprobe::register`. Of exactly
 /// bindgen's `fprobe_entry_cb` type: kCFI checks the fprobe core's call
 /// against it.
 ///
@@ -868,10 +868,10 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit_1(
 
 /// Callback of entry probes (attached with a private `ftrace_ops`), of
 /// tracepoint probes and of watchpoints: [`rfprobe_ops_func`] (inline, or
-/// its C version), `rfprobe_tp_probe` and `rfprobe_tp_ops_func` in
-/// rust/rfprobe_helpers.c call it (directly, so kCFI does not check its
-/// type) with ftrace's
-/// recursion lock held and preemption disabled; `rfprobe_wp_handler` calls
+/// its C version in rust/helpers/ftrace.c), `rfprobe_tp_probe` and
+/// `rfprobe_tp_ops_func` (rust/helpers/tracepoint.c) call it (directly, so
+/// kCFI does not check its type) with ftrace's recursion lock held and
+/// preemption disabled; `rfprobe_wp_handler` (rust/helpers/watch.c) calls
 /// it from the debug exception (NMI-like: preemption disabled), where no
 /// lock is needed because the exception clears DR7 while it runs, so it
 /// cannot nest for the same probe.
@@ -890,7 +890,7 @@ pub(crate) unsafe extern "C" fn rfprobe_ops_entry(data: *mut c_void, ip: c_ulong
 /// of exactly bindgen's `ftrace_func_t` type (kCFI checks
 /// `ftrace_ops_list_func()`'s call against it): ftrace's recursion lock,
 /// inline ([`RecursionGuard`]), then the entry handler, inline. Where 6.12's
-/// lock does more than the bit test, rust/rfprobe_helpers.c has it in C.
+/// lock does more than the bit test, rust/helpers/ftrace.c has it in C.
 ///
 /// # Safety
 ///

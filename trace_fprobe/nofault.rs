@@ -46,7 +46,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 /// every read faults.
 static KERNEL_LO: AtomicU64 = AtomicU64::new(u64::MAX);
 
-/// `VSYSCALL_ADDR` (checked against the kernel's in rfprobe_helpers.c).
+/// `VSYSCALL_ADDR` (checked against the kernel's in rust/helpers/nofault.c).
 const VSYSCALL_PAGE: u64 = 0xffff_ffff_ff60_0000;
 const PAGE_MASK: u64 = !0xfff;
 
@@ -69,8 +69,8 @@ fn allowed(addr: u64) -> bool {
 ///
 /// The entry is `_ASM_EXTABLE_TYPE(2b, 3b, EX_TYPE_DEFAULT |
 /// EX_FLAG_CLEAR_AX_DX)` (the data word 0x3001 is checked against the
-/// kernel's headers in rfprobe_helpers.c): on a fault, `ex_handler_default()`
-/// clears ax (the value) and dx (the success flag, 1 before the load) and
+/// kernel's headers in rust/helpers/nofault.c): on a fault,
+/// `ex_handler_default()` clears ax (the value) and dx (the success flag, 1 before the load) and
 /// resumes at `3:`. Module exception tables are sorted at load and searched
 /// by `search_exception_tables()` from the #PF and #GP handlers.
 macro_rules! load {

@@ -7,7 +7,7 @@
 //!   and instruction pointers, all an entry probe reads);
 //! * exit `f` probes: an `fprobe` with an exit handler (and an entry handler
 //!   that stores entry arguments);
-//! * `t` probes: rfprobe's own tracepoint probe (`rust/rfprobe_helpers.c`);
+//! * `t` probes: rfprobe's own tracepoint probe (`rust/helpers/tracepoint.c`);
 //! * `w` probes: a hardware breakpoint on every CPU while enabled.
 //!
 //! A probe is shared with the handlers (`&Probe`) from the moment it is

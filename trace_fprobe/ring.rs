@@ -2,7 +2,7 @@
 
 //! Records into the ftrace ring buffer, on two paths: **direct** (reserve
 //! and commit straight in the instance's ring buffer, see
-//! rfprobe_direct_reserve() in rust/rfprobe_helpers.c, when nothing needs
+//! rfprobe_direct_reserve() in rust/helpers/ring.c, when nothing needs
 //! the tracing core) and **generic** (`trace_event_buffer_reserve()` and
 //! `_commit()`, which run triggers, soft disable, the PID filter, filters,
 //! trace options and exports). The only `bindings::` of recording.
@@ -216,7 +216,7 @@ const GENERIC_FLAGS: u32 = bindings::EVENT_FILE_FL_TRIGGER_MODE
 static DIRECT_BLOCK: AtomicU32 = AtomicU32::new(u32::MAX);
 
 /// Enables the direct record path if the tracing core's private symbols it
-/// needs are found (see rfprobe_direct_reserve() in rfprobe_helpers.c):
+/// needs are found (see rfprobe_direct_reserve() in rust/helpers/ring.c):
 /// `trace_taskinfo_save` from the BTF per-CPU section, the two static keys
 /// from kallsyms. Otherwise every record takes the generic path.
 pub(crate) fn direct_init(vmlinux: &crate::btf::BtfData) {
