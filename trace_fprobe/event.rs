@@ -197,10 +197,12 @@ impl Event {
         if !self.is_enabled() {
             // Last user: detach (waits for running handlers).
             self.detach_all(g);
-        } else if old.is_some() {
-            Outputs::wait_for_handlers();
+            // SAFETY: `detach_all` waited for the running handlers.
+            unsafe { old.free_after_grace_period() };
+        } else {
+            // Waits for the handlers if there was a list.
+            drop(old);
         }
-        drop(old);
         Ok(())
     }
 

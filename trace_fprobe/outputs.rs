@@ -14,10 +14,10 @@
 use crate::percpu::Scratch;
 use crate::perf::PerfEvents;
 use crate::ring::{EventFile, FileId, FileSlot};
-use crate::sync::{EventMutex, EventMutexGuard};
+use crate::sync::{EventMutex, EventMutexGuard, RcuBox, Retired};
 use crate::trace_event::TraceEvent;
 use crate::trigs::TrigList;
-use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicUsize, Ordering};
 use kernel::error::{code, Result};
 use kernel::prelude::*;
 
@@ -26,9 +26,7 @@ use kernel::prelude::*;
 pub(crate) const MAX_FILES: usize = 8;
 
 /// The files of the instances beyond the first [`MAX_FILES`]: replaced
-/// whole (copy on write, under `event_mutex`), published with a release
-/// store, freed after an RCU grace period (the handlers run with
-/// preemption disabled and read it once per hit).
+/// whole (copy on write, an [`RcuBox`]); the handlers read it once per hit.
 ///
 /// Disabling an instance clears its entry in place (no allocation, so it
 /// cannot fail while the core goes on to free the file); the next enable
@@ -62,17 +60,15 @@ pub(crate) struct Outputs {
     /// The tracing core's objects, built in place when the event is added.
     tev: TraceEvent,
     files: [FileSlot; MAX_FILES],
-    /// [`MoreFiles`], or NULL.
-    more: AtomicPtr<MoreFiles>,
+    more: RcuBox<MoreFiles>,
     /// Who the probes record for: the number of enabled trace instances
     /// plus [`USERS_PERF`] while perf uses the event, plus [`USERS_TRIG`]
     /// while triggers run on its hits. The probes are attached while it is
     /// not 0.
     users: AtomicUsize,
     /// The watchpoint triggers that run on the event's hits
-    /// ([`TrigList`]), or NULL; replaced whole under `event_mutex`, freed
-    /// after an RCU grace period, as [`MoreFiles`].
-    trigs: AtomicPtr<TrigList>,
+    /// ([`TrigList`]), replaced whole as [`MoreFiles`].
+    trigs: RcuBox<TrigList>,
     /// Triggers of other events that arm this (watchpoint) event: it
     /// cannot be removed while there are any.
     pins: AtomicUsize,
@@ -84,9 +80,9 @@ impl Outputs {
         Outputs {
             tev: TraceEvent::new(),
             files: Default::default(),
-            more: AtomicPtr::new(core::ptr::null_mut()),
+            more: RcuBox::new(),
             users: AtomicUsize::new(0),
-            trigs: AtomicPtr::new(core::ptr::null_mut()),
+            trigs: RcuBox::new(),
             pins: AtomicUsize::new(0),
             state,
         }
@@ -150,12 +146,9 @@ impl Outputs {
                 f(file);
             }
         }
-        let more = self.more.load(Ordering::Acquire);
-        if !more.is_null() {
-            // SAFETY: Published lists are freed only after an RCU grace
-            // period once replaced (`publish_more`); handlers run with
-            // preemption disabled.
-            for entry in unsafe { (*more).0.iter() } {
+        // SAFETY: Handler context (caller).
+        if let Some(more) = unsafe { self.more.read() } {
+            for entry in more.0.iter() {
                 // SAFETY: Handler context (caller); entries are cleared as
                 // the slots are.
                 if let Some(file) = unsafe { entry.load() } {
@@ -173,42 +166,33 @@ impl Outputs {
     /// the handler returns.
     #[inline(always)]
     pub(crate) unsafe fn triggers(&self) -> Option<&TrigList> {
-        let p = self.trigs.load(Ordering::Acquire);
-        // SAFETY: Published lists are freed only after an RCU grace period
-        // once replaced ([`Outputs::swap_triggers`]); handlers run with
-        // preemption disabled (caller).
-        unsafe { p.as_ref() }
+        // SAFETY: Handler context (caller).
+        unsafe { self.trigs.read() }
     }
 
     /// The watchpoint triggers on the event's hits (to list or replace
     /// them).
     pub(crate) fn trig_list<'a>(&'a self, _g: &'a EventMutexGuard<'_>) -> Option<&'a TrigList> {
-        // SAFETY: Replaced only under `event_mutex`, which `_g` holds for
-        // the borrow.
-        unsafe { self.trigs.load(Ordering::Acquire).as_ref() }
+        self.trigs.get(_g)
     }
 
     /// Publishes `new` as the event's triggers and sets or clears
-    /// [`USERS_TRIG`]; returns the old list, which handlers may still read
-    /// until an RCU grace period has passed.
+    /// [`USERS_TRIG`]; returns the old list, which handlers may still read.
     pub(crate) fn swap_triggers(
         &self,
         new: Option<KBox<TrigList>>,
-        _g: &mut EventMutexGuard<'_>,
-    ) -> Option<KBox<TrigList>> {
-        let had = !self.trigs.load(Ordering::Relaxed).is_null();
+        g: &mut EventMutexGuard<'_>,
+    ) -> Retired<TrigList> {
+        let had = self.trigs.is_set();
         let has = new.is_some();
-        let p = new.map_or(core::ptr::null_mut(), KBox::into_raw);
         if has && !had {
             self.users.fetch_add(USERS_TRIG, Ordering::Release);
         }
-        let old = self.trigs.swap(p, Ordering::AcqRel);
+        let old = self.trigs.replace(new, g);
         if had && !has {
             self.users.fetch_sub(USERS_TRIG, Ordering::Release);
         }
-        // SAFETY: Made by `KBox::into_raw` above (an earlier call); no
-        // longer published.
-        (!old.is_null()).then(|| unsafe { KBox::from_raw(old) })
+        old
     }
 
     /// A trigger of another event arms this one (`pin`) or no longer does.
@@ -252,12 +236,9 @@ impl Outputs {
         if let Some(i) = self.files[first..].iter().position(|s| s.get().is_none()) {
             return Ok(Place::Inline(i + first));
         }
-        let old = self.more.load(Ordering::Relaxed);
         let mut v = KVec::new();
-        if !old.is_null() {
-            // SAFETY: Published lists are only replaced and freed under
-            // `event_mutex` (held: `_g`).
-            for f in unsafe { (*old).0.iter() }.filter_map(FileSlot::get) {
+        if let Some(old) = self.more.get(_g) {
+            for f in old.0.iter().filter_map(FileSlot::get) {
                 v.push(FileSlot::new(f), GFP_KERNEL)?;
             }
         }
@@ -266,24 +247,14 @@ impl Outputs {
     }
 
     /// Publishes `file` at `place` (from [`Outputs::place`]) and counts it.
-    pub(crate) fn publish(&self, file: FileId, place: Place, _g: &mut EventMutexGuard<'_>) {
+    /// The old [`MoreFiles`] list a new one replaces is freed once no
+    /// handler can read it.
+    pub(crate) fn publish(&self, file: FileId, place: Place, g: &mut EventMutexGuard<'_>) {
         match place {
             Place::Inline(i) => self.files[i].set(file),
-            Place::More(list) => self.publish_more(list),
+            Place::More(list) => drop(self.more.replace(Some(list), g)),
         }
         self.users.fetch_add(1, Ordering::Release);
-    }
-
-    /// Publishes `files` as the [`MoreFiles`] list and frees the old one
-    /// once no handler can read it.
-    fn publish_more(&self, files: KBox<MoreFiles>) {
-        let old = self.more.swap(KBox::into_raw(files), Ordering::AcqRel);
-        if !old.is_null() {
-            Self::wait_for_handlers();
-            // SAFETY: Made by `KBox::into_raw` and no longer published; no
-            // handler reads it after the grace period.
-            drop(unsafe { KBox::from_raw(old) });
-        }
     }
 
     /// Unpublishes `file` (ENOENT if it is not published) and returns the
@@ -293,14 +264,9 @@ impl Outputs {
         match self.files.iter().find(|s| s.get() == Some(file)) {
             Some(slot) => slot.clear(),
             None => {
-                let more = self.more.load(Ordering::Relaxed);
-                if more.is_null() {
-                    return Err(code::ENOENT);
-                }
-                // SAFETY: Published lists are only replaced and freed under
-                // `event_mutex` (held: `_g`).
-                let list = unsafe { &(*more).0 };
-                let entry = list
+                let more = self.more.get(_g).ok_or(code::ENOENT)?;
+                let entry = more
+                    .0
                     .iter()
                     .find(|f| f.get() == Some(file))
                     .ok_or(code::ENOENT)?;
@@ -345,10 +311,7 @@ impl Outputs {
     /// No handler can read it: the event is not registered, so none of its
     /// probes is attached.
     pub(crate) unsafe fn free_more(&mut self) {
-        let more = core::mem::replace(self.more.get_mut(), core::ptr::null_mut());
-        if !more.is_null() {
-            // SAFETY: Made by `KBox::into_raw`; no reader (caller).
-            drop(unsafe { KBox::from_raw(more) });
-        }
+        // SAFETY: No reader (caller).
+        drop(unsafe { self.more.take_unread() });
     }
 }

@@ -237,6 +237,100 @@ impl<T> Drop for OnceBox<T> {
     }
 }
 
+/// A boxed value published to lock-free readers that run with preemption
+/// disabled (the probe handlers), or nothing: replaced whole under
+/// `event_mutex`, and freed only once no reader can still see it (an RCU
+/// grace period after it was unpublished, see [`Retired`]).
+pub(crate) struct RcuBox<T>(core::sync::atomic::AtomicPtr<T>);
+
+// SAFETY: Publishes a `T` to readers on other CPUs and frees it on the
+// writer's thread: needs `T: Send + Sync`.
+unsafe impl<T: Send + Sync> Send for RcuBox<T> {}
+// SAFETY: As above; shared access only hands out `&T`.
+unsafe impl<T: Send + Sync> Sync for RcuBox<T> {}
+
+impl<T> RcuBox<T> {
+    pub(crate) const fn new() -> Self {
+        RcuBox(core::sync::atomic::AtomicPtr::new(core::ptr::null_mut()))
+    }
+
+    /// The published value, for a reader in a probe handler.
+    ///
+    /// # Safety
+    ///
+    /// Preemption is disabled (handler context) for as long as the
+    /// reference is used.
+    #[inline(always)]
+    pub(crate) unsafe fn read(&self) -> Option<&T> {
+        let p = self.0.load(core::sync::atomic::Ordering::Acquire);
+        // SAFETY: Non-null only while published from a `KBox`, or after
+        // that for an RCU grace period ([`Retired`]), which cannot end
+        // before the caller enables preemption again.
+        unsafe { p.as_ref() }
+    }
+
+    /// The published value, for the writer (replaced only under
+    /// `event_mutex`, which `_g` holds for the borrow).
+    pub(crate) fn get<'a>(&'a self, _g: &'a EventMutexGuard<'_>) -> Option<&'a T> {
+        let p = self.0.load(core::sync::atomic::Ordering::Acquire);
+        // SAFETY: Replaced and freed only under `event_mutex`, held for the
+        // borrow.
+        unsafe { p.as_ref() }
+    }
+
+    /// Is a value published? (A hint outside `event_mutex`.)
+    pub(crate) fn is_set(&self) -> bool {
+        !self.0.load(core::sync::atomic::Ordering::Relaxed).is_null()
+    }
+
+    /// Publishes `new` (a release store: readers see it whole) and
+    /// returns the old value, which readers may still use.
+    pub(crate) fn replace(&self, new: Option<KBox<T>>, _g: &mut EventMutexGuard<'_>) -> Retired<T> {
+        let p = new.map_or(core::ptr::null_mut(), KBox::into_raw);
+        let old = self.0.swap(p, core::sync::atomic::Ordering::AcqRel);
+        // SAFETY: Published from `KBox::into_raw` (an earlier call), and no
+        // longer published; `Retired` frees it after a grace period.
+        Retired((!old.is_null()).then(|| unsafe { KBox::from_raw(old) }))
+    }
+
+    /// Takes the value out without a grace period.
+    ///
+    /// # Safety
+    ///
+    /// No reader can run: nothing that reads this box is attached.
+    pub(crate) unsafe fn take_unread(&mut self) -> Option<KBox<T>> {
+        let p = core::mem::replace(self.0.get_mut(), core::ptr::null_mut());
+        // SAFETY: Published from `KBox::into_raw`; no reader (caller).
+        (!p.is_null()).then(|| unsafe { KBox::from_raw(p) })
+    }
+}
+
+/// A value an [`RcuBox`] no longer publishes, which readers may still use:
+/// dropping it waits for them ([`synchronize_rcu`], sleeps) before it is
+/// freed, unless [`Retired::free_after_grace_period`] says they are gone.
+pub(crate) struct Retired<T>(Option<KBox<T>>);
+
+impl<T> Retired<T> {
+    /// Frees the value without waiting again.
+    ///
+    /// # Safety
+    ///
+    /// An RCU grace period has passed since the value was unpublished
+    /// ([`synchronize_rcu`], or a detach that waits for the handlers).
+    pub(crate) unsafe fn free_after_grace_period(mut self) {
+        drop(self.0.take());
+    }
+}
+
+impl<T> Drop for Retired<T> {
+    fn drop(&mut self) {
+        if let Some(old) = self.0.take() {
+            synchronize_rcu();
+            drop(old);
+        }
+    }
+}
+
 /// `synchronize_rcu()`: returns once every RCU read-side and
 /// preemption-disabled section running at the call (every handler) has
 /// finished. Sleeps: process context only.
