@@ -82,23 +82,24 @@ mod display;
 mod error;
 mod header;
 mod index;
+mod kind;
 mod query;
+mod strings;
 mod symbol;
 mod table;
 mod types;
 
 pub use self::display::TypeName;
 pub use self::error::Error;
-pub use self::index::{required_index_len, required_index_len_split, INDEX_HEADER_WORDS};
+pub use self::index::INDEX_HEADER_WORDS;
+pub use self::kind::{Kind, TypeId};
 pub use self::query::{
     EnumValue, EnumValues, FuncProto, Member, Members, Param, Params, TypeFacts, ANON_STACK_MAX,
     MAX_ANON_VISITS, MAX_RESOLVE_DEPTH,
 };
 pub use self::symbol::normalize_symbol;
-pub use self::table::{build_index, Btf};
-pub use self::types::{
-    info_kflag, info_kind, info_vlen, ArrayInfo, IntInfo, Kind, RawMember, Type, TypeId,
-};
+pub use self::table::{build_index, required_index_len, required_index_len_split, Btf};
+pub use self::types::{info_kflag, info_kind, info_vlen, ArrayInfo, IntInfo, RawMember, Type};
 
 /// `BTF_MAGIC` from `include/uapi/linux/btf.h`.
 pub const BTF_MAGIC: u16 = 0xeb9f;

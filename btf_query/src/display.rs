@@ -4,8 +4,9 @@
 
 use core::fmt::{self, Write};
 
+use super::kind::{Kind, TypeId};
 use super::table::Btf;
-use super::types::{Kind, Type, TypeId};
+use super::types::Type;
 use super::MAX_RESOLVE_DEPTH;
 
 /// Displays a type as C would spell it; see [`Btf::display`].

@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use super::types::{Kind, TypeId};
+use super::kind::{Kind, TypeId};
 
 /// Everything that can go wrong while parsing, indexing or querying BTF.
 ///

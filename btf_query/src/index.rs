@@ -14,9 +14,10 @@ use core::cmp::Ordering;
 
 use super::bytes::{cmp_cstr, le_u32};
 use super::error::Error;
-use super::header::{self, Sections};
-use super::table::{Btf, Strings};
-use super::types::{Kind, Layout, Record, TypeId};
+use super::header::Sections;
+use super::kind::{Kind, TypeId};
+use super::strings::Strings;
+use super::types::{Layout, Record};
 use super::BTF_MAX_TYPE;
 
 /// Words of index header that precede the offset table.
@@ -116,30 +117,10 @@ fn walk(
     Ok(counts)
 }
 
-/// Number of `u32` words of index storage [`Btf::new`](super::Btf::new) or
-/// [`Btf::new_split`](super::Btf::new_split) needs for `blob` (a base or a
-/// split blob).
-///
-/// This walks the type section once (about a millisecond for vmlinux). See
-/// the [index layout](super::Btf#index) for what the words hold. A split
-/// blob without a layout section of its own steps over kinds this reader
-/// does not know with its base's: for such a blob use
-/// [`required_index_len_split`], which this fails on with
-/// [`Error::UnknownKind`].
-pub fn required_index_len(blob: &[u8]) -> Result<usize, Error> {
-    count(blob, None)
-}
-
-/// [`required_index_len`] for a split blob on top of `base` (the same count
-/// whenever `required_index_len` succeeds).
-pub fn required_index_len_split(blob: &[u8], base: &Btf<'_>) -> Result<usize, Error> {
-    count(blob, Some(base))
-}
-
-fn count(blob: &[u8], base: Option<&Btf<'_>>) -> Result<usize, Error> {
-    let sections = header::parse(blob, true)?;
-    let layout = Btf::layout_for(&sections, base);
-    Ok(walk(sections.types, 1, layout, |_, _| ())?.words())
+/// Number of `u32` words of index storage the type section `types` needs
+/// (see [`required_index_len`](super::required_index_len)).
+pub(super) fn words_for(types: &[u8], layout: Layout<'_>) -> Result<usize, Error> {
+    Ok(walk(types, 1, layout, |_, _| ())?.words())
 }
 
 /// Builds the index of a blob into `storage` and returns the number of words

@@ -3,8 +3,10 @@
 //! member descent), modifiers, sizes, integer/pointer/array facts, enums.
 
 use super::error::Error;
-use super::table::{Btf, Strings};
-use super::types::{ArrayInfo, IntInfo, Kind, Type, TypeId};
+use super::kind::{Kind, TypeId};
+use super::strings::Strings;
+use super::table::Btf;
+use super::types::{ArrayInfo, IntInfo, Type};
 use super::POINTER_SIZE;
 
 /// Maximum number of references followed by one walk through

@@ -5,64 +5,43 @@
 use core::cmp::Ordering;
 use core::fmt;
 
-use super::bytes::{cmp_cstr_query, cstr, le_u32};
+use super::bytes::{cmp_cstr_query, le_u32};
 use super::error::Error;
 use super::header::{self, Sections};
 use super::index::{
     self, Class, H_BLOB_LEN, H_CLASS, H_MAGIC, H_NR_TYPES, H_START_ID, H_STRINGS_LEN, H_STR_START,
     H_TOTAL, H_TYPES_LEN, H_VERSION, INDEX_HEADER_WORDS, INDEX_MAGIC, INDEX_VERSION, NR_CLASSES,
 };
+use super::kind::{Kind, TypeId};
+use super::strings::Strings;
 use super::symbol::normalize_symbol;
-use super::types::{Kind, Layout, Type, TypeId};
+use super::types::{Layout, Type};
 use super::{BTF_MAX_NAME_OFFSET, BTF_MAX_TYPE};
 
-/// The string sections visible from one BTF: the base's (split BTF only)
-/// followed by its own. Offsets below `start` are base offsets.
+/// Number of `u32` words of index storage [`Btf::new`](super::Btf::new) or
+/// [`Btf::new_split`](super::Btf::new_split) needs for `blob` (a base or a
+/// split blob).
 ///
-/// Invariant: each non-empty section ends with NUL, so every in-range
-/// offset starts a terminated string.
-#[derive(Clone, Copy)]
-pub(super) struct Strings<'a> {
-    base: &'a [u8],
-    local: &'a [u8],
-    start: u32,
+/// This walks the type section once (about a millisecond for vmlinux). See
+/// the [index layout](super::Btf#index) for what the words hold. A split
+/// blob without a layout section of its own steps over kinds this reader
+/// does not know with its base's: for such a blob use
+/// [`required_index_len_split`], which this fails on with
+/// [`Error::UnknownKind`].
+pub fn required_index_len(blob: &[u8]) -> Result<usize, Error> {
+    count(blob, None)
 }
 
-impl fmt::Debug for Strings<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Strings")
-            .field("base_len", &self.base.len())
-            .field("local_len", &self.local.len())
-            .field("start", &self.start)
-            .finish()
-    }
+/// [`required_index_len`] for a split blob on top of `base` (the same count
+/// whenever `required_index_len` succeeds).
+pub fn required_index_len_split(blob: &[u8], base: &Btf<'_>) -> Result<usize, Error> {
+    count(blob, Some(base))
 }
 
-impl<'a> Strings<'a> {
-    /// Offset of the first local string (the base's string section length).
-    pub(super) fn start(&self) -> u32 {
-        self.start
-    }
-
-    /// The bytes from string offset `off` to the end of its section, `None`
-    /// if out of range.
-    #[inline]
-    pub(super) fn tail(&self, off: u32) -> Option<&'a [u8]> {
-        if off < self.start {
-            self.base.get(off as usize..)
-        } else {
-            self.local.get((off - self.start) as usize..)
-        }
-        .filter(|t| !t.is_empty())
-    }
-
-    /// The string at offset `off` (without its NUL).
-    #[inline]
-    pub(super) fn get(&self, off: u32) -> Result<&'a [u8], Error> {
-        self.tail(off)
-            .and_then(cstr)
-            .ok_or(Error::BadNameOffset(off))
-    }
+fn count(blob: &[u8], base: Option<&Btf<'_>>) -> Result<usize, Error> {
+    let sections = header::parse(blob, true)?;
+    let layout = Btf::layout_for(&sections, base);
+    index::words_for(sections.types, layout)
 }
 
 /// A validated BTF blob with its index.

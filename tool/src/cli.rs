@@ -11,6 +11,7 @@ use crate::btf::KernelBtf;
 use crate::discover;
 use crate::live::Live;
 use crate::offline::{self, errno_name, event_name, Facts, Kallsyms, Session, Target};
+use crate::status::Status;
 
 /// Discover kernel functions and types, check rfprobe definitions offline,
 /// and drive rfprobe events.
@@ -250,40 +251,6 @@ impl Cli {
 /// A definition as given on the command line (see [`REMOVAL_MARK`]).
 fn def_text(d: &str) -> &str {
     d.strip_prefix(REMOVAL_MARK).unwrap_or(d)
-}
-
-/// A name that matches nothing (an event to remove or enable): reported,
-/// exit status 1 ([`Status::Rejected`]), not an unreadable input.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct NoMatch(pub String);
-
-/// The exit status of a command (documented in rfprobe(1), EXIT STATUS).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    /// 0: done; every definition accepted (and attached at once).
-    Ok = 0,
-    /// 1: a definition was rejected, a name matched nothing, or (`lost`) a
-    /// line does not add up.
-    Rejected = 1,
-    /// 2: usage error (bad option or argument).
-    Usage = 2,
-    /// 3: every definition accepted, some only pending (they wait for a
-    /// module or tracepoint that is not loaded).
-    Pending = 3,
-    /// 4: an input could not be read: BTF, kallsyms, a definitions file,
-    /// or the module's control files.
-    Unreadable = 4,
-}
-
-impl From<bool> for Status {
-    fn from(ok: bool) -> Status {
-        if ok {
-            Status::Ok
-        } else {
-            Status::Rejected
-        }
-    }
 }
 
 /// Runs the command line: the exit status, everything already reported.

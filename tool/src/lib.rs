@@ -21,3 +21,5 @@ pub mod live;
 pub mod offline;
 /// `format` files and ring-buffer pages (`trace_pipe_raw`).
 pub mod rawbuf;
+/// Exit statuses.
+pub mod status;

@@ -326,7 +326,7 @@ impl Live {
                             .join(", ")
                     ),
                 };
-                Err(crate::cli::NoMatch(format!(
+                Err(crate::status::NoMatch(format!(
                     "no rfprobe event '{name}' (see `rfprobe list`){hint}"
                 ))
                 .into())

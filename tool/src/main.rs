@@ -15,10 +15,10 @@ fn main() -> std::process::ExitCode {
                 return std::process::ExitCode::SUCCESS;
             }
             eprintln!("rfprobe: {e:#}");
-            let status = if e.downcast_ref::<rfprobe_tool::cli::NoMatch>().is_some() {
-                rfprobe_tool::cli::Status::Rejected
+            let status = if e.downcast_ref::<rfprobe_tool::status::NoMatch>().is_some() {
+                rfprobe_tool::status::Status::Rejected
             } else {
-                rfprobe_tool::cli::Status::Unreadable
+                rfprobe_tool::status::Status::Unreadable
             };
             std::process::ExitCode::from(status as u8)
         }

@@ -5,7 +5,7 @@
 //! (`create_dyn_event`, kernel/trace/trace_dynevent.c) and removal specs
 //! (`dyn_event_release`).
 
-use super::errors::EINVAL;
+use super::errno::EINVAL;
 use super::kstr::{cstr, is_space};
 
 /// C `WRITE_BUFSIZE`: chunk size of `trace_parse_run_command`.
@@ -228,6 +228,20 @@ pub fn trim(s: &[u8]) -> &[u8] {
         .rposition(|c| !c.is_ascii_whitespace())
         .map_or(a, |b| b + 1);
     s.get(a..b).unwrap_or(&[])
+}
+
+/// Does the line look like a trigger line (its first word `GRP/EVENT`,
+/// which no definition's first word is, or its second word a wprobe
+/// trigger command)? Decides the `error_log` subsystem.
+pub fn is_trigger_line(command: &[u8]) -> bool {
+    let mut t = tokens(command);
+    let first = t.next().unwrap_or(&[]);
+    if first.contains(&b'/') && !first.contains(&b':') {
+        return true;
+    }
+    let Some(cmd) = t.next() else { return false };
+    let cmd = cmd.strip_prefix(b"!").unwrap_or(cmd);
+    cmd.starts_with(b"set_wprobe") || cmd.starts_with(b"clear_wprobe")
 }
 
 #[cfg(test)]

@@ -230,7 +230,7 @@ pub const SUBSYSTEM: &str = "trace_fprobe";
 /// watchpoint definition (as upstream's wprobe events log) or trigger, else
 /// [`SUBSYSTEM`].
 pub fn subsystem(command: &[u8]) -> &'static str {
-    if command.first() == Some(&b'w') || super::wtrigger::is_trigger_line(command) {
+    if command.first() == Some(&b'w') || super::cmdline::is_trigger_line(command) {
         "wprobe"
     } else {
         SUBSYSTEM

@@ -62,6 +62,7 @@ use super::fetch::{
     EntryProgram, Insn, Program, Src, KSYM_SYMBOL_LEN, MAX_RECORD_SIZE, MAX_STRING_SIZE, STR_HOPS,
     TASK_COMM_LEN,
 };
+use super::probe::StoredDef;
 
 /// A failed memory access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,6 +140,15 @@ pub trait Machine {
 pub trait ArgBodies {
     /// Body text of argument `arg` (empty if unknown).
     fn body(&self, arg: u16) -> &[u8];
+}
+
+/// A stored definition's immediate-string bodies.
+impl ArgBodies for StoredDef<'_> {
+    fn body(&self, arg: u16) -> &[u8] {
+        self.args
+            .get(usize::from(arg))
+            .map_or(&[], |a| self.text_of(a.comm))
+    }
 }
 
 impl ArgBodies for [&[u8]] {

@@ -375,8 +375,8 @@ impl NumError {
     /// The negative errno C returns.
     pub fn errno(self) -> i32 {
         match self {
-            NumError::Invalid => -super::errors::EINVAL,
-            NumError::Range => -super::errors::ERANGE,
+            NumError::Invalid => -super::errno::EINVAL,
+            NumError::Range => -super::errno::ERANGE,
         }
     }
 }

@@ -453,7 +453,7 @@ pub struct StoredDef<'a> {
 }
 
 impl<'a> StoredDef<'a> {
-    fn text_of(&self, s: Span) -> &'a [u8] {
+    pub(super) fn text_of(&self, s: Span) -> &'a [u8] {
         self.text.get(s.range()).unwrap_or(&[])
     }
 
@@ -663,15 +663,6 @@ impl<'a> StoredDef<'a> {
             }
         }
         true
-    }
-}
-
-/// Immediate-string bodies at run time (see [`super::interp::ArgBodies`]).
-impl super::interp::ArgBodies for StoredDef<'_> {
-    fn body(&self, arg: u16) -> &[u8] {
-        self.args
-            .get(usize::from(arg))
-            .map_or(&[], |a| self.text_of(a.comm))
     }
 }
 

@@ -23,6 +23,7 @@
 //! definitions; the module looks the events up by name and carries out the
 //! result ([`Checked`]).
 
+pub use super::cmdline::is_trigger_line;
 use super::cmdline::tokens;
 use super::errors::{ErrCode, Failure, EINVAL};
 use super::kstr::kstrtoul;
@@ -97,20 +98,6 @@ pub fn write_log_command(
         w.put(word)?;
     }
     Ok(())
-}
-
-/// Does the line look like a trigger line (its first word `GRP/EVENT`,
-/// which no definition's first word is, or its second word a wprobe
-/// trigger command)? Decides the `error_log` subsystem.
-pub fn is_trigger_line(command: &[u8]) -> bool {
-    let mut t = tokens(command);
-    let first = t.next().unwrap_or(&[]);
-    if first.contains(&b'/') && !first.contains(&b':') {
-        return true;
-    }
-    let Some(cmd) = t.next() else { return false };
-    let cmd = cmd.strip_prefix(b"!").unwrap_or(cmd);
-    cmd.starts_with(b"set_wprobe") || cmd.starts_with(b"clear_wprobe")
 }
 
 fn fail(code: ErrCode, pos: usize) -> Failure {
