@@ -106,41 +106,7 @@ pub enum Cmd {
     /// offline dynamic_events, in order: later lines see earlier ones
     /// (appending a probe to an event, `-:` removals). Exit status 1 if any
     /// write fails.
-    Check {
-        /// Definitions, e.g. 'f:vfs/rd vfs_read file->f_pos count' (a
-        /// removal such as '-:vfs/rd' needs no `--`).
-        defs: Vec<String>,
-        /// Read definitions from FILE, one per line (`-`: stdin). `#`
-        /// comments and blank lines are skipped.
-        #[arg(short, long = "file", value_name = "FILE")]
-        files: Vec<PathBuf>,
-        /// Print the format file (fields, print fmt) of each new event.
-        #[arg(long)]
-        format: bool,
-        /// Print the compiled fetch program of each new definition.
-        #[arg(long)]
-        explain: bool,
-        /// Print only errors.
-        #[arg(short, long)]
-        quiet: bool,
-        /// At the end, print the whole offline dynamic_events listing.
-        #[arg(long)]
-        list: bool,
-        /// Print one verdict per write for scripts: `accepted`, or
-        /// `rejected ERRNO` followed by the error_log entries (no
-        /// timestamps); `rfprobe add --verdicts` prints the module's.
-        #[arg(long)]
-        verdicts: bool,
-        /// One JSON document on stdout (schema `rfprobe-check/1`): each
-        /// write's verdict, errno, error_log entries with caret columns,
-        /// hints and the events it made.
-        #[arg(long, conflicts_with_all = ["verdicts", "format", "explain", "list"])]
-        json: bool,
-        /// A trace event name GROUP/EVENT that already exists on the target
-        /// (repeatable; with the running kernel, tracefs is read too).
-        #[arg(long, value_name = "GROUP/EVENT")]
-        existing: Vec<String>,
-    },
+    Check(CheckArgs),
     /// Add definitions to the loaded module (one write each).
     Add {
         /// Definitions.
@@ -193,28 +159,7 @@ pub enum Cmd {
     },
     /// Stream records of events (enabling them for the duration; restored
     /// on exit or Ctrl-C).
-    Stream {
-        /// Events (default: all rfprobe events).
-        events: Vec<String>,
-        /// One JSON object per record, decoded with the event's format file
-        /// from the binary ring buffer (trace_pipe_raw).
-        #[arg(long)]
-        json: bool,
-        /// Stop after N records.
-        #[arg(short = 'n', long, value_name = "N")]
-        count: Option<u64>,
-        /// Stop after SECONDS.
-        #[arg(short, long, value_name = "SECONDS")]
-        duration: Option<f64>,
-        /// Set this tracefs filter on the events meanwhile (combined with
-        /// any filter they already have; restored afterwards).
-        #[arg(short, long, value_name = "EXPR")]
-        filter: Option<String>,
-        /// Also show records caused by rfprobe itself (by default its own
-        /// threads are filtered out: reading the buffer is a vfs_read).
-        #[arg(long)]
-        include_self: bool,
-    },
+    Stream(StreamArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -225,6 +170,69 @@ pub enum Cmd {
         /// Output directory.
         dir: PathBuf,
     },
+}
+
+/// The arguments of `stream`.
+#[derive(Debug, clap::Args)]
+pub struct StreamArgs {
+    /// Events (default: all rfprobe events).
+    pub events: Vec<String>,
+    /// One JSON object per record, decoded with the event's format file
+    /// from the binary ring buffer (trace_pipe_raw).
+    #[arg(long)]
+    pub json: bool,
+    /// Stop after N records.
+    #[arg(short = 'n', long, value_name = "N")]
+    pub count: Option<u64>,
+    /// Stop after SECONDS.
+    #[arg(short, long, value_name = "SECONDS")]
+    pub duration: Option<f64>,
+    /// Set this tracefs filter on the events meanwhile (combined with
+    /// any filter they already have; restored afterwards).
+    #[arg(short, long, value_name = "EXPR")]
+    pub filter: Option<String>,
+    /// Also show records caused by rfprobe itself (by default its own
+    /// threads are filtered out: reading the buffer is a vfs_read).
+    #[arg(long)]
+    pub include_self: bool,
+}
+
+/// The arguments of `check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Definitions, e.g. 'f:vfs/rd vfs_read file->f_pos count' (a
+    /// removal such as '-:vfs/rd' needs no `--`).
+    pub defs: Vec<String>,
+    /// Read definitions from FILE, one per line (`-`: stdin). `#`
+    /// comments and blank lines are skipped.
+    #[arg(short, long = "file", value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Print the format file (fields, print fmt) of each new event.
+    #[arg(long)]
+    pub format: bool,
+    /// Print the compiled fetch program of each new definition.
+    #[arg(long)]
+    pub explain: bool,
+    /// Print only errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// At the end, print the whole offline dynamic_events listing.
+    #[arg(long)]
+    pub list: bool,
+    /// Print one verdict per write for scripts: `accepted`, or
+    /// `rejected ERRNO` followed by the error_log entries (no
+    /// timestamps); `rfprobe add --verdicts` prints the module's.
+    #[arg(long)]
+    pub verdicts: bool,
+    /// One JSON document on stdout (schema `rfprobe-check/1`): each
+    /// write's verdict, errno, error_log entries with caret columns,
+    /// hints and the events it made.
+    #[arg(long, conflicts_with_all = ["verdicts", "format", "explain", "list"])]
+    pub json: bool,
+    /// A trace event name GROUP/EVENT that already exists on the target
+    /// (repeatable; with the running kernel, tracefs is read too).
+    #[arg(long, value_name = "GROUP/EVENT")]
+    pub existing: Vec<String>,
 }
 
 /// Marks a `-:` removal on the command line so that clap takes it as a
@@ -265,351 +273,403 @@ pub fn run(cli: Cli) -> Result<Status> {
             tracepoints,
             watch,
             json,
-        } => {
-            if *watch {
-                let f = facts(&cli, &[])?;
-                if crate::funcs::run_watch(&f, patterns, *json, &mut out)? {
-                    return Ok(Status::Ok);
-                }
-                eprintln!(
-                    "rfprobe: no data symbol matches '{}'",
-                    if patterns.is_empty() {
-                        "*".to_string()
-                    } else {
-                        patterns.join(" ")
-                    }
-                );
-                return Ok(Status::Rejected);
-            }
-            let k = load_btf(&cli)?;
-            k.load_all_modules()?;
-            let target = Target::new(&k, facts(&cli, &[])?);
-            if crate::funcs::run(&target, patterns, *verbose, *tracepoints, *json, &mut out)? {
-                return Ok(Status::Ok);
-            }
-            eprintln!(
-                "rfprobe: no {} with BTF matches '{}'",
-                if *tracepoints {
-                    "tracepoint"
-                } else {
-                    "function"
-                },
-                if patterns.is_empty() {
-                    "*".to_string()
-                } else {
-                    patterns.join(" ")
-                }
-            );
-            let sel = crate::funcs::Selector::new(patterns);
-            for want in sel.plain_names() {
-                let names: Vec<String> = if *tracepoints {
-                    k.named(btf_query::Kind::Typedef)
-                        .into_iter()
-                        .filter_map(|(n, _)| {
-                            Some(
-                                std::str::from_utf8(n)
-                                    .ok()?
-                                    .strip_prefix("btf_trace_")?
-                                    .to_string(),
-                            )
-                        })
-                        .collect()
-                } else {
-                    k.funcs()
-                        .into_iter()
-                        .filter_map(|(n, _)| std::str::from_utf8(n).ok().map(str::to_string))
-                        .collect()
-                };
-                let near = crate::hints::nearest(want, names.iter().map(String::as_str));
-                if !near.is_empty() {
-                    eprintln!(
-                        "  hint: did you mean {}?",
-                        near.iter()
-                            .map(|n| format!("`{n}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    );
-                }
-            }
-            Ok(Status::Rejected)
-        }
-        Cmd::Type { names, json } => {
-            let k = load_btf(&cli)?;
-            let mut status = Status::Ok;
-            let mut found = Vec::new();
-            for (i, n) in names.iter().enumerate() {
-                let btf = k.vmlinux();
-                let id = match discover::find_type(btf, n) {
-                    Ok(id) => id,
-                    Err(e @ discover::DiscoverError::NoType(_)) => {
-                        eprintln!("rfprobe: {e}");
-                        for h in discover::type_hints(btf, n) {
-                            eprintln!("  hint: {h}");
-                        }
-                        status = Status::Rejected;
-                        continue;
-                    }
-                    Err(e) => return Err(e.into()),
-                };
-                if *json {
-                    let mut v = discover::type_json(btf, id)?;
-                    v["query"] = serde_json::json!(n);
-                    found.push(v);
-                    continue;
-                }
-                if i > 0 {
-                    writeln!(out)?;
-                }
-                write!(out, "{}", discover::describe_type(btf, id)?)?;
-            }
-            if *json {
-                let doc = serde_json::json!({ "schema": "rfprobe-type/1", "types": found });
-                writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
-            }
-            Ok(status)
-        }
-        Cmd::Check {
-            defs,
-            files,
-            format,
-            explain,
-            quiet,
-            list,
-            existing,
-            verdicts,
-            json,
-        } => {
-            let k = load_btf(&cli)?;
-            let target = Target::new(&k, facts(&cli, existing)?);
-            if cli.btf.is_none() && !target.exact() {
-                eprintln!(
-                    "rfprobe: warning: cannot read tracefs available_filter_functions (root, \
-                     tracefs mounted?): which functions can be traced is taken from \
-                     /proc/kallsyms, where notrace functions pass too"
-                );
-            }
-            let mut inputs: Vec<(String, String)> = Vec::new();
-            let mut bad = Vec::new();
-            for f in files {
-                read_defs(f, &mut inputs, &mut bad)?;
-            }
-            for b in &bad {
-                eprintln!("{b}");
-            }
-            for (i, d) in defs.iter().enumerate() {
-                inputs.push((format!("argument {}", i + 1), def_text(d).to_string()));
-            }
-            if inputs.is_empty() && bad.is_empty() {
-                return usage("check: nothing to check: give definitions or -f FILE");
-            }
-            if *verdicts {
-                let mut s = Session::new(&target);
-                let mut ok = true;
-                for (_, d) in &inputs {
-                    let r = s.write(d);
-                    if r.errno == 0 {
-                        writeln!(out, "accepted")?;
-                        continue;
-                    }
-                    ok = false;
-                    writeln!(out, "rejected {}", errno_name(r.errno))?;
-                    for l in &r.logs {
-                        write!(out, "{}", l.block())?;
-                    }
-                }
-                return Ok(ok.into());
-            }
-            let opts = CheckOpts {
-                format: *format,
-                explain: *explain,
-                quiet: *quiet,
-                json: *json,
-            };
-            let mut status = check(&target, &inputs, opts, &mut out)?;
-            if !bad.is_empty() {
-                status = Status::Rejected;
-            }
-            if *list {
-                // The listing a `cat dynamic_events` would show.
-                let mut s = Session::new(&target);
-                for (_, d) in &inputs {
-                    s.write(d);
-                }
-                for l in s.listing() {
-                    writeln!(out, "{l}")?;
-                }
-            }
-            Ok(status)
-        }
+        } => funcs(&cli, patterns, verbose, tracepoints, watch, json, &mut out),
+        Cmd::Type { names, json } => type_(&cli, names, json, &mut out),
+        Cmd::Check(a) => check_cmd(&cli, a, &mut out),
         Cmd::Add {
             defs,
             files,
             verdicts,
-        } => {
-            let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
-            let mut inputs: Vec<(String, String)> = Vec::new();
-            let mut bad = Vec::new();
-            for f in files {
-                read_defs(f, &mut inputs, &mut bad)?;
+        } => add(&cli, defs, files, verdicts, &mut out),
+        Cmd::List { long } => list(&cli, long, &mut out),
+        Cmd::Lost { events } => lost(&cli, events, &mut out),
+        Cmd::Rm { events, all } => rm(&cli, events, all),
+        Cmd::Enable { events } | Cmd::Disable { events } => enable(&cli, events),
+        Cmd::Errors { clear } => errors(&cli, clear, &mut out),
+        Cmd::Stream(a) => stream(&cli, a, &mut out),
+        Cmd::Completions { shell } => completions(shell, &mut out),
+        Cmd::Man { dir } => man(dir, &mut out),
+    }
+}
+
+/// `funcs`: what can be probed (or, `--watch`, watched).
+fn funcs(
+    cli: &Cli,
+    patterns: &[String],
+    verbose: &bool,
+    tracepoints: &bool,
+    watch: &bool,
+    json: &bool,
+    mut out: &mut impl Write,
+) -> Result<Status> {
+    if *watch {
+        let f = facts(cli, &[])?;
+        if crate::funcs::run_watch(&f, patterns, *json, &mut out)? {
+            return Ok(Status::Ok);
+        }
+        eprintln!(
+            "rfprobe: no data symbol matches '{}'",
+            if patterns.is_empty() {
+                "*".to_string()
+            } else {
+                patterns.join(" ")
             }
-            for b in &bad {
-                eprintln!("{b}");
-            }
-            let mut ok = bad.is_empty();
-            inputs.extend(
-                defs.iter()
-                    .map(|d| (String::new(), def_text(d).to_string())),
+        );
+        return Ok(Status::Rejected);
+    }
+    let k = load_btf(cli)?;
+    k.load_all_modules()?;
+    let target = Target::new(&k, facts(cli, &[])?);
+    if crate::funcs::run(&target, patterns, *verbose, *tracepoints, *json, &mut out)? {
+        return Ok(Status::Ok);
+    }
+    eprintln!(
+        "rfprobe: no {} with BTF matches '{}'",
+        if *tracepoints {
+            "tracepoint"
+        } else {
+            "function"
+        },
+        if patterns.is_empty() {
+            "*".to_string()
+        } else {
+            patterns.join(" ")
+        }
+    );
+    let sel = crate::funcs::Selector::new(patterns);
+    for want in sel.plain_names() {
+        let names: Vec<String> = if *tracepoints {
+            k.named(btf_query::Kind::Typedef)
+                .into_iter()
+                .filter_map(|(n, _)| {
+                    Some(
+                        std::str::from_utf8(n)
+                            .ok()?
+                            .strip_prefix("btf_trace_")?
+                            .to_string(),
+                    )
+                })
+                .collect()
+        } else {
+            k.funcs()
+                .into_iter()
+                .filter_map(|(n, _)| std::str::from_utf8(n).ok().map(str::to_string))
+                .collect()
+        };
+        let near = crate::hints::nearest(want, names.iter().map(String::as_str));
+        if !near.is_empty() {
+            eprintln!(
+                "  hint: did you mean {}?",
+                near.iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
-            if inputs.is_empty() && bad.is_empty() {
-                return usage("add: nothing to add: give definitions or -f FILE");
-            }
-            if *verdicts {
-                for (_, d) in &inputs {
-                    let v = live.verdict(d)?;
-                    ok &= v.starts_with("accepted");
-                    out.write_all(v.as_bytes())?;
-                }
-                return Ok(ok.into());
-            }
-            for (_, d) in &inputs {
-                match live.command(d)? {
-                    None => {}
-                    Some(report) => {
-                        ok = false;
-                        eprint!("{report}");
-                    }
-                }
-            }
-            Ok(ok.into())
-        }
-        Cmd::List { long } => {
-            let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
-            if !long {
-                out.write_all(live.listing()?.as_bytes())?;
-                return Ok(Status::Ok);
-            }
-            let prof = live.profile()?;
-            writeln!(
-                out,
-                "{:<32} {:<8} {:>12} {:>8}  DEFINITION",
-                "EVENT", "STATE", "HITS", "MISSES"
-            )?;
-            for l in live.listing()?.lines() {
-                let Some(ev) = Live::event_of_line(l) else {
-                    continue;
-                };
-                let state = match live.is_enabled(&ev) {
-                    Ok(true) => "enabled",
-                    Ok(false) => "disabled",
-                    Err(_) => "?",
-                };
-                let name = ev.rsplit('/').next().unwrap_or(&ev);
-                let (hits, misses) = prof.get(name).map_or((0, 0), |p| (p.hits, p.misses()));
-                writeln!(out, "{ev:<32} {state:<8} {hits:>12} {misses:>8}  {l}")?;
-            }
-            Ok(Status::Ok)
-        }
-        Cmd::Lost { events } => {
-            let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
-            let prof = live.profile()?;
-            let mut ok = true;
-            for l in live.listing()?.lines() {
-                let Some(ev) = Live::event_of_line(l) else {
-                    continue;
-                };
-                let name = ev.rsplit('/').next().unwrap_or(&ev);
-                if !events.is_empty() && !events.iter().any(|e| e == &ev || e == name) {
-                    continue;
-                }
-                let Some(p) = prof.get(name) else {
-                    continue;
-                };
-                ok &= p.unexplained() == 0;
-                out.write_all(crate::live::explain_profile(&ev, p).as_bytes())?;
-            }
-            Ok(ok.into())
-        }
-        Cmd::Rm { events, all } => {
-            let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
-            if *all {
-                live.clear()?;
-                return Ok(Status::Ok);
-            }
-            if events.is_empty() {
-                return usage("rm: name events to remove, or --all");
-            }
-            let mut ok = true;
-            for e in events {
-                let ev = live.resolve_event(e)?;
-                if let Some(report) = live.command(&format!("-:{ev}"))? {
-                    ok = false;
-                    eprint!("{report}");
-                }
-            }
-            Ok(ok.into())
-        }
-        Cmd::Enable { events } | Cmd::Disable { events } => {
-            let on = matches!(cli.command, Cmd::Enable { .. });
-            let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
-            for e in events {
-                let ev = live.resolve_event(e)?;
-                live.set_enabled(&ev, on)?;
-            }
-            Ok(Status::Ok)
-        }
-        Cmd::Errors { clear } => {
-            let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
-            if *clear {
-                live.clear_errors()?;
-            } else {
-                out.write_all(live.errors()?.as_bytes())?;
-            }
-            Ok(Status::Ok)
-        }
-        Cmd::Stream {
-            events,
-            json,
-            count,
-            duration,
-            filter,
-            include_self,
-        } => {
-            let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
-            let events = if events.is_empty() {
-                live.events()?
-            } else {
-                events
-                    .iter()
-                    .map(|e| live.resolve_event(e))
-                    .collect::<Result<_>>()?
-            };
-            if events.is_empty() {
-                bail!("stream: no rfprobe events defined (add one with `rfprobe add`)");
-            }
-            let limit = crate::live::Limit {
-                count: *count,
-                duration: duration.map(std::time::Duration::from_secs_f64),
-            };
-            let opts = crate::live::StreamOpts {
-                json: *json,
-                limit,
-                filter: filter.as_deref(),
-                include_self: *include_self,
-            };
-            live.stream(&events, &opts, &mut out)?;
-            Ok(Status::Ok)
-        }
-        Cmd::Completions { shell } => {
-            clap_complete::generate(*shell, &mut Cli::command(), "rfprobe", &mut out);
-            Ok(Status::Ok)
-        }
-        Cmd::Man { dir } => {
-            std::fs::create_dir_all(dir).with_context(|| format!("{}", dir.display()))?;
-            write_man_pages(dir)?;
-            writeln!(out, "man pages written to {}", dir.display())?;
-            Ok(Status::Ok)
         }
     }
+    Ok(Status::Rejected)
+}
+
+/// `type`: types from BTF.
+fn type_(cli: &Cli, names: &[String], json: &bool, out: &mut impl Write) -> Result<Status> {
+    let k = load_btf(cli)?;
+    let mut status = Status::Ok;
+    let mut found = Vec::new();
+    for (i, n) in names.iter().enumerate() {
+        let btf = k.vmlinux();
+        let id = match discover::find_type(btf, n) {
+            Ok(id) => id,
+            Err(e @ discover::DiscoverError::NoType(_)) => {
+                eprintln!("rfprobe: {e}");
+                for h in discover::type_hints(btf, n) {
+                    eprintln!("  hint: {h}");
+                }
+                status = Status::Rejected;
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if *json {
+            let mut v = discover::type_json(btf, id)?;
+            v["query"] = serde_json::json!(n);
+            found.push(v);
+            continue;
+        }
+        if i > 0 {
+            writeln!(out)?;
+        }
+        write!(out, "{}", discover::describe_type(btf, id)?)?;
+    }
+    if *json {
+        let doc = serde_json::json!({ "schema": "rfprobe-type/1", "types": found });
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+    }
+    Ok(status)
+}
+
+/// `check`: definitions checked offline with the module's parser.
+fn check_cmd(cli: &Cli, a: &CheckArgs, mut out: &mut impl Write) -> Result<Status> {
+    let CheckArgs {
+        defs,
+        files,
+        format,
+        explain,
+        quiet,
+        list,
+        existing,
+        verdicts,
+        json,
+    } = a;
+    let k = load_btf(cli)?;
+    let target = Target::new(&k, facts(cli, existing)?);
+    if cli.btf.is_none() && !target.exact() {
+        eprintln!(
+            "rfprobe: warning: cannot read tracefs available_filter_functions (root, \
+             tracefs mounted?): which functions can be traced is taken from \
+             /proc/kallsyms, where notrace functions pass too"
+        );
+    }
+    let mut inputs: Vec<(String, String)> = Vec::new();
+    let mut bad = Vec::new();
+    for f in files {
+        read_defs(f, &mut inputs, &mut bad)?;
+    }
+    for b in &bad {
+        eprintln!("{b}");
+    }
+    for (i, d) in defs.iter().enumerate() {
+        inputs.push((format!("argument {}", i + 1), def_text(d).to_string()));
+    }
+    if inputs.is_empty() && bad.is_empty() {
+        return usage("check: nothing to check: give definitions or -f FILE");
+    }
+    if *verdicts {
+        let mut s = Session::new(&target);
+        let mut ok = true;
+        for (_, d) in &inputs {
+            let r = s.write(d);
+            if r.errno == 0 {
+                writeln!(out, "accepted")?;
+                continue;
+            }
+            ok = false;
+            writeln!(out, "rejected {}", errno_name(r.errno))?;
+            for l in &r.logs {
+                write!(out, "{}", l.block())?;
+            }
+        }
+        return Ok(ok.into());
+    }
+    let opts = CheckOpts {
+        format: *format,
+        explain: *explain,
+        quiet: *quiet,
+        json: *json,
+    };
+    let mut status = check(&target, &inputs, opts, &mut out)?;
+    if !bad.is_empty() {
+        status = Status::Rejected;
+    }
+    if *list {
+        // The listing a `cat dynamic_events` would show.
+        let mut s = Session::new(&target);
+        for (_, d) in &inputs {
+            s.write(d);
+        }
+        for l in s.listing() {
+            writeln!(out, "{l}")?;
+        }
+    }
+    Ok(status)
+}
+
+/// `add`: definitions written to the loaded module.
+fn add(
+    cli: &Cli,
+    defs: &[String],
+    files: &[PathBuf],
+    verdicts: &bool,
+    out: &mut impl Write,
+) -> Result<Status> {
+    let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
+    let mut inputs: Vec<(String, String)> = Vec::new();
+    let mut bad = Vec::new();
+    for f in files {
+        read_defs(f, &mut inputs, &mut bad)?;
+    }
+    for b in &bad {
+        eprintln!("{b}");
+    }
+    let mut ok = bad.is_empty();
+    inputs.extend(
+        defs.iter()
+            .map(|d| (String::new(), def_text(d).to_string())),
+    );
+    if inputs.is_empty() && bad.is_empty() {
+        return usage("add: nothing to add: give definitions or -f FILE");
+    }
+    if *verdicts {
+        for (_, d) in &inputs {
+            let v = live.verdict(d)?;
+            ok &= v.starts_with("accepted");
+            out.write_all(v.as_bytes())?;
+        }
+        return Ok(ok.into());
+    }
+    for (_, d) in &inputs {
+        match live.command(d)? {
+            None => {}
+            Some(report) => {
+                ok = false;
+                eprint!("{report}");
+            }
+        }
+    }
+    Ok(ok.into())
+}
+
+/// `list`: the module's events (`--long`: with state, hits and misses).
+fn list(cli: &Cli, long: &bool, out: &mut impl Write) -> Result<Status> {
+    let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
+    if !long {
+        out.write_all(live.listing()?.as_bytes())?;
+        return Ok(Status::Ok);
+    }
+    let prof = live.profile()?;
+    writeln!(
+        out,
+        "{:<32} {:<8} {:>12} {:>8}  DEFINITION",
+        "EVENT", "STATE", "HITS", "MISSES"
+    )?;
+    for l in live.listing()?.lines() {
+        let Some(ev) = Live::event_of_line(l) else {
+            continue;
+        };
+        let state = match live.is_enabled(&ev) {
+            Ok(true) => "enabled",
+            Ok(false) => "disabled",
+            Err(_) => "?",
+        };
+        let name = ev.rsplit('/').next().unwrap_or(&ev);
+        let (hits, misses) = prof.get(name).map_or((0, 0), |p| (p.hits, p.misses()));
+        writeln!(out, "{ev:<32} {state:<8} {hits:>12} {misses:>8}  {l}")?;
+    }
+    Ok(Status::Ok)
+}
+
+/// `lost`: where the hits that made no record went.
+fn lost(cli: &Cli, events: &[String], out: &mut impl Write) -> Result<Status> {
+    let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
+    let prof = live.profile()?;
+    let mut ok = true;
+    for l in live.listing()?.lines() {
+        let Some(ev) = Live::event_of_line(l) else {
+            continue;
+        };
+        let name = ev.rsplit('/').next().unwrap_or(&ev);
+        if !events.is_empty() && !events.iter().any(|e| e == &ev || e == name) {
+            continue;
+        }
+        let Some(p) = prof.get(name) else {
+            continue;
+        };
+        ok &= p.unexplained() == 0;
+        out.write_all(crate::live::explain_profile(&ev, p).as_bytes())?;
+    }
+    Ok(ok.into())
+}
+
+/// `rm`: events removed.
+fn rm(cli: &Cli, events: &[String], all: &bool) -> Result<Status> {
+    let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
+    if *all {
+        live.clear()?;
+        return Ok(Status::Ok);
+    }
+    if events.is_empty() {
+        return usage("rm: name events to remove, or --all");
+    }
+    let mut ok = true;
+    for e in events {
+        let ev = live.resolve_event(e)?;
+        if let Some(report) = live.command(&format!("-:{ev}"))? {
+            ok = false;
+            eprint!("{report}");
+        }
+    }
+    Ok(ok.into())
+}
+
+/// `enable`/`disable`: events switched on or off.
+fn enable(cli: &Cli, events: &[String]) -> Result<Status> {
+    let on = matches!(cli.command, Cmd::Enable { .. });
+    let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
+    for e in events {
+        let ev = live.resolve_event(e)?;
+        live.set_enabled(&ev, on)?;
+    }
+    Ok(Status::Ok)
+}
+
+/// `errors`: the module's `error_log`.
+fn errors(cli: &Cli, clear: &bool, out: &mut impl Write) -> Result<Status> {
+    let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
+    if *clear {
+        live.clear_errors()?;
+    } else {
+        out.write_all(live.errors()?.as_bytes())?;
+    }
+    Ok(Status::Ok)
+}
+
+/// `stream`: records as they come.
+fn stream(cli: &Cli, a: &StreamArgs, mut out: &mut impl Write) -> Result<Status> {
+    let StreamArgs {
+        events,
+        json,
+        count,
+        duration,
+        filter,
+        include_self,
+    } = a;
+    let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
+    let events = if events.is_empty() {
+        live.events()?
+    } else {
+        events
+            .iter()
+            .map(|e| live.resolve_event(e))
+            .collect::<Result<_>>()?
+    };
+    if events.is_empty() {
+        bail!("stream: no rfprobe events defined (add one with `rfprobe add`)");
+    }
+    let limit = crate::live::Limit {
+        count: *count,
+        duration: duration.map(std::time::Duration::from_secs_f64),
+    };
+    let opts = crate::live::StreamOpts {
+        json: *json,
+        limit,
+        filter: filter.as_deref(),
+        include_self: *include_self,
+    };
+    live.stream(&events, &opts, &mut out)?;
+    Ok(Status::Ok)
+}
+
+/// `completions`: shell completions.
+fn completions(shell: &clap_complete::Shell, mut out: &mut impl Write) -> Result<Status> {
+    clap_complete::generate(*shell, &mut Cli::command(), "rfprobe", &mut out);
+    Ok(Status::Ok)
+}
+
+/// `man`: the man pages.
+fn man(dir: &Path, out: &mut impl Write) -> Result<Status> {
+    std::fs::create_dir_all(dir).with_context(|| format!("{}", dir.display()))?;
+    write_man_pages(dir)?;
+    writeln!(out, "man pages written to {}", dir.display())?;
+    Ok(Status::Ok)
 }
 
 /// The EXIT STATUS section of every man page (see [`Status`]).
