@@ -8,7 +8,7 @@ set -euo pipefail
 
 PKGS=(linux-source-6.12 rustc-web rust-web-src rust-web-clippy clang-19 llvm-19 lld-19 libclang-19-dev
       dwarves qemu-system-x86 busybox-static bc flex bison libelf-dev libssl-dev cpio
-      trace-cmd linux-perf dkms bpftool make gcc libc6-dev python3 xz-utils rsync)
+      trace-cmd linux-perf dkms bpftool libbpf-dev libzstd-dev make gcc libc6-dev python3 xz-utils rsync)
 
 missing=()
 for p in "${PKGS[@]}"; do

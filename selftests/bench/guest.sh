@@ -83,6 +83,10 @@ def_for() { # impl group/event kind func args...
 run_shape() { # shape loop impl kind func args...
 	shape=$1 loop=$2 impl=$3
 	shift 3
+	if [ "$impl" = b ]; then
+		run_bpf "$shape" "$loop"
+		return
+	fi
 	grp=b$impl
 	if ! def_for "$impl" "$grp/$shape" "$@"; then
 		echo "BENCH shape=$shape impl=$impl status=na"
@@ -115,6 +119,25 @@ run_shape() { # shape loop impl kind func args...
 	echo "-:$grp/$shape" >> "$file" || fail "remove $grp/$shape"
 	echo "BENCH shape=$shape impl=$impl ns=$ns records=$recs epoch=$epoch"
 	echo "BENCH-SAMPLE $impl $shape: $sample"
+}
+
+# The BPF peer of a shape (selftests/bench/bpf/peer.bpf.c): the program of
+# the shape's name attached by bpfpeer while the loop runs, one record per
+# hit in a BPF ring buffer, counted afterwards.
+run_bpf() { # shape loop
+	if [ ! -x /bench/bpfpeer ]; then
+		echo "BENCH shape=$1 impl=b status=na"
+		return
+	fi
+	if ! /bench/bpfpeer /bench/peer.bpf.o "$1" $B loop "$2" "$N" >/tmp/loop.out 2>/tmp/bpf.err; then
+		echo "BENCH shape=$1 impl=b status=failed"
+		sed 's/^/BENCH-ERROR bpf: /' /tmp/bpf.err | head -n 3
+		return
+	fi
+	epoch=$((epoch + 1))
+	ns=$(sed -n 's/^ns_per_op=//p' /tmp/loop.out)
+	recs=$(sed -n 's/^records=//p' /tmp/loop.out)
+	echo "BENCH shape=$1 impl=b ns=$ns records=$recs epoch=$epoch"
 }
 
 # The floor (selftests/bench/floor): the shape's rfprobe event, defined and
@@ -245,6 +268,9 @@ floor_steps() {
 }
 
 # Shapes: name|loop|implementations|kind func args
+# Implementations: c (C's fprobe events), r (rfprobe), k (kprobe events),
+# b (the shape's BPF peer, selftests/bench/bpf/peer.bpf.c: a program for
+# every shape BPF expresses without a tracing-core feature).
 # bitfield_btf (a BTF bitfield member without a type) is rfprobe only: the
 # 6.12 C parser stores it with basesize 8 into a 4-byte field, which
 # corrupts the ring buffer (GPF in rb_move_tail); kprobe events share that
@@ -252,20 +278,20 @@ floor_steps() {
 # duration ($duration, rfprobe's own) is compared with retval.
 # fpos_cast (a 7.3 typecast; 6.12's C has none) is rfprobe only: it must cost
 # what fpos_count costs, the cast being folded into the offsets.
-SHAPES='noargs|read|crk|f vfs_read
-count|read|crk|f vfs_read count
-fpos_count|read|crk|f vfs_read file->f_pos count
+SHAPES='noargs|read|crkb|f vfs_read
+count|read|crkb|f vfs_read count
+fpos_count|read|crkb|f vfs_read file->f_pos count
 fpos_cast|read|r|f vfs_read (file)$arg1->f_pos count
-args4|read|crk|f vfs_read file->f_flags file->f_pos buf count
-string|read|crk|f vfs_read name=file->f_path.dentry->d_name.name:string
-retval|read|crk|f vfs_read%return $retval
-ret_entry|read|crk|f vfs_read%return count $retval
-duration|read|r|f vfs_read%return $duration
-bitfield|prctl|crk|f __set_task_comm tsk->in_execve:b1@3/32
+args4|read|crkb|f vfs_read file->f_flags file->f_pos buf count
+string|read|crkb|f vfs_read name=file->f_path.dentry->d_name.name:string
+retval|read|crkb|f vfs_read%return $retval
+ret_entry|read|crkb|f vfs_read%return count $retval
+duration|read|rb|f vfs_read%return $duration
+bitfield|prctl|crkb|f __set_task_comm tsk->in_execve:b1@3/32
 bitfield_btf|prctl|r|f __set_task_comm tsk->in_execve
-tracepoint|prctl|crk|t task_rename task->pid
+tracepoint|prctl|crkb|t task_rename task->pid
 watch|poke|r|w w@rfprobe_floor_watched:8 v=$value
-count_filter|read|crk|f vfs_read count
+count_filter|read|crkb|f vfs_read count
 count_trigger|read|crk|f vfs_read count'
 
 echo "BENCH-BEGIN mode=$mode n=$N"
@@ -315,7 +341,7 @@ section_base() { # label
 section_shapes() {
 	while IFS='|' read -r shape loop impls def; do
 		case ",${ONLY:-$shape}," in *",$shape,"*) ;; *) continue ;; esac
-		for impl in c r k; do
+		for impl in c r k b; do
 			case $impls in
 			*$impl*)
 				# shellcheck disable=SC2086 # $def is the definition's words
@@ -430,7 +456,7 @@ full)
 	;;
 smoke)
 	section_base base
-	SHAPES='count|read|cr|f vfs_read count'
+	SHAPES='count|read|crb|f vfs_read count'
 	section_shapes
 	;;
 shapes)

@@ -79,6 +79,9 @@ END {
 	target["count_filter"] = 0.809; tname["count_filter"] = "one BTF arg, filter set"
 	target["count_trigger"] = 0.809; tname["count_trigger"] = "one BTF arg, trigger set"
 	floor_target = 1.12
+	# Against the BPF peers (issue 46): rf/BPF per shape.
+	btarget["noargs"] = 1.3; btarget["fpos_count"] = 1.3
+	btarget["retval"] = 1.5; btarget["ret_entry"] = 1.5
 
 	if (!begun) bad("guest benchmark did not start")
 	if (!ended) bad("guest benchmark did not finish")
@@ -93,13 +96,14 @@ END {
 	printf "\n\nPer-hit cost of an enabled event (ns/op minus the base loop; lower is better)\n"
 	printf "(floor: the cheapest record of the same bytes from the same attach point, selftests/bench/floor;\n"
 	printf " rdfloor: the floor plus the program's loads of the same addresses as plain loads, where it reads memory;\n"
-	printf " rf/floor and C/floor are against rdfloor where there is one)\n"
-	printf "%-11s %-52s %7s %7s %7s %7s %7s %7s %6s %8s %8s  %s\n", "shape", "definition", "base", "C", "rfprobe", "kprobe", "floor",
-		"rdfloor", "rf/C", "rf/floor", "C/floor", "target"
+	printf " rf/floor and C/floor are against rdfloor where there is one;\n"
+	printf " BPF: the shape's fentry/fexit/tp_btf program writing the same values to a BPF ring buffer, selftests/bench/bpf)\n"
+	printf "%-11s %-52s %7s %7s %7s %7s %7s %7s %7s %6s %8s %8s %6s  %s\n", "shape", "definition", "base", "C", "rfprobe", "kprobe", "BPF",
+		"floor", "rdfloor", "rf/C", "rf/floor", "C/floor", "rf/BPF", "target"
 	for (j = 1; j <= nshape; j++) {
 		s = order[j]; lp = (s in loop_of) ? loop_of[s] : "read"
-		for (ii = 1; ii <= 5; ii++) {
-			i = substr("crkfg", ii, 1)
+		for (ii = 1; ii <= 6; ii++) {
+			i = substr("crkbfg", ii, 1)
 			if ((s, i) in ns) {
 				if (!num(ns[s, i])) { bad(s "/" i ": no figure"); c[i] = "?"; continue }
 				c[i] = ns[s, i] - base[lp]
@@ -113,6 +117,7 @@ END {
 		fl = num(c["g"]) ? c["g"] : c["f"]
 		rfl = (num(fl) && num(c["r"]) && fl > 0) ? c["r"] / fl : ""
 		cfl = (num(fl) && num(c["c"]) && fl > 0) ? c["c"] / fl : ""
+		rb = (num(c["b"]) && num(c["r"]) && c["b"] > 0) ? c["r"] / c["b"] : ""
 		verdict = ""
 		if (s in target && ratio != "") {
 			v = ratio <= target[s] ? "PASS" : "MISS"
@@ -124,9 +129,14 @@ END {
 			verdict = verdict (verdict == "" ? "" : ", ") sprintf("fl %s", v)
 			tres[++nt] = sprintf("%-4s %-38s rf/floor %.3f (target <= %.2f)", v, s " at the floor", rfl, floor_target)
 		}
-		printf "%-11s %-52s %7s %7s %7s %7s %7s %7s %6s %8s %8s  %s\n", s, desc[s], fmt(base[lp]), fmt(c["c"]), fmt(c["r"]), fmt(c["k"]),
-			fmt(c["f"]), fmt(c["g"]), ratio == "" ? "-" : sprintf("%.3f", ratio), rfl == "" ? "-" : sprintf("%.3f", rfl),
-			cfl == "" ? "-" : sprintf("%.3f", cfl), verdict
+		if (s in btarget && rb != "") {
+			v = rb <= btarget[s] ? "PASS" : "MISS"
+			verdict = verdict (verdict == "" ? "" : ", ") sprintf("BPF %s", v)
+			tres[++nt] = sprintf("%-4s %-38s rf/BPF %.3f (target <= %.2f)", v, s " against BPF", rb, btarget[s])
+		}
+		printf "%-11s %-52s %7s %7s %7s %7s %7s %7s %7s %6s %8s %8s %6s  %s\n", s, desc[s], fmt(base[lp]), fmt(c["c"]), fmt(c["r"]), fmt(c["k"]),
+			fmt(c["b"]), fmt(c["f"]), fmt(c["g"]), ratio == "" ? "-" : sprintf("%.3f", ratio), rfl == "" ? "-" : sprintf("%.3f", rfl),
+			cfl == "" ? "-" : sprintf("%.3f", cfl), rb == "" ? "-" : sprintf("%.3f", rb), verdict
 	}
 
 	if (num(ns["fpos_cast", "r"]) && num(ns["fpos_count", "r"])) {

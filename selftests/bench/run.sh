@@ -50,6 +50,9 @@ mv -f "$bin.$$" "$bin"
 
 # The floor module (selftests/bench/floor), built for the fast kernel.
 floor_ko=$("$RFPROBE_TOP/selftests/bench/build-floor.sh" "$logdir")
+# The BPF peers (selftests/bench/bpf): the programs against the fast
+# kernel's BTF, and their static loader.
+bpf_dir=$("$RFPROBE_TOP/selftests/bench/build-bpf.sh" "$logdir")
 
 timeout=3000
 [ $mode != smoke ] || timeout=300
@@ -58,6 +61,7 @@ set +e
 "$RFPROBE_TOP/selftests/run-vm.sh" -k fast -m "$module" -t $timeout -o "$logdir" \
 	-s 1 -q '-icount shift=0,sleep=off' \
 	-f "$bin:bench/bench" -f "$floor_ko:lib/modules/rfprobe_floor.ko" -f "$RFPROBE_TOP/selftests/bench/guest.sh:bench/guest.sh" \
+	-f "$bpf_dir/bpfpeer:bench/bpfpeer" -f "$bpf_dir/peer.bpf.o:bench/peer.bpf.o" \
 	-c "sh /bench/guest.sh $mode $n ${only/#all/}" >"$out" 2>&1
 vm_rc=$?
 set -e
