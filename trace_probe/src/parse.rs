@@ -1842,9 +1842,6 @@ pub fn parse_definition_for<E: ProbeEnv + ?Sized>(
     let Some(argv0) = toks.next() else {
         return Err(Failure::silent(-ECANCELED));
     };
-    let fail0 = |def: &ProbeDef, idx: usize, code: ErrCode, off: i64| -> Failure {
-        Failure::logged(-EINVAL, code, def.log_pos(line, idx, off))
-    };
     if argv0.first() == Some(&b'w') {
         return parse_watch(line, argv0, toks.next(), env, def);
     }
@@ -1856,47 +1853,134 @@ pub fn parse_definition_for<E: ProbeEnv + ?Sized>(
         Some(b't') => true,
         _ => return Err(Failure::silent(-ECANCELED)),
     };
+    let maxactive = parse_maxactive(line, argv0, env, def)?;
+    let sym = parse_symbol_and_return(line, argv1, is_tp, def)?;
+    if !sym.is_return && maxactive != 0 {
+        return Err(def_fail(line, def, 0, ErrCode::BadMaxactType, 1));
+    }
 
-    // Event part and MAXACTIVE.
+    // traceprobe_parse_event_name() (index 0)
+    let default_group = if is_tp {
+        TRACEPOINT_EVENT_SYSTEM
+    } else {
+        FPROBE_EVENT_SYSTEM
+    };
+    let (group, event) = parse_event_name(line, argv0, def, default_group)?;
+    let nomem = || Failure::silent(-ENOMEM);
+    def.group = def.push_text(&[group]).ok_or_else(nomem)?;
+    def.event = match event {
+        Some(ev) => def.push_text(&[ev]).ok_or_else(nomem)?,
+        None => {
+            let mut buf = [0u8; MAX_EVENT_NAME_LEN - 1];
+            let name = default_event_name(&sym, is_tp, &mut buf);
+            def.push_text(&[name]).ok_or_else(nomem)?
+        }
+    };
+    def.symbol = def.push_text(&[sym.symbol]).ok_or_else(nomem)?;
+    def.kind = if is_tp {
+        ProbeKind::Tracepoint
+    } else if sym.is_return {
+        ProbeKind::Exit
+    } else {
+        ProbeKind::Entry
+    };
+    def.maxactive = maxactive;
+    def.colon_exit = sym.colon_exit;
+
+    // BTF function name.
+    let mut sbuf = [0u8; KSYM_NAME_LEN];
+    let funcname: Option<&[u8]> = if is_tp {
+        tracepoint_btf_name(line, sym.symbol, env, def, &mut sbuf)?
+    } else if func.is_some() {
+        func
+    } else {
+        // One function: its BTF prototype (`MOD:` and `@ADDR` stripped).
+        // A set without `func`: no prototype.
+        sym.spec.and_then(|s| s.btf_name())
+    };
+
+    let ctx = Ctx::new(
+        env.btf(),
+        funcname,
+        sym.is_return,
+        is_tp,
+        false,
+        env.facts(),
+    );
+    let mut p = Parser { line, def, ctx };
+    p.expand_and_parse_args(env.dentry_offsets())
+}
+
+/// An `EINVAL` entry of a definition line: `code` at offset `off` of word
+/// `idx`.
+fn def_fail(line: &[u8], def: &ProbeDef, idx: usize, code: ErrCode, off: i64) -> Failure {
+    Failure::logged(-EINVAL, code, def.log_pos(line, idx, off))
+}
+
+/// MAXACTIVE between the kind and the `:` of word 0 (0: none).
+fn parse_maxactive<E: ProbeEnv + ?Sized>(
+    line: &[u8],
+    argv0: &[u8],
+    env: &E,
+    def: &ProbeDef,
+) -> Result<u32, Failure> {
+    let bad = |code| Err(def_fail(line, def, 0, code, 1));
     let after = argv0.get(1..).unwrap_or(&[]);
     let event_start = strchr(after, b':').map(|p| p + 2);
-    let mut maxactive: u32 = 0;
     // Where exits ride the function-graph tracer there is no MAXACTIVE:
     // anything between the kind and `:` is refused as C does.
     if env.facts().fprobe_fgraph && !matches!(at(argv0, 1), 0 | b':') {
-        return Err(fail0(def, 0, ErrCode::BadMaxact, 1));
+        return bad(ErrCode::BadMaxact);
     }
-    if is_digit(at(argv0, 1)) {
-        let digits = match event_start {
-            Some(es) => argv0.get(1..es - 1).unwrap_or(&[]),
-            None => after,
-        };
-        if digits.len() > MAX_EVENT_NAME_LEN - 1 {
-            return Err(fail0(def, 0, ErrCode::BadMaxact, 1));
-        }
-        match kstrtouint(digits, 0) {
-            Ok(v) if v != 0 => maxactive = v,
-            _ => return Err(fail0(def, 0, ErrCode::BadMaxact, 1)),
-        }
-        if maxactive > RETHOOK_MAXACTIVE_MAX {
-            return Err(fail0(def, 0, ErrCode::MaxactTooBig, 1));
-        }
+    if !is_digit(at(argv0, 1)) {
+        return Ok(0);
     }
+    let digits = match event_start {
+        Some(es) => argv0.get(1..es - 1).unwrap_or(&[]),
+        None => after,
+    };
+    if digits.len() > MAX_EVENT_NAME_LEN - 1 {
+        return bad(ErrCode::BadMaxact);
+    }
+    match kstrtouint(digits, 0) {
+        Ok(v) if v > RETHOOK_MAXACTIVE_MAX => bad(ErrCode::MaxactTooBig),
+        Ok(v) if v != 0 => Ok(v),
+        _ => bad(ErrCode::BadMaxact),
+    }
+}
 
-    // parse_symbol_and_return() (index 1)
+/// Word 1 of an `f` or `t` line: the symbol part and whether the probe is
+/// an exit.
+struct SymbolPart<'l> {
+    /// The function part (suffix dropped) or the tracepoint.
+    symbol: &'l [u8],
+    /// Which functions, for an `f` line.
+    spec: Option<funcspec::Spec<'l>>,
+    is_return: bool,
+    /// Upstream's `:exit` suffix.
+    colon_exit: bool,
+}
+
+/// parse_symbol_and_return() (index 1): the symbol, its `%return`,
+/// `:entry` or `:exit` suffix, and `$retval` in an argument, which makes an
+/// `f` probe an exit probe.
+fn parse_symbol_and_return<'l>(
+    line: &'l [u8],
+    argv1: &'l [u8],
+    is_tp: bool,
+    def: &ProbeDef,
+) -> Result<SymbolPart<'l>, Failure> {
+    let fail = |idx, code, off| Err(def_fail(line, def, idx, code, off));
     let mut is_return = false;
     let mut legacy_ret: Option<usize> = None;
     let mut colon_exit = false;
     let symbol = match strchr(argv1, b'%') {
-        Some(p) => {
-            if !is_tp && argv1.get(p..) == Some(&b"%return"[..]) {
-                is_return = true;
-                legacy_ret = Some(p);
-                argv1.get(..p).unwrap_or(&[])
-            } else {
-                return Err(fail0(def, 1, ErrCode::BadAddrSuffix, p as i64));
-            }
+        Some(p) if !is_tp && argv1.get(p..) == Some(&b"%return"[..]) => {
+            is_return = true;
+            legacy_ret = Some(p);
+            argv1.get(..p).unwrap_or(&[])
         }
+        Some(p) => return fail(1, ErrCode::BadAddrSuffix, p as i64),
         // Upstream's proposed list syntax: `:entry` / `:exit` suffixes.
         None if !is_tp && argv1.ends_with(b":exit") => {
             is_return = true;
@@ -1912,18 +1996,18 @@ pub fn parse_definition_for<E: ProbeEnv + ?Sized>(
     } else {
         match funcspec::Spec::parse(symbol) {
             Ok(s) => Some(s),
-            Err(off) => return Err(fail0(def, 1, ErrCode::BadProbeAddr, off as i64)),
+            Err(off) => return fail(1, ErrCode::BadProbeAddr, off as i64),
         }
     };
     if let (Some(s), Some(p)) = (spec, legacy_ret) {
         if s.single().is_none() {
-            return Err(fail0(def, 1, ErrCode::BadLegacyRet, p as i64));
+            return fail(1, ErrCode::BadLegacyRet, p as i64);
         }
     }
     if !is_return {
         if is_tp {
             if let Some(bad) = symbol.iter().position(|&c| !(is_alnum(c) || c == b'_')) {
-                return Err(fail0(def, 1, ErrCode::BadTpName, bad as i64));
+                return fail(1, ErrCode::BadTpName, bad as i64);
             }
         }
         for (i, tok) in tokens(line).skip(2).enumerate() {
@@ -1931,7 +2015,7 @@ pub fn parse_definition_for<E: ProbeEnv + ?Sized>(
                 let c = at(tok, p + 7);
                 if !is_alnum(c) && c != b'_' {
                     if is_tp {
-                        return Err(fail0(def, i + 2, ErrCode::RetvalOnProbe, p as i64));
+                        return fail(i + 2, ErrCode::RetvalOnProbe, p as i64);
                     }
                     is_return = true;
                     break;
@@ -1939,106 +2023,80 @@ pub fn parse_definition_for<E: ProbeEnv + ?Sized>(
             }
         }
     }
-    if !is_return && maxactive != 0 {
-        return Err(fail0(def, 0, ErrCode::BadMaxactType, 1));
-    }
+    Ok(SymbolPart {
+        symbol,
+        spec,
+        is_return,
+        colon_exit,
+    })
+}
 
-    // traceprobe_parse_event_name() (index 0)
-    let default_group = if is_tp {
-        TRACEPOINT_EVENT_SYSTEM
-    } else {
-        FPROBE_EVENT_SYSTEM
+/// The event name of a definition without one, `snprintf()`-truncated to
+/// 63 bytes and sanitised: the tracepoint, or `FUNC__entry`/`FUNC__exit`
+/// (a set is named after its first item; `@ADDR` is dropped).
+fn default_event_name<'b>(sym: &SymbolPart<'_>, is_tp: bool, buf: &'b mut [u8]) -> &'b [u8] {
+    let mut w = SliceW {
+        buf,
+        len: 0,
+        overflow: false,
     };
-    let (group, event) = parse_event_name(line, argv0, def, default_group)?;
-    let nomem = || Failure::silent(-ENOMEM);
-    def.group = def.push_text(&[group]).ok_or_else(nomem)?;
-    def.event = match event {
-        Some(ev) => def.push_text(&[ev]).ok_or_else(nomem)?,
-        None => {
-            // Default name, snprintf()-truncated to 63 bytes, sanitised.
-            let mut buf = [0u8; MAX_EVENT_NAME_LEN - 1];
+    if is_tp {
+        if is_digit(at(sym.symbol, 0)) {
+            w.put(b"_");
+        }
+        w.put(sym.symbol);
+    } else {
+        let spec = sym.spec;
+        let first = spec.and_then(|s| s.items().next());
+        let base = match first {
+            Some(it) if spec.is_some_and(|s| s.single().is_none()) => it.name,
+            _ => sym.symbol,
+        };
+        let base = match strchr(base, b'@') {
+            Some(a) => base.get(..a).unwrap_or(base),
+            None => base,
+        };
+        w.put(base);
+        w.put(b"__");
+        w.put(if sym.is_return { b"exit" } else { b"entry" });
+    }
+    let n = w.len.min(MAX_EVENT_NAME_LEN - 1);
+    let name = w.buf.get_mut(..n).unwrap_or(&mut []);
+    for c in name.iter_mut().skip(1) {
+        if matches!(*c, b':' | b'.' | b'*') {
+            *c = b'_';
+        }
+    }
+    name
+}
+
+/// The BTF name of tracepoint `tp`'s arguments (`__probestub_TP`, in
+/// `buf`), or `tp` itself while it is pending (a module not loaded).
+fn tracepoint_btf_name<'b, E: ProbeEnv + ?Sized>(
+    line: &[u8],
+    tp: &'b [u8],
+    env: &E,
+    def: &mut ProbeDef,
+    buf: &'b mut [u8],
+) -> Result<Option<&'b [u8]>, Failure> {
+    match env.tracepoint(tp) {
+        TracepointLookup::Found => {
             let mut w = SliceW {
-                buf: &mut buf,
+                buf,
                 len: 0,
                 overflow: false,
             };
-            if is_tp {
-                if is_digit(at(symbol, 0)) {
-                    w.put(b"_");
-                }
-                w.put(symbol);
-            } else {
-                // A set is named after its first item; `@ADDR` is dropped.
-                let first = spec.and_then(|s| s.items().next());
-                let base = match first {
-                    Some(it) if spec.is_some_and(|s| s.single().is_none()) => it.name,
-                    _ => symbol,
-                };
-                let base = match strchr(base, b'@') {
-                    Some(a) => base.get(..a).unwrap_or(base),
-                    None => base,
-                };
-                w.put(base);
-                w.put(b"__");
-                w.put(if is_return { b"exit" } else { b"entry" });
-            }
-            let n = w.len.min(MAX_EVENT_NAME_LEN - 1);
-            let name = buf.get_mut(..n).unwrap_or(&mut []);
-            for c in name.iter_mut().skip(1) {
-                if matches!(*c, b':' | b'.' | b'*') {
-                    *c = b'_';
-                }
-            }
-            def.push_text(&[name]).ok_or_else(nomem)?
+            w.put(b"__probestub_");
+            w.put(tp);
+            let n = w.len;
+            Ok(if w.overflow { None } else { w.buf.get(..n) })
         }
-    };
-    def.symbol = def.push_text(&[symbol]).ok_or_else(nomem)?;
-    def.kind = if is_tp {
-        ProbeKind::Tracepoint
-    } else if is_return {
-        ProbeKind::Exit
-    } else {
-        ProbeKind::Entry
-    };
-    def.maxactive = maxactive;
-    def.colon_exit = colon_exit;
-
-    // BTF function name.
-    let mut sbuf = [0u8; KSYM_NAME_LEN];
-    let funcname: Option<&[u8]> = if is_tp {
-        match env.tracepoint(symbol) {
-            TracepointLookup::Found => {
-                let mut w = SliceW {
-                    buf: &mut sbuf,
-                    len: 0,
-                    overflow: false,
-                };
-                w.put(b"__probestub_");
-                w.put(symbol);
-                if w.overflow {
-                    None
-                } else {
-                    let n = w.len;
-                    sbuf.get(..n)
-                }
-            }
-            TracepointLookup::Pending => {
-                def.tp_pending = true;
-                Some(symbol)
-            }
-            TracepointLookup::Missing => return Err(fail0(def, 1, ErrCode::NoTracepoint, 0)),
+        TracepointLookup::Pending => {
+            def.tp_pending = true;
+            Ok(Some(tp))
         }
-    } else if func.is_some() {
-        func
-    } else {
-        // One function: its BTF prototype (`MOD:` and `@ADDR` stripped).
-        // A set without `func`: no prototype.
-        spec.and_then(|s| s.btf_name())
-    };
-
-    let ctx = Ctx::new(env.btf(), funcname, is_return, is_tp, false, env.facts());
-    let mut p = Parser { line, def, ctx };
-    p.expand_and_parse_args(env.dentry_offsets())
+        TracepointLookup::Missing => Err(def_fail(line, def, 1, ErrCode::NoTracepoint, 0)),
+    }
 }
 
 /// The longest argument body the kernel's C takes.
