@@ -2184,125 +2184,27 @@ fn parse_watch<E: ProbeEnv + ?Sized>(
     let Some(spec) = spec else {
         return Err(fail(def, 0, ErrCode::NoArgBody, 0));
     };
-    let Some(at_sign) = strchr(spec, b'@') else {
-        return Err(fail(def, 1, ErrCode::BadAccessFmt, 0));
-    };
-    let access = match spec.get(..at_sign).unwrap_or(&[]) {
-        b"" | b"rw" => Access::ReadWrite,
-        b"r" => Access::Read,
-        b"w" => Access::Write,
-        _ => return Err(fail(def, 1, ErrCode::BadAccessType, 0)),
-    };
-    let target = spec.get(at_sign + 1..).unwrap_or(&[]);
-    let (place, given_len) = match strchr(target, b':') {
-        Some(c) => {
-            let len_text = target.get(c + 1..).unwrap_or(&[]);
-            match kstrtoul(len_text, 0) {
-                Ok(n @ (1 | 2 | 4 | 8)) => (target.get(..c).unwrap_or(&[]), Some(n as u8)),
-                _ => return Err(fail(def, 1, ErrCode::BadAccessLen, at_sign + 1 + c + 1)),
-            }
-        }
-        None => (target, None),
-    };
-    let mut len = given_len.unwrap_or(4);
-    let addr_pos = at_sign + 1;
+    let a = parse_watch_access(spec).map_err(|(code, off)| fail(def, 1, code, off))?;
+    let mut len = a.len.unwrap_or(4);
     // rfprobe: `(STRUCT)SYM.FIELD[.FIELD|[I]...]`, a member of a variable
     // typed by BTF (6.12's BTF has no global variables, so the type is
     // given): its offset, and by default its size as the length.
-    let mut cast: Option<(&[u8], &[u8])> = None;
-    let parsed = if at(place, 0) == b'(' {
-        let Some(close) = strchr(place, b')') else {
-            return Err(fail(
-                def,
-                1,
-                ErrCode::DerefOpenBrace,
-                addr_pos + place.len(),
-            ));
-        };
-        let sname = place.get(1..close).unwrap_or(&[]);
-        let rest = place.get(close + 1..).unwrap_or(&[]);
-        let Some(dot) = rest.iter().position(|&c| c == b'.') else {
-            return Err(fail(
-                def,
-                1,
-                ErrCode::TypecastReqField,
-                addr_pos + place.len(),
-            ));
-        };
-        let name = rest.get(..dot).unwrap_or(&[]);
-        let path = rest.get(dot + 1..).unwrap_or(&[]);
-        if name.is_empty()
-            || name.iter().any(|&c| !(is_alnum(c) || c == b'_'))
-            || is_percpu_symbol(env, name)
-        {
-            return Err(fail(def, 1, ErrCode::BadAccessAddr, addr_pos + close + 1));
-        }
-        let ctx = Ctx::new(env.btf(), None, false, false, true, env.facts());
-        let mut p = Parser { line, def, ctx };
-        p.ctx.offset = (addr_pos + close + 1 + dot + 1) as i64;
-        let (off, size) = p
-            .watch_member(sname, path, addr_pos as i64 + 1)
-            .map_err(|e| p.fail(1, e))?;
-        if given_len.is_none() {
+    let (cast, sym, addr) = if at(a.place, 0) == b'(' {
+        let m = parse_watch_member(line, a.place, a.addr_pos, env, def)?;
+        if a.len.is_none() {
             // The field's size, or its first 8 bytes.
-            len = match size {
-                1 | 2 | 4 => size as u8,
+            len = match m.size {
+                1 | 2 | 4 => m.size as u8,
                 3 => 2,
                 5..=7 => 4,
                 _ => 8,
             };
         }
-        cast = Some((sname, path));
-        Some((Some(name), off))
+        (Some((m.sname, m.path)), Some(m.name), m.off)
     } else {
-        None
-    };
-    // A number, else a symbol with an optional `+OFFS`/`-OFFS`.
-    let (sym, addr) = match parsed {
-        Some(p) => p,
-        None => match kstrtoul(place, 0) {
-            Ok(a) => {
-                // A kernel address, aligned to the length (the hardware needs
-                // it; user addresses can never be watched here), or 0: armed
-                // by a `set_wprobe` trigger (upstream's "NULL address").
-                if a != 0 && (a < WATCH_MIN_ADDR || a % u64::from(len) != 0) {
-                    return Err(fail(def, 1, ErrCode::BadAccessAddr, addr_pos));
-                }
-                (None, a)
-            }
-            Err(_) => {
-                let split = place.iter().position(|&c| c == b'+' || c == b'-');
-                let (name, offs) = match split {
-                    Some(p) => {
-                        let text = place.get(p..).unwrap_or(&[]);
-                        let v = if at(text, 0) == b'+' {
-                            kstrtoul(text.get(1..).unwrap_or(&[]), 0)
-                                .ok()
-                                .and_then(|v| i64::try_from(v).ok())
-                        } else {
-                            kstrtoul(text.get(1..).unwrap_or(&[]), 0)
-                                .ok()
-                                .and_then(|v| i64::try_from(v).ok())
-                                .map(|v| -v)
-                        };
-                        let Some(v) = v else {
-                            return Err(fail(def, 1, ErrCode::BadProbeAddr, addr_pos + p));
-                        };
-                        (place.get(..p).unwrap_or(&[]), v)
-                    }
-                    None => (place, 0),
-                };
-                if name.is_empty()
-                    || name
-                        .iter()
-                        .any(|&c| !(is_alnum(c) || c == b'_' || c == b'.'))
-                    || is_percpu_symbol(env, name)
-                {
-                    return Err(fail(def, 1, ErrCode::BadAccessAddr, addr_pos));
-                }
-                (Some(name), offs as u64)
-            }
-        },
+        let (sym, addr) = parse_watch_place(a.place, len, env)
+            .map_err(|(code, off)| fail(def, 1, code, a.addr_pos + off))?;
+        (None, sym, addr)
     };
     let nomem = || Failure::silent(-ENOMEM);
 
@@ -2313,56 +2215,212 @@ fn parse_watch<E: ProbeEnv + ?Sized>(
     def.event = match event {
         Some(ev) => def.push_text(&[ev]).ok_or_else(nomem)?,
         None => {
-            let mut w = ByteBuf::<{ MAX_EVENT_NAME_LEN + 32 }>::new();
-            // Truncated like the other default names (snprintf()).
-            let _ = watch_default_name(&mut w, sym, addr);
             let mut name = [0u8; MAX_EVENT_NAME_LEN - 1];
-            let n = w.len().min(name.len());
-            let name = name.get_mut(..n).unwrap_or(&mut []);
-            name.copy_from_slice(w.as_bytes().get(..n).unwrap_or(&[]));
-            for c in name.iter_mut() {
-                if !(is_alnum(*c) || *c == b'_') {
-                    *c = b'_';
-                }
-            }
+            let name = watch_event_name(sym, addr, &mut name);
             def.push_text(&[name]).ok_or_else(nomem)?
         }
     };
-    // The spec as the listing shows it: access and length always, a
-    // signed offset, a number in hex (what removal by SPEC matches).
-    let mut w = ByteBuf::<{ 2 * KSYM_NAME_LEN + 48 }>::new();
-    let cast_at = access.text().len() + 2;
-    let sym_at = access.text().len() + 1 + cast.map_or(0, |(c, _)| c.len() + 2);
-    if watch_spec_text(&mut w, access, sym, addr, len, cast).is_err() {
-        return Err(fail(def, 1, ErrCode::BadAccessAddr, addr_pos));
+    let w = WatchSpec {
+        access: a.access,
+        len,
+        sym: Span::default(),
+        addr,
+        cast: Span::default(),
+        path: Span::default(),
+    };
+    if let Err(code) = store_watch_spec(def, w, sym, cast) {
+        return Err(match code {
+            Some(code) => fail(def, 1, code, a.addr_pos),
+            None => nomem(),
+        });
     }
-    def.symbol = def.push_text(&[w.as_bytes()]).ok_or_else(nomem)?;
+
+    let ctx = Ctx::new(env.btf(), None, false, false, true, env.facts());
+    let mut p = Parser { line, def, ctx };
+    p.expand_and_parse_args(env.dentry_offsets())
+}
+
+/// The access part of a watchpoint's spec: `[r|w|rw]@PLACE[:LEN]`.
+struct WatchAccess<'l> {
+    access: Access,
+    /// The address, symbol or member after `@`, without `:LEN`.
+    place: &'l [u8],
+    len: Option<u8>,
+    /// Where `place` starts in the spec.
+    addr_pos: usize,
+}
+
+/// Parses `[r|w|rw]@PLACE[:LEN]`; errors are a code and an offset in the
+/// spec.
+fn parse_watch_access(spec: &[u8]) -> Result<WatchAccess<'_>, (ErrCode, usize)> {
+    let Some(at_sign) = strchr(spec, b'@') else {
+        return Err((ErrCode::BadAccessFmt, 0));
+    };
+    let access = match spec.get(..at_sign).unwrap_or(&[]) {
+        b"" | b"rw" => Access::ReadWrite,
+        b"r" => Access::Read,
+        b"w" => Access::Write,
+        _ => return Err((ErrCode::BadAccessType, 0)),
+    };
+    let target = spec.get(at_sign + 1..).unwrap_or(&[]);
+    let (place, len) = match strchr(target, b':') {
+        Some(c) => match kstrtoul(target.get(c + 1..).unwrap_or(&[]), 0) {
+            Ok(n @ (1 | 2 | 4 | 8)) => (target.get(..c).unwrap_or(&[]), Some(n as u8)),
+            _ => return Err((ErrCode::BadAccessLen, at_sign + 1 + c + 1)),
+        },
+        None => (target, None),
+    };
+    Ok(WatchAccess {
+        access,
+        place,
+        len,
+        addr_pos: at_sign + 1,
+    })
+}
+
+/// A watched member: `(STRUCT)SYM.PATH`, at `off` bytes into `SYM`.
+struct WatchMember<'l> {
+    sname: &'l [u8],
+    name: &'l [u8],
+    path: &'l [u8],
+    off: u64,
+    size: u32,
+}
+
+/// Parses `(STRUCT)SYM.FIELD[.FIELD|[I]...]` (`place` starts at `(`, at
+/// `addr_pos` in word 1) and finds the member in BTF.
+fn parse_watch_member<'l, E: ProbeEnv + ?Sized>(
+    line: &'l [u8],
+    place: &'l [u8],
+    addr_pos: usize,
+    env: &E,
+    def: &mut ProbeDef,
+) -> Result<WatchMember<'l>, Failure> {
+    let fail = |def: &ProbeDef, code: ErrCode, off: usize| -> Failure {
+        Failure::logged(-EINVAL, code, def.log_pos(line, 1, off as i64))
+    };
+    let Some(close) = strchr(place, b')') else {
+        return Err(fail(def, ErrCode::DerefOpenBrace, addr_pos + place.len()));
+    };
+    let sname = place.get(1..close).unwrap_or(&[]);
+    let rest = place.get(close + 1..).unwrap_or(&[]);
+    let Some(dot) = rest.iter().position(|&c| c == b'.') else {
+        return Err(fail(def, ErrCode::TypecastReqField, addr_pos + place.len()));
+    };
+    let name = rest.get(..dot).unwrap_or(&[]);
+    let path = rest.get(dot + 1..).unwrap_or(&[]);
+    if name.is_empty()
+        || name.iter().any(|&c| !(is_alnum(c) || c == b'_'))
+        || is_percpu_symbol(env, name)
+    {
+        return Err(fail(def, ErrCode::BadAccessAddr, addr_pos + close + 1));
+    }
+    let ctx = Ctx::new(env.btf(), None, false, false, true, env.facts());
+    let mut p = Parser { line, def, ctx };
+    p.ctx.offset = (addr_pos + close + 1 + dot + 1) as i64;
+    let (off, size) = p
+        .watch_member(sname, path, addr_pos as i64 + 1)
+        .map_err(|e| p.fail(1, e))?;
+    Ok(WatchMember {
+        sname,
+        name,
+        path,
+        off,
+        size,
+    })
+}
+
+/// What a watchpoint watches: a symbol and an offset in it, or (no
+/// symbol) an address.
+type WatchPlace<'l> = (Option<&'l [u8]>, u64);
+
+/// A watched number (a kernel address aligned to `len`, or 0: armed by a
+/// `set_wprobe` trigger, upstream's "NULL address") or `SYM[+|-OFFS]`.
+/// Errors are a code and an offset in `place`.
+fn parse_watch_place<'l, E: ProbeEnv + ?Sized>(
+    place: &'l [u8],
+    len: u8,
+    env: &E,
+) -> Result<WatchPlace<'l>, (ErrCode, usize)> {
+    if let Ok(a) = kstrtoul(place, 0) {
+        // User addresses can never be watched here; the hardware needs the
+        // alignment.
+        if a != 0 && (a < WATCH_MIN_ADDR || a % u64::from(len) != 0) {
+            return Err((ErrCode::BadAccessAddr, 0));
+        }
+        return Ok((None, a));
+    }
+    let (name, offs) = match place.iter().position(|&c| c == b'+' || c == b'-') {
+        Some(p) => {
+            let v = kstrtoul(place.get(p + 1..).unwrap_or(&[]), 0)
+                .ok()
+                .and_then(|v| i64::try_from(v).ok())
+                .map(|v| if at(place, p) == b'+' { v } else { -v });
+            let Some(v) = v else {
+                return Err((ErrCode::BadProbeAddr, p));
+            };
+            (place.get(..p).unwrap_or(&[]), v)
+        }
+        None => (place, 0),
+    };
+    if name.is_empty()
+        || name
+            .iter()
+            .any(|&c| !(is_alnum(c) || c == b'_' || c == b'.'))
+        || is_percpu_symbol(env, name)
+    {
+        return Err((ErrCode::BadAccessAddr, 0));
+    }
+    Ok((Some(name), offs as u64))
+}
+
+/// A watchpoint's default event name in `buf` ([`watch_default_name`],
+/// truncated like the other default names by `snprintf()`, sanitised).
+fn watch_event_name<'b>(sym: Option<&[u8]>, addr: u64, buf: &'b mut [u8]) -> &'b [u8] {
+    let mut w = ByteBuf::<{ MAX_EVENT_NAME_LEN + 32 }>::new();
+    let _ = watch_default_name(&mut w, sym, addr);
+    let n = w.len().min(buf.len());
+    let name = buf.get_mut(..n).unwrap_or(&mut []);
+    name.copy_from_slice(w.as_bytes().get(..n).unwrap_or(&[]));
+    for c in name.iter_mut() {
+        if !(is_alnum(*c) || *c == b'_') {
+            *c = b'_';
+        }
+    }
+    name
+}
+
+/// Stores the watchpoint's spec as the listing shows it (access and length
+/// always, a signed offset, a number in hex: what removal by SPEC matches)
+/// as the definition's symbol, and `w` with the spans of its symbol, cast
+/// and member path in it. Errors: `Some(code)` for a spec too long, `None`
+/// for no memory.
+fn store_watch_spec(
+    def: &mut ProbeDef,
+    mut w: WatchSpec,
+    sym: Option<&[u8]>,
+    cast: Option<(&[u8], &[u8])>,
+) -> Result<(), Option<ErrCode>> {
+    let mut text = ByteBuf::<{ 2 * KSYM_NAME_LEN + 48 }>::new();
+    let cast_at = w.access.text().len() + 2;
+    let sym_at = w.access.text().len() + 1 + cast.map_or(0, |(c, _)| c.len() + 2);
+    if watch_spec_text(&mut text, w.access, sym, w.addr, w.len, cast).is_err() {
+        return Err(Some(ErrCode::BadAccessAddr));
+    }
+    def.symbol = def.push_text(&[text.as_bytes()]).ok_or(None)?;
     let base = def.symbol.off;
     let span = |at: usize, n: usize| Span {
         off: base + at as u16,
         len: n as u16,
     };
-    let sym_span = sym.map_or(Span::default(), |name| span(sym_at, name.len()));
-    let (cast_span, path_span) = match (cast, sym) {
-        (Some((c, p)), Some(name)) => (
-            span(cast_at, c.len()),
-            span(sym_at + name.len() + 1, p.len()),
-        ),
-        _ => (Span::default(), Span::default()),
-    };
+    w.sym = sym.map_or(Span::default(), |name| span(sym_at, name.len()));
+    if let (Some((c, p)), Some(name)) = (cast, sym) {
+        w.cast = span(cast_at, c.len());
+        w.path = span(sym_at + name.len() + 1, p.len());
+    }
     def.kind = ProbeKind::Watch;
-    def.watch = WatchSpec {
-        access,
-        len,
-        sym: sym_span,
-        addr,
-        cast: cast_span,
-        path: path_span,
-    };
-
-    let ctx = Ctx::new(env.btf(), None, false, false, true, env.facts());
-    let mut p = Parser { line, def, ctx };
-    p.expand_and_parse_args(env.dentry_offsets())
+    def.watch = w;
+    Ok(())
 }
 
 /// A watchpoint's default event name: its symbol (`_` first if it starts
