@@ -327,20 +327,7 @@ fn decide_inner<K: Kernel, G: Groups>(
             let module = single.and_then(|i| i.module).unwrap_or(&[]);
             // Module names are short; a longer one cannot be loaded.
             if let Some(module) = ModName::new(module) {
-                // The name is the event's once created: it must be free now.
-                let d = def.stored();
-                let (group, event) = (d.group(), d.event());
-                if k.with_event(group, event, |_| ()).is_some()
-                    || k.name_use(group, event) != NameUse::Free
-                {
-                    return Err(Rejection::main(Failure::silent(-EEXIST)));
-                }
-                // Kept to be registered later: refused now if it could
-                // not be registered now.
-                if let Err(errno) = k.may_probe() {
-                    return Err(Rejection::main(registration(def, line, errno)));
-                }
-                return Ok(Verdict::Wait { module });
+                return wait_for_module(k, line, def, module);
             }
         }
         // A set's BTF arguments are typed per function (below).
@@ -353,33 +340,7 @@ fn decide_inner<K: Kernel, G: Groups>(
     if def.stored().is_watch() {
         return decide_watch(k, line, def);
     }
-
-    let fail_at = |def: &ProbeDef, code: ErrCode, detail: Detail| {
-        let mut e = LogEntry::new(code, def.log_pos(line, 1, 0));
-        e.detail = detail;
-        let errno = match code {
-            ErrCode::NoFuncMatch | ErrCode::BadFuncAddr => -ENOENT,
-            _ => -EINVAL,
-        };
-        Rejection::main(Failure {
-            errno,
-            entries: [Some(e), None],
-        })
-    };
-    let count = match resolved {
-        None | Some(Resolved::Pending) => None,
-        Some(Resolved::Funcs(n)) => Some(n),
-        Some(Resolved::Ambiguous(n)) => {
-            return Err(fail_at(def, ErrCode::NonUniqFunc, Detail::Count(n)))
-        }
-        Some(Resolved::BadAddr) => return Err(fail_at(def, ErrCode::BadFuncAddr, Detail::None)),
-        Some(Resolved::NoMatch) => return Err(fail_at(def, ErrCode::NoFuncMatch, Detail::None)),
-        // C finds out when ftrace refuses the filter: after the name
-        // checks and the lockdown check (below).
-        Some(Resolved::NotFound) => None,
-        Some(Resolved::Err(e)) => return Err(Rejection::main(Failure::silent(e))),
-    };
-
+    let count = resolved_count(resolved, line, def)?;
     if let Some(n) = count {
         if per_func {
             group_per_function(k, line, n, def, second, groups)?;
@@ -391,54 +352,8 @@ fn decide_inner<K: Kernel, G: Groups>(
             }
         }
     }
-
-    // Same GRP/EVENT as one of ours: append after C's checks; else the
-    // name must be free (the executor checks again, race-free, when it
-    // adds the event).
-    let (group, event) = {
-        let d = def.stored();
-        (d.group(), d.event())
-    };
-    let defref: &ProbeDef = def;
-    let append = k.with_event(group, event, |sibs| {
-        super::multi::check_append(defref, line, sibs)
-    });
-    // Appending and naming are the registration's first steps in C.
-    let facts = k.facts();
-    let registration_failed = |f: Failure| {
-        Rejection::main(Failure {
-            errno: facts.registration_errno(f.errno),
-            ..f
-        })
-    };
-    match append {
-        Some(Err(f)) => return Err(registration_failed(f)),
-        Some(Ok(())) => {}
-        None if k.name_use(group, event) != NameUse::Free => {
-            return Err(registration_failed(event_exists_failure(def, line)))
-        }
-        None => {}
-    }
-
-    // Registration-time checks (C fails here after creating the event),
-    // lockdown first, as in C's `__register_trace_fprobe()`.
-    if let Err(errno) = k.may_probe() {
-        return Err(Rejection::main(registration(def, line, errno)));
-    }
-    if resolved == Some(Resolved::NotFound) {
-        // fprobe on fgraph looks the function up itself (kallsyms, then
-        // ftrace_location()): no match is -ENOENT, BAD_PROBE_ADDR, and
-        // that C fails the write with -EINVAL.
-        if k.facts().fprobe_fgraph {
-            let f = registration(def, line, -ENOENT);
-            return Err(Rejection::main(Failure {
-                errno: -EINVAL,
-                ..f
-            }));
-        }
-        let errno = k.attach_errno(func_part(line).unwrap_or(&[]));
-        return Err(Rejection::main(registration(def, line, errno)));
-    }
+    let append = check_name(k, line, def)?;
+    registration_checks(k, line, def, resolved)?;
     let d = def.stored();
     let target = if d.is_tracepoint() {
         Target::Tracepoint {
@@ -446,7 +361,11 @@ fn decide_inner<K: Kernel, G: Groups>(
         }
     } else if let Some(n) = count {
         if let Err(e) = k.can_attach_set() {
-            return Err(registration_failed(registration(def, line, e)));
+            let f = registration(def, line, e);
+            return Err(Rejection::main(Failure {
+                errno: k.facts().registration_errno(f.errno),
+                ..f
+            }));
         }
         Target::Funcs { count: n, per_func }
     } else {
@@ -470,12 +389,121 @@ fn decide_inner<K: Kernel, G: Groups>(
         _ => None,
     };
     Ok(Verdict::Define(Plan {
-        append: append.is_some(),
+        append,
         target,
         home,
         typed_by,
         unmatched,
     }))
+}
+
+/// A definition of a function in `module`, which is not loaded, whose BTF
+/// arguments need its BTF: kept to be registered when the module comes, if
+/// its name is free and it could be registered now.
+fn wait_for_module<K: Kernel>(
+    k: &mut K,
+    line: &[u8],
+    def: &ProbeDef,
+    module: ModName,
+) -> Result<Verdict, Rejection> {
+    // The name is the event's once created: it must be free now.
+    let d = def.stored();
+    let (group, event) = (d.group(), d.event());
+    if k.with_event(group, event, |_| ()).is_some() || k.name_use(group, event) != NameUse::Free {
+        return Err(Rejection::main(Failure::silent(-EEXIST)));
+    }
+    if let Err(errno) = k.may_probe() {
+        return Err(Rejection::main(registration(def, line, errno)));
+    }
+    Ok(Verdict::Wait { module })
+}
+
+/// How many functions an `f` line's function part resolved to (`None`:
+/// none to count, a tracepoint or a pending function), or its error.
+fn resolved_count(
+    resolved: Option<Resolved>,
+    line: &[u8],
+    def: &ProbeDef,
+) -> Result<Option<usize>, Rejection> {
+    let fail_at = |code: ErrCode, detail: Detail| {
+        let mut e = LogEntry::new(code, def.log_pos(line, 1, 0));
+        e.detail = detail;
+        let errno = match code {
+            ErrCode::NoFuncMatch | ErrCode::BadFuncAddr => -ENOENT,
+            _ => -EINVAL,
+        };
+        Err(Rejection::main(Failure {
+            errno,
+            entries: [Some(e), None],
+        }))
+    };
+    match resolved {
+        None | Some(Resolved::Pending) => Ok(None),
+        Some(Resolved::Funcs(n)) => Ok(Some(n)),
+        Some(Resolved::Ambiguous(n)) => fail_at(ErrCode::NonUniqFunc, Detail::Count(n)),
+        Some(Resolved::BadAddr) => fail_at(ErrCode::BadFuncAddr, Detail::None),
+        Some(Resolved::NoMatch) => fail_at(ErrCode::NoFuncMatch, Detail::None),
+        // C finds out when ftrace refuses the filter: after the name
+        // checks and the lockdown check ([`registration_checks`]).
+        Some(Resolved::NotFound) => Ok(None),
+        Some(Resolved::Err(e)) => Err(Rejection::main(Failure::silent(e))),
+    }
+}
+
+/// The event's name: the same GRP/EVENT as one of ours is appended to
+/// (true), after C's checks; else the name must be free (the executor
+/// checks again, race-free, when it adds the event). Appending and naming
+/// are the registration's first steps in C.
+fn check_name<K: Kernel>(k: &mut K, line: &[u8], def: &ProbeDef) -> Result<bool, Rejection> {
+    let d = def.stored();
+    let (group, event) = (d.group(), d.event());
+    let append = k.with_event(group, event, |sibs| {
+        super::multi::check_append(def, line, sibs)
+    });
+    let facts = k.facts();
+    let registration_failed = |f: Failure| {
+        Err(Rejection::main(Failure {
+            errno: facts.registration_errno(f.errno),
+            ..f
+        }))
+    };
+    match append {
+        Some(Err(f)) => registration_failed(f),
+        Some(Ok(())) => Ok(true),
+        None if k.name_use(group, event) != NameUse::Free => {
+            registration_failed(event_exists_failure(def, line))
+        }
+        None => Ok(false),
+    }
+}
+
+/// Registration-time checks (C fails here after creating the event),
+/// lockdown first, as in C's `__register_trace_fprobe()`, then a function
+/// that is not traceable.
+fn registration_checks<K: Kernel>(
+    k: &mut K,
+    line: &[u8],
+    def: &ProbeDef,
+    resolved: Option<Resolved>,
+) -> Result<(), Rejection> {
+    if let Err(errno) = k.may_probe() {
+        return Err(Rejection::main(registration(def, line, errno)));
+    }
+    if resolved != Some(Resolved::NotFound) {
+        return Ok(());
+    }
+    // fprobe on fgraph looks the function up itself (kallsyms, then
+    // ftrace_location()): no match is -ENOENT, BAD_PROBE_ADDR, and that C
+    // fails the write with -EINVAL.
+    if k.facts().fprobe_fgraph {
+        let f = registration(def, line, -ENOENT);
+        return Err(Rejection::main(Failure {
+            errno: -EINVAL,
+            ..f
+        }));
+    }
+    let errno = k.attach_errno(func_part(line).unwrap_or(&[]));
+    Err(Rejection::main(registration(def, line, errno)))
 }
 
 /// The rest of [`decide`] for a watchpoint (`w`), parsed into `def`: no
