@@ -740,6 +740,32 @@ fn elem_size(ty: FetchType) -> u8 {
     ty.size() as u8
 }
 
+/// The instructions of one argument, written into its slots.
+struct Emit<'o> {
+    out: &'o mut [Insn; MAX_INSNS_PER_ARG],
+    n: usize,
+    /// Where the argument's field ends in the record.
+    field_end: u32,
+}
+
+impl Emit<'_> {
+    fn push(&mut self, i: Insn) -> Result<(), CompileError> {
+        let slot = self.out.get_mut(self.n).ok_or(CompileError::TooManyHops)?;
+        *slot = i;
+        self.n += 1;
+        Ok(())
+    }
+
+    /// Done, with `max_dyn` bytes of dynamic area at most.
+    fn done(&self, max_dyn: u32) -> Result<Compiled, CompileError> {
+        Ok(Compiled {
+            n: self.n,
+            field_end: self.field_end,
+            max_dyn,
+        })
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn compile_one<R>(
     desc: &ArgDesc,
@@ -763,128 +789,153 @@ where
         return Err(CompileError::ArrayTooBig);
     }
     check_bits(desc)?;
-    let ty = desc.ty;
-    let count = u32::from(desc.array);
-    let field_size = ty.size().saturating_mul(count.max(1));
+    let field_size = desc.ty.size().saturating_mul(u32::from(desc.array).max(1));
     let field_end = offset
         .checked_add(field_size)
         .ok_or(CompileError::BadOffset)?;
     if offset < u32::from(header_size) || field_end > (MAX_RECORD_SIZE - 1) as u32 {
         return Err(CompileError::BadOffset);
     }
-    let mut n = 0usize;
-    let mut push = |i: Insn| -> Result<(), CompileError> {
-        let slot = out.get_mut(n).ok_or(CompileError::TooManyHops)?;
-        *slot = i;
-        n += 1;
-        Ok(())
+    let mut e = Emit {
+        out,
+        n: 0,
+        field_end,
     };
-
-    // Self-contained string sources.
-    match desc.base {
-        Base::Comm | Base::ImmStr { .. } => {
-            if !hops.is_empty() || desc.percpu != 0 {
-                return Err(CompileError::CantDeref);
-            }
-            if ty == FetchType::SymStr {
-                return Err(CompileError::BadSymStr);
-            }
-            if !ty.is_string() || desc.array != 0 {
-                return Err(CompileError::NeedStringType);
-            }
-            let max_dyn = match desc.base {
-                Base::ImmStr { start, len } => {
-                    let end = usize::from(start) + usize::from(len);
-                    let text = body
-                        .get(usize::from(start)..end)
-                        .ok_or(CompileError::BadText)?;
-                    let text_len = text.iter().position(|&b| b == 0).unwrap_or(text.len());
-                    push(Insn::StImmStr {
-                        dst: offset,
-                        arg: arg_index,
-                        start,
-                        len,
-                    })?;
-                    (text_len.min(MAX_STRING_SIZE - 1) + 1) as u32
-                }
-                _ => {
-                    push(Insn::StComm { dst: offset })?;
-                    TASK_COMM_LEN as u32
-                }
-            };
-            return Ok(Compiled {
-                n,
-                field_end,
-                max_dyn,
-            });
-        }
-        _ => {}
-    }
-
-    // The common shapes in one instruction.
-    if let Some(Fused::ArgStr { arg, nr, offs }) = fused(desc) {
-        push(Insn::StArgStr {
-            arg,
-            // Below MAX_RECORD_SIZE (checked above).
-            dst: u16::try_from(offset).map_err(|_| CompileError::BadOffset)?,
-            nr,
-            offs,
-        })?;
-        return Ok(Compiled {
-            n,
-            field_end,
-            max_dyn: MAX_STRING_SIZE as u32,
-        });
+    if matches!(desc.base, Base::Comm | Base::ImmStr { .. }) {
+        return compile_text(desc, hops, offset, arg_index, body, &mut e);
     }
     if let Some(f) = fused(desc) {
-        let size = elem_size(ty);
-        push(match f {
-            Fused::Val(src) => Insn::StVal {
+        return compile_fused(desc, hops, offset, f, &mut e);
+    }
+    let load = load_insn(desc, body, resolve, watch_addr, &mut e)?;
+    e.push(load)?;
+    compile_access(desc, hops, offset, &mut e)
+}
+
+/// Self-contained string sources: `$comm` and immediate strings.
+fn compile_text(
+    desc: &ArgDesc,
+    hops: &[Hop],
+    offset: u32,
+    arg_index: u16,
+    body: &[u8],
+    e: &mut Emit<'_>,
+) -> Result<Compiled, CompileError> {
+    let ty = desc.ty;
+    if !hops.is_empty() || desc.percpu != 0 {
+        return Err(CompileError::CantDeref);
+    }
+    if ty == FetchType::SymStr {
+        return Err(CompileError::BadSymStr);
+    }
+    if !ty.is_string() || desc.array != 0 {
+        return Err(CompileError::NeedStringType);
+    }
+    match desc.base {
+        Base::ImmStr { start, len } => {
+            let end = usize::from(start) + usize::from(len);
+            let text = body
+                .get(usize::from(start)..end)
+                .ok_or(CompileError::BadText)?;
+            let text_len = text.iter().position(|&b| b == 0).unwrap_or(text.len());
+            e.push(Insn::StImmStr {
+                dst: offset,
+                arg: arg_index,
+                start,
+                len,
+            })?;
+            e.done((text_len.min(MAX_STRING_SIZE - 1) + 1) as u32)
+        }
+        _ => {
+            e.push(Insn::StComm { dst: offset })?;
+            e.done(TASK_COMM_LEN as u32)
+        }
+    }
+}
+
+/// The common shapes in one instruction.
+fn compile_fused(
+    desc: &ArgDesc,
+    hops: &[Hop],
+    offset: u32,
+    f: Fused,
+    e: &mut Emit<'_>,
+) -> Result<Compiled, CompileError> {
+    // Below MAX_RECORD_SIZE (checked by the caller).
+    let dst16 = || u16::try_from(offset).map_err(|_| CompileError::BadOffset);
+    let size = elem_size(desc.ty);
+    let user = hops.first().is_some_and(|h| h.user);
+    let (insn, max_dyn) = match f {
+        Fused::ArgStr { arg, nr, offs } => (
+            Insn::StArgStr {
+                arg,
+                dst: dst16()?,
+                nr,
+                offs,
+            },
+            MAX_STRING_SIZE as u32,
+        ),
+        Fused::Val(src) => (
+            Insn::StVal {
                 src,
                 dst: offset,
                 size,
             },
-            Fused::ArgMem { arg, off } => Insn::StArgMem {
+            0,
+        ),
+        Fused::ArgMem { arg, off } => (
+            Insn::StArgMem {
                 arg,
                 dst: offset,
                 off,
                 size,
-                user: hops.first().is_some_and(|h| h.user),
+                user,
             },
-            Fused::ArgBits {
+            0,
+        ),
+        Fused::ArgBits {
+            arg,
+            off,
+            bits:
+                Insn::Bits {
+                    shift,
+                    width,
+                    read,
+                    signed,
+                },
+        } => (
+            Insn::StArgBits {
                 arg,
-                off,
-                bits:
-                    Insn::Bits {
-                        shift,
-                        width,
-                        read,
-                        signed,
-                    },
-            } => Insn::StArgBits {
-                arg,
-                // Below MAX_RECORD_SIZE (checked above).
-                dst: u16::try_from(offset).map_err(|_| CompileError::BadOffset)?,
+                dst: dst16()?,
                 off,
                 size,
                 read,
                 shift,
                 width,
                 signed,
-                user: hops.first().is_some_and(|h| h.user),
+                user,
             },
-            // (`ArgStr` returned above.)
-            Fused::ArgBits { .. } | Fused::ArgStr { .. } => return Err(CompileError::BadBitfield),
-        })?;
-        return Ok(Compiled {
-            n,
-            field_end,
-            max_dyn: 0,
-        });
-    }
+            0,
+        ),
+        Fused::ArgBits { .. } => return Err(CompileError::BadBitfield),
+    };
+    e.push(insn)?;
+    e.done(max_dyn)
+}
 
-    // Load.
-    let load = match desc.base {
+/// The instruction that loads the argument's base value (after any it
+/// needs first, pushed into `e`).
+fn load_insn<R>(
+    desc: &ArgDesc,
+    body: &[u8],
+    resolve: R,
+    watch_addr: Option<WatchBase>,
+    e: &mut Emit<'_>,
+) -> Result<Insn, CompileError>
+where
+    R: FnOnce(&[u8]) -> Option<u64>,
+{
+    Ok(match desc.base {
         Base::Arg(a) => Insn::Arg(a),
         Base::EntryData(s) => Insn::Entry(s),
         Base::Duration(s) => Insn::Since(s),
@@ -896,9 +947,9 @@ where
             WatchBase::Fixed(a) => Insn::Imm(a),
             WatchBase::PerCpuSlot(slot) => {
                 // The slot's address, then this CPU's copy of it, loaded:
-                // the hops below start from the address that trapped.
-                push(Insn::Imm(slot))?;
-                push(Insn::CpuPtr)?;
+                // the hops start from the address that trapped.
+                e.push(Insn::Imm(slot))?;
+                e.push(Insn::CpuPtr)?;
                 Insn::Deref {
                     off: 0,
                     user: false,
@@ -915,25 +966,29 @@ where
             Insn::Imm(addr.wrapping_add(offset as u64))
         }
         Base::Comm | Base::ImmStr { .. } => return Err(CompileError::NeedStringType),
-    };
-    push(load)?;
+    })
+}
 
+/// After the load: the hops and the final access or store.
+fn compile_access(
+    desc: &ArgDesc,
+    hops: &[Hop],
+    offset: u32,
+    e: &mut Emit<'_>,
+) -> Result<Compiled, CompileError> {
+    let ty = desc.ty;
+    let mut push = |i: Insn| e.push(i);
     if ty == FetchType::SymStr {
         if desc.array != 0 {
             return Err(CompileError::BadSymStr);
         }
         push_loads(&mut push, desc, hops)?;
         push(Insn::StSymStr { dst: offset })?;
-        return Ok(Compiled {
-            n,
-            field_end,
-            max_dyn: KSYM_SYMBOL_LEN as u32,
-        });
+        return e.done(KSYM_SYMBOL_LEN as u32);
     }
-
     // The value itself, when there is no memory access or when the final
     // value is converted to this CPU's address after every hop was loaded.
-    let raw_end = desc.percpu_at(nr_hops);
+    let raw_end = desc.percpu_at(desc.nr_hops as usize);
     let split = if raw_end { None } else { hops.split_last() };
     let Some((last, inner)) = split else {
         if ty.is_string() || desc.array != 0 {
@@ -947,11 +1002,7 @@ where
             dst: offset,
             size: elem_size(ty),
         })?;
-        return Ok(Compiled {
-            n,
-            field_end,
-            max_dyn: 0,
-        });
+        return e.done(0);
     };
     push_loads(&mut push, desc, inner)?;
     if ty.is_string() {
@@ -963,12 +1014,8 @@ where
             user: user_body,
             ptr_user: last.user,
         })?;
-        let max_dyn = (MAX_STRING_SIZE as u32).saturating_mul(count.max(1));
-        return Ok(Compiled {
-            n,
-            field_end,
-            max_dyn,
-        });
+        let max_dyn = (MAX_STRING_SIZE as u32).saturating_mul(u32::from(desc.array).max(1));
+        return e.done(max_dyn);
     }
     if let Some(b) = bits_for(desc) {
         push(b)?;
@@ -980,11 +1027,7 @@ where
         count: desc.array,
         user: last.user,
     })?;
-    Ok(Compiled {
-        n,
-        field_end,
-        max_dyn: 0,
-    })
+    e.done(0)
 }
 
 /// `hops` as word loads (`Deref`), each preceded by `CpuPtr` where the
