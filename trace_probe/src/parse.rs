@@ -1410,63 +1410,12 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         if len == 0 {
             return Err(perr(-EINVAL, ErrCode::NoArgBody, self.ctx.offset));
         }
-        // parse_probe_arg_type()
-        let colon = strchr(body, b':');
-        let arg = match colon {
-            Some(c) => body.get(..c).unwrap_or(&[]),
-            None => body,
-        };
-        let mut count: u32 = 0;
-        let mut type_text: Option<&[u8]> = None;
-        if let Some(c) = colon {
-            let t_start = c + 1;
-            let tt = body.get(t_start..).unwrap_or(&[]);
-            match strchr(tt, b'[') {
-                Some(b2) => {
-                    let in_start = t_start + b2 + 1;
-                    let inside = body.get(in_start..).unwrap_or(&[]);
-                    let Some(b3) = strchr(inside, b']') else {
-                        return Err(perr(
-                            -EINVAL,
-                            ErrCode::ArrayNoClose,
-                            self.ctx.offset + len as i64,
-                        ));
-                    };
-                    if b3 + 1 < inside.len() {
-                        return Err(perr(
-                            -EINVAL,
-                            ErrCode::BadArraySuffix,
-                            self.ctx.offset + (in_start + b3 + 1) as i64,
-                        ));
-                    }
-                    let num = inside.get(..b3).unwrap_or(&[]);
-                    match kstrtouint(num, 0) {
-                        Ok(n) if n != 0 => count = n,
-                        _ => {
-                            return Err(perr(
-                                -EINVAL,
-                                ErrCode::BadArrayNum,
-                                self.ctx.offset + in_start as i64,
-                            ));
-                        }
-                    }
-                    if count > MAX_ARRAY_LEN {
-                        return Err(perr(
-                            -EINVAL,
-                            ErrCode::ArrayTooBig,
-                            self.ctx.offset + in_start as i64,
-                        ));
-                    }
-                    type_text = Some(tt.get(..b2).unwrap_or(&[]));
-                }
-                None => type_text = Some(tt),
-            }
-        }
-        let type_offs = colon.map(|c| c + 1).unwrap_or(0) as i64;
+        let at = parse_arg_type(body, self.ctx.offset)?;
+        let (arg, count, type_offs) = (at.arg, at.count, at.type_offs);
         // rfprobe's `:enum`: the type BTF gives (C's s32/s64 for enums), the
         // value printed by name.
-        let want_enum = type_text == Some(b"enum".as_slice());
-        let type_text = if want_enum { None } else { type_text };
+        let want_enum = at.type_text == Some(b"enum".as_slice());
+        let type_text = if want_enum { None } else { at.type_text };
         let mut ty = if arg == b"$comm" || arg == b"$COMM" || arg.starts_with(b"\\\"") {
             if count != 0 || type_text.is_some_and(|t| t != b"string") {
                 return Err(perr(
@@ -1505,22 +1454,11 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                 }
             }
         }
-        let mut enum_tid = 0;
-        if want_enum {
-            let btf = self.ctx.btf;
-            let found = self.ctx.last_type.zip(btf).and_then(|(lt, b)| {
-                let r = b.skip_modifiers(lt)?;
-                matches!(b.kind(r), Some(BTF_KIND_ENUM | BTF_KIND_ENUM64)).then_some(r)
-            });
-            match found {
-                // Arrays of enums: not a type rfprobe knows.
-                _ if count != 0 => {
-                    return Err(perr(-EINVAL, ErrCode::BadType, body_off + type_offs))
-                }
-                Some(r) => enum_tid = r,
-                None => return Err(perr(-EINVAL, ErrCode::NotEnum, body_off + type_offs)),
-            }
-        }
+        let enum_tid = if want_enum {
+            self.enum_type(count, body_off + type_offs)?
+        } else {
+            0
+        };
         let fsize = ty.size().saturating_mul(count.max(1));
         let new_size = self.def.size.saturating_add(fsize);
         if new_size > MAX_PROBE_EVENT_SIZE {
@@ -1531,56 +1469,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         // finalize_fetch_insn()
         let off = self.ctx.offset;
         let t_off = off + type_offs;
-        if ty.is_string() {
-            let cur = code.cur();
-            if ty == FetchType::SymStr {
-                if !matches!(cur, Op::Stack(_) | Op::Retval | Op::Arg(_) | Op::Deref(_)) {
-                    return Err(perr(-EINVAL, ErrCode::BadSymstring, t_off));
-                }
-            } else if !matches!(
-                cur,
-                Op::Deref(_)
-                    | Op::UDeref(_)
-                    | Op::Imm(_)
-                    | Op::WatchAddr
-                    | Op::Comm
-                    | Op::Data { .. }
-            ) {
-                return Err(perr(-EINVAL, ErrCode::BadString, t_off));
-            }
-            let append = ty == FetchType::SymStr
-                || matches!(cur, Op::Imm(_) | Op::WatchAddr | Op::Comm | Op::Data { .. })
-                || count != 0;
-            if append && code.advance_not_nop() {
-                return Err(perr(-EINVAL, ErrCode::TooManyOps, off));
-            }
-            let now = code.cur();
-            let (st_off, replaced, user) = match now {
-                Op::Deref(o) => (o, true, false),
-                Op::UDeref(o) => (o, true, true),
-                _ => (0, false, false),
-            };
-            if ty == FetchType::SymStr {
-                code.set(Op::StSymstr);
-            } else {
-                code.set(Op::StString {
-                    off: st_off,
-                    replaced,
-                    user,
-                });
-            }
-        } else {
-            match code.cur() {
-                Op::Deref(o) => code.set(Op::StMem(o)),
-                Op::UDeref(o) => code.set(Op::StUMem(o)),
-                _ => {
-                    if code.advance_not_nop() {
-                        return Err(perr(-E2BIG, ErrCode::TooManyOps, off));
-                    }
-                    code.set(Op::StRaw);
-                }
-            }
-        }
+        finalize_store(&mut code, ty, count, off, t_off)?;
         let scode = code.ci;
         let mut btf_bf = None;
         if let Some(t) = type_text {
@@ -1590,18 +1479,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                 Err(()) => return Err(perr(-EINVAL, ErrCode::BadBitfield, t_off)),
             }
         } else if self.ctx.last_type.is_some() {
-            // parse_btf_bitfield()
-            let (bs, bo) = (self.ctx.last_bitsize, self.ctx.last_bitoffs);
-            if !(bs % 8 == 0 && bo == 0) {
-                if code.advance_not_nop() {
-                    return Err(perr(-EINVAL, ErrCode::TooManyOps, off));
-                }
-                code.set(Op::ModBf);
-                btf_bf = Some(BtfBitfield {
-                    bit_offset: u8::try_from(bo).unwrap_or(u8::MAX),
-                    bit_size: u8::try_from(bs).unwrap_or(u8::MAX),
-                });
-            }
+            btf_bf = self.btf_bitfield(&mut code, off)?;
         }
         if count != 0 {
             let sop = code.ops.get(scode).copied().unwrap_or(Op::End);
@@ -1621,6 +1499,163 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         }
         Ok(parsed)
     }
+
+    /// `:enum` on the value just parsed: its BTF enum type (arrays of
+    /// enums are not a type rfprobe knows). `t_off`: the type's offset.
+    fn enum_type(&self, count: u32, t_off: i64) -> PResult<u32> {
+        let btf = self.ctx.btf;
+        let found = self.ctx.last_type.zip(btf).and_then(|(lt, b)| {
+            let r = b.skip_modifiers(lt)?;
+            matches!(b.kind(r), Some(BTF_KIND_ENUM | BTF_KIND_ENUM64)).then_some(r)
+        });
+        match found {
+            _ if count != 0 => Err(perr(-EINVAL, ErrCode::BadType, t_off)),
+            Some(r) => Ok(r),
+            None => Err(perr(-EINVAL, ErrCode::NotEnum, t_off)),
+        }
+    }
+
+    /// parse_btf_bitfield(): a BTF member that is a bitfield gets its
+    /// extraction step.
+    fn btf_bitfield(&self, code: &mut Code, off: i64) -> PResult<Option<BtfBitfield>> {
+        let (bs, bo) = (self.ctx.last_bitsize, self.ctx.last_bitoffs);
+        if bs % 8 == 0 && bo == 0 {
+            return Ok(None);
+        }
+        if code.advance_not_nop() {
+            return Err(perr(-EINVAL, ErrCode::TooManyOps, off));
+        }
+        code.set(Op::ModBf);
+        Ok(Some(BtfBitfield {
+            bit_offset: u8::try_from(bo).unwrap_or(u8::MAX),
+            bit_size: u8::try_from(bs).unwrap_or(u8::MAX),
+        }))
+    }
+}
+
+/// An argument body split at its type: `ARG[:TYPE[\[N\]]]`.
+struct ArgType<'b> {
+    arg: &'b [u8],
+    type_text: Option<&'b [u8]>,
+    /// The array length (0: not an array).
+    count: u32,
+    /// Where the type starts in the body (0 without one).
+    type_offs: i64,
+}
+
+/// parse_probe_arg_type(): the type and array length of an argument body
+/// that starts at `offset` of the line.
+fn parse_arg_type(body: &[u8], offset: i64) -> PResult<ArgType<'_>> {
+    let colon = strchr(body, b':');
+    let arg = colon.map_or(body, |c| body.get(..c).unwrap_or(&[]));
+    let type_offs = colon.map(|c| c + 1).unwrap_or(0) as i64;
+    let Some(c) = colon else {
+        return Ok(ArgType {
+            arg,
+            type_text: None,
+            count: 0,
+            type_offs,
+        });
+    };
+    let t_start = c + 1;
+    let tt = body.get(t_start..).unwrap_or(&[]);
+    let Some(b2) = strchr(tt, b'[') else {
+        return Ok(ArgType {
+            arg,
+            type_text: Some(tt),
+            count: 0,
+            type_offs,
+        });
+    };
+    let in_start = t_start + b2 + 1;
+    let inside = body.get(in_start..).unwrap_or(&[]);
+    let Some(b3) = strchr(inside, b']') else {
+        return Err(perr(
+            -EINVAL,
+            ErrCode::ArrayNoClose,
+            offset + body.len() as i64,
+        ));
+    };
+    if b3 + 1 < inside.len() {
+        return Err(perr(
+            -EINVAL,
+            ErrCode::BadArraySuffix,
+            offset + (in_start + b3 + 1) as i64,
+        ));
+    }
+    let count = match kstrtouint(inside.get(..b3).unwrap_or(&[]), 0) {
+        Ok(n) if n != 0 => n,
+        _ => {
+            return Err(perr(
+                -EINVAL,
+                ErrCode::BadArrayNum,
+                offset + in_start as i64,
+            ))
+        }
+    };
+    if count > MAX_ARRAY_LEN {
+        return Err(perr(
+            -EINVAL,
+            ErrCode::ArrayTooBig,
+            offset + in_start as i64,
+        ));
+    }
+    Ok(ArgType {
+        arg,
+        type_text: Some(tt.get(..b2).unwrap_or(&[])),
+        count,
+        type_offs,
+    })
+}
+
+/// finalize_fetch_insn(): the store step of a value of type `ty` (`off`:
+/// where the argument is, `t_off`: its type).
+fn finalize_store(code: &mut Code, ty: FetchType, count: u32, off: i64, t_off: i64) -> PResult<()> {
+    if !ty.is_string() {
+        match code.cur() {
+            Op::Deref(o) => code.set(Op::StMem(o)),
+            Op::UDeref(o) => code.set(Op::StUMem(o)),
+            _ => {
+                if code.advance_not_nop() {
+                    return Err(perr(-E2BIG, ErrCode::TooManyOps, off));
+                }
+                code.set(Op::StRaw);
+            }
+        }
+        return Ok(());
+    }
+    let cur = code.cur();
+    if ty == FetchType::SymStr {
+        if !matches!(cur, Op::Stack(_) | Op::Retval | Op::Arg(_) | Op::Deref(_)) {
+            return Err(perr(-EINVAL, ErrCode::BadSymstring, t_off));
+        }
+    } else if !matches!(
+        cur,
+        Op::Deref(_) | Op::UDeref(_) | Op::Imm(_) | Op::WatchAddr | Op::Comm | Op::Data { .. }
+    ) {
+        return Err(perr(-EINVAL, ErrCode::BadString, t_off));
+    }
+    let append = ty == FetchType::SymStr
+        || matches!(cur, Op::Imm(_) | Op::WatchAddr | Op::Comm | Op::Data { .. })
+        || count != 0;
+    if append && code.advance_not_nop() {
+        return Err(perr(-EINVAL, ErrCode::TooManyOps, off));
+    }
+    let (st_off, replaced, user) = match code.cur() {
+        Op::Deref(o) => (o, true, false),
+        Op::UDeref(o) => (o, true, true),
+        _ => (0, false, false),
+    };
+    if ty == FetchType::SymStr {
+        code.set(Op::StSymstr);
+    } else {
+        code.set(Op::StString {
+            off: st_off,
+            replaced,
+            user,
+        });
+    }
+    Ok(())
 }
 
 /// Translate the C instruction model into the [`ArgDesc`] contract.
