@@ -70,10 +70,33 @@ pub struct InsnText<'a> {
 
 impl Display for InsnText<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let arg = |n: u16| ArgName {
+        match *self.insn {
+            Insn::StArgBits { .. }
+            | Insn::StArgMem { .. }
+            | Insn::StArgStr { .. }
+            | Insn::StVal { .. } => self.fmt_fused(f),
+            Insn::StComm { .. }
+            | Insn::StImmStr { .. }
+            | Insn::StMem { .. }
+            | Insn::StRaw { .. }
+            | Insn::StStr { .. }
+            | Insn::StSymStr { .. } => self.fmt_store(f),
+            _ => self.fmt_load(f),
+        }
+    }
+}
+
+impl InsnText<'_> {
+    fn arg(&self, n: u16) -> ArgName {
+        ArgName {
             n,
             tracepoint: self.tracepoint,
-        };
+        }
+    }
+
+    /// A load, a step on the value, or an entry-data save.
+    fn fmt_load(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let arg = |n: u16| self.arg(n);
         match *self.insn {
             Insn::Arg(a) => write!(f, "load {}", arg(a)),
             Insn::Entry(n) => write!(f, "load entry data word {n}"),
@@ -101,6 +124,21 @@ impl Display for InsnText<'_> {
                 u32::from(shift) + u32::from(width),
                 if signed { ", sign-extended" } else { "" }
             ),
+            Insn::EntryStore { arg: a, slot } => {
+                if a == super::desc::ENTRY_CLOCK {
+                    write!(f, "save the clock in entry data word {slot}")
+                } else {
+                    write!(f, "save {} in entry data word {slot}", arg(a))
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A load and a store in one instruction.
+    fn fmt_fused(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let arg = |n: u16| self.arg(n);
+        match *self.insn {
             Insn::StVal { src, dst, size } => {
                 write!(f, "store {size} bytes of ")?;
                 match src {
@@ -153,6 +191,13 @@ impl Display for InsnText<'_> {
                 }
                 write!(f, " to the dynamic area, __data_loc at record+{dst}")
             }
+            _ => Ok(()),
+        }
+    }
+
+    /// A store of the value into the record.
+    fn fmt_store(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match *self.insn {
             Insn::StRaw { dst, size } => {
                 write!(f, "store {size} bytes of the value at record+{dst}")
             }
@@ -214,13 +259,7 @@ impl Display for InsnText<'_> {
                 f,
                 "symbolise the value (%pS) into the dynamic area, __data_loc at record+{dst}"
             ),
-            Insn::EntryStore { arg: a, slot } => {
-                if a == super::desc::ENTRY_CLOCK {
-                    write!(f, "save the clock in entry data word {slot}")
-                } else {
-                    write!(f, "save {} in entry data word {slot}", arg(a))
-                }
-            }
+            _ => Ok(()),
         }
     }
 }
