@@ -796,49 +796,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         let inval = |ctx_off: i64, code: ErrCode| Err(perr(-EINVAL, code, ctx_off));
         let off = self.ctx.offset;
         if self.ctx.is_watch {
-            // A watchpoint traps in the middle of any code: no function
-            // arguments, return value or stack of a known function. Only the
-            // watched address and the value there after the access.
-            return match v {
-                b"addr" => {
-                    code.set(Op::WatchAddr);
-                    Ok(())
-                }
-                // A BTF-typed target: `(STRUCT,PATH)$addr->PATH`, the
-                // same address typed by the member's BTF type.
-                b"value" if self.def.watch.cast.len != 0 => {
-                    let mut e = ByteBuf::<{ 2 * KSYM_NAME_LEN + 32 }>::new();
-                    let sname = self.def.text_of(self.def.watch.cast);
-                    let path = self.def.text_of(self.def.watch.path);
-                    let ok = e.put(b"(").is_ok()
-                        && e.put(sname).is_ok()
-                        && e.put(b",").is_ok()
-                        && e.put(path).is_ok()
-                        && e.put(b")$addr->").is_ok()
-                        && e.put(path).is_ok();
-                    if !ok {
-                        return inval(off, ErrCode::BadVar);
-                    }
-                    let mut buf = [0u8; 2 * KSYM_NAME_LEN + 32];
-                    let n = e.len().min(buf.len());
-                    if let (Some(d), Some(src)) = (buf.get_mut(..n), e.as_bytes().get(..n)) {
-                        d.copy_from_slice(src);
-                    }
-                    let r = self.parse_typecast(buf.get(..n).unwrap_or(&[]), 0, code);
-                    self.ctx.offset = off;
-                    r
-                }
-                // `+0($addr)`.
-                b"value" => {
-                    code.set(Op::WatchAddr);
-                    if code.advance_hits_end() {
-                        return Err(perr(-EINVAL, ErrCode::TooManyOps, off));
-                    }
-                    code.set(Op::Deref(0));
-                    Ok(())
-                }
-                _ => inval(off, ErrCode::BadVar),
-            };
+            return self.parse_watch_vars(v, code);
         }
         if v.starts_with(b"retval") {
             if !self.ctx.is_return {
@@ -857,21 +815,16 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             return Ok(());
         }
         if let Some(rest) = v.strip_prefix(b"stack") {
-            if rest.is_empty() {
-                code.set(Op::StackP);
-                return Ok(());
-            }
-            if is_digit(at(rest, 0)) {
-                let Ok(p) = kstrtoul(rest, 10) else {
-                    return inval(off, ErrCode::BadVar);
-                };
-                if p > PARAM_MAX_STACK {
-                    return inval(off, ErrCode::BadStackNum);
-                }
-                code.set(Op::Stack(p as u32));
-                return Ok(());
-            }
-            return inval(off, ErrCode::BadVar);
+            code.set(match rest {
+                b"" => Op::StackP,
+                _ if is_digit(at(rest, 0)) => match kstrtoul(rest, 10) {
+                    Ok(p) if p > PARAM_MAX_STACK => return inval(off, ErrCode::BadStackNum),
+                    Ok(p) => Op::Stack(p as u32),
+                    Err(_) => return inval(off, ErrCode::BadVar),
+                },
+                _ => return inval(off, ErrCode::BadVar),
+            });
+            return Ok(());
         }
         if let Some(rest) = v.strip_prefix(b"current") {
             // 7.3: `$current` is the address of the current task_struct;
@@ -890,24 +843,79 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             return Ok(());
         }
         if let Some(rest) = v.strip_prefix(b"arg") {
-            let Ok(p) = kstrtoul(rest, 10) else {
-                return inval(off, ErrCode::BadVar);
-            };
-            if p == 0 || p > PARAM_MAX_STACK {
-                return inval(off, ErrCode::BadArgNum);
-            }
-            let p = (p - 1) as u32;
-            if self.ctx.is_return {
-                let slot = self.store_entry_arg(p);
-                code.set(Op::EData(slot));
-            } else if self.ctx.is_tp {
-                code.set(Op::Arg(p + 1));
-            } else {
-                code.set(Op::Arg(p));
-            }
-            return Ok(());
+            return self.parse_arg_var(rest, code);
         }
         inval(off, ErrCode::BadVar)
+    }
+
+    /// `$argN`: the function's (or tracepoint's) argument N, saved at entry
+    /// for an exit probe.
+    fn parse_arg_var(&mut self, n: &[u8], code: &mut Code) -> PResult<()> {
+        let off = self.ctx.offset;
+        let Ok(p) = kstrtoul(n, 10) else {
+            return Err(perr(-EINVAL, ErrCode::BadVar, off));
+        };
+        if p == 0 || p > PARAM_MAX_STACK {
+            return Err(perr(-EINVAL, ErrCode::BadArgNum, off));
+        }
+        let p = (p - 1) as u32;
+        if self.ctx.is_return {
+            let slot = self.store_entry_arg(p);
+            code.set(Op::EData(slot));
+        } else if self.ctx.is_tp {
+            code.set(Op::Arg(p + 1));
+        } else {
+            code.set(Op::Arg(p));
+        }
+        Ok(())
+    }
+
+    /// The variables of a watchpoint: it traps in the middle of any code,
+    /// so there are no function arguments, return value or stack of a
+    /// known function; only the watched address and the value there after
+    /// the access. `v`: the variable without its `$`.
+    fn parse_watch_vars(&mut self, v: &[u8], code: &mut Code) -> PResult<()> {
+        let off = self.ctx.offset;
+        match v {
+            b"addr" => {
+                code.set(Op::WatchAddr);
+                Ok(())
+            }
+            // A BTF-typed target: `(STRUCT,PATH)$addr->PATH`, the same
+            // address typed by the member's BTF type.
+            b"value" if self.def.watch.cast.len != 0 => {
+                let mut e = ByteBuf::<{ 2 * KSYM_NAME_LEN + 32 }>::new();
+                let sname = self.def.text_of(self.def.watch.cast);
+                let path = self.def.text_of(self.def.watch.path);
+                let ok = e.put(b"(").is_ok()
+                    && e.put(sname).is_ok()
+                    && e.put(b",").is_ok()
+                    && e.put(path).is_ok()
+                    && e.put(b")$addr->").is_ok()
+                    && e.put(path).is_ok();
+                if !ok {
+                    return Err(perr(-EINVAL, ErrCode::BadVar, off));
+                }
+                let mut buf = [0u8; 2 * KSYM_NAME_LEN + 32];
+                let n = e.len().min(buf.len());
+                if let (Some(d), Some(src)) = (buf.get_mut(..n), e.as_bytes().get(..n)) {
+                    d.copy_from_slice(src);
+                }
+                let r = self.parse_typecast(buf.get(..n).unwrap_or(&[]), 0, code);
+                self.ctx.offset = off;
+                r
+            }
+            // `+0($addr)`.
+            b"value" => {
+                code.set(Op::WatchAddr);
+                if code.advance_hits_end() {
+                    return Err(perr(-EINVAL, ErrCode::TooManyOps, off));
+                }
+                code.set(Op::Deref(0));
+                Ok(())
+            }
+            _ => Err(perr(-EINVAL, ErrCode::BadVar, off)),
+        }
     }
 
     /// The non-dereference part of `parse_probe_arg()`. `arg` is the base
