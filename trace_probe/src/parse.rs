@@ -1133,10 +1133,34 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         };
         let casttype = arg.get(1..cast_end).unwrap_or(&[]);
         let tmp = cast_end + 1;
-        let after = arg.get(tmp..).unwrap_or(&[]);
         self.ctx.offset += tmp as i64;
-        // (start, end) of the inner FETCHARG in `arg`, start of the field.
-        let (inner_start, inner_end, field_start);
+        let (inner_start, inner_end, field_start) = self.typecast_operand(arg, tmp)?;
+        let inner = arg.get(inner_start..inner_end).unwrap_or(&[]);
+        let inner_offs = self.ctx.offset;
+        self.parse_probe_arg(inner, abs + inner_start, code)?;
+        if matches!(code.cur(), Op::Comm | Op::Data { .. }) {
+            return Err(perr(-EINVAL, ErrCode::CommCantDeref, inner_offs));
+        }
+        self.ctx.nested_level -= 1;
+
+        let (sid, prefix) = self.cast_type(casttype, orig)?;
+        self.ctx.offset = orig + field_start as i64;
+        self.ctx.last_bitoffs = 0;
+        self.ctx.last_bitsize = 0;
+        self.parse_btf_field(
+            arg.get(field_start..).unwrap_or(&[]),
+            sid,
+            Some(prefix),
+            code,
+        )?;
+        self.ctx.depth -= 1;
+        Ok(())
+    }
+
+    /// Where a cast's FETCHARG is in `arg` (`tmp`: just after the cast):
+    /// (start, end) of the inner FETCHARG and the start of the field.
+    fn typecast_operand(&mut self, arg: &[u8], tmp: usize) -> PResult<(usize, usize, usize)> {
+        let after = arg.get(tmp..).unwrap_or(&[]);
         if at(arg, tmp) == b'(' {
             let Some(close) = matched_close_paren(arg, tmp) else {
                 return Err(perr(-EINVAL, ErrCode::DerefOpenBrace, self.ctx.offset));
@@ -1149,8 +1173,9 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                 ));
             }
             self.ctx.offset += 1;
-            (inner_start, inner_end, field_start) = (tmp + 1, close, close + 3);
-        } else if matches!(at(arg, tmp), b'+' | b'-')
+            return Ok((tmp + 1, close, close + 3));
+        }
+        if matches!(at(arg, tmp), b'+' | b'-')
             || after.starts_with(THIS_CPU_PTR)
             || after.starts_with(THIS_CPU_READ)
         {
@@ -1173,36 +1198,32 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                     self.ctx.offset + c as i64,
                 ));
             }
-            (inner_start, inner_end, field_start) = (tmp, tmp + c, tmp + c + 2);
-        } else {
-            if at(arg, tmp) == b'@' {
-                // `@SYM+/-OFFSET` needs parentheses under a cast.
-                if let Some(p) = after.iter().position(|&c| c == b'+' || c == b'-') {
-                    if is_digit(at(after, p + 1)) {
-                        return Err(perr(-EINVAL, ErrCode::TypecastSymOffset, self.ctx.offset));
-                    }
+            return Ok((tmp, tmp + c, tmp + c + 2));
+        }
+        if at(arg, tmp) == b'@' {
+            // `@SYM+/-OFFSET` needs parentheses under a cast.
+            if let Some(p) = after.iter().position(|&c| c == b'+' || c == b'-') {
+                if is_digit(at(after, p + 1)) {
+                    return Err(perr(-EINVAL, ErrCode::TypecastSymOffset, self.ctx.offset));
                 }
             }
-            // The inner variable name.
-            let d = strchr(after, b'-');
-            let Some(d) = d.filter(|&d| at(after, d + 1) == b'>') else {
-                return Err(perr(
-                    -EINVAL,
-                    ErrCode::TypecastReqField,
-                    self.ctx.offset + after.len() as i64,
-                ));
-            };
-            (inner_start, inner_end, field_start) = (tmp, tmp + d, tmp + d + 2);
         }
-        let inner = arg.get(inner_start..inner_end).unwrap_or(&[]);
-        let inner_offs = self.ctx.offset;
-        self.parse_probe_arg(inner, abs + inner_start, code)?;
-        if matches!(code.cur(), Op::Comm | Op::Data { .. }) {
-            return Err(perr(-EINVAL, ErrCode::CommCantDeref, inner_offs));
-        }
-        self.ctx.nested_level -= 1;
+        // The inner variable name.
+        let d = strchr(after, b'-');
+        let Some(d) = d.filter(|&d| at(after, d + 1) == b'>') else {
+            return Err(perr(
+                -EINVAL,
+                ErrCode::TypecastReqField,
+                self.ctx.offset + after.len() as i64,
+            ));
+        };
+        Ok((tmp, tmp + d, tmp + d + 2))
+    }
 
-        // The cast type: STRUCT[,MEMBER] (parse_btf_casttype()).
+    /// The cast type `STRUCT[,MEMBER]` (parse_btf_casttype(), one byte
+    /// after `orig`): the struct's BTF id and the member's byte offset in
+    /// it (0 without one).
+    fn cast_type(&mut self, casttype: &[u8], orig: i64) -> PResult<(u32, i64)> {
         self.ctx.offset = orig + 1;
         let (sname, member) = match strchr(casttype, b',') {
             Some(c) => (
@@ -1234,17 +1255,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             }
             prefix = i64::from(bits / 8);
         }
-        self.ctx.offset = orig + field_start as i64;
-        self.ctx.last_bitoffs = 0;
-        self.ctx.last_bitsize = 0;
-        self.parse_btf_field(
-            arg.get(field_start..).unwrap_or(&[]),
-            sid,
-            Some(prefix),
-            code,
-        )?;
-        self.ctx.depth -= 1;
-        Ok(())
+        Ok((sid, prefix))
     }
 
     /// `parse_probe_arg()`: the `+OFFS(` levels are peeled iteratively; a
