@@ -1690,100 +1690,69 @@ fn build_desc(code: &Code, ty: FetchType, count: u32, btf_bf: Option<BtfBitfield
     };
     let mut symbol_errno = 0;
     let mut nh = 0usize;
-    fn push_hop(desc: &mut ArgDesc, nh: &mut usize, h: Hop) {
-        if let Some(s) = desc.hops.get_mut(*nh) {
-            *s = h;
-            *nh += 1;
-        }
-    }
-    let push = |desc: &mut ArgDesc, nh: &mut usize, h: Hop| push_hop(desc, nh, h);
     let mut imm_base = false;
     for op in code.ops.iter() {
-        match *op {
+        let hop = match *op {
             Op::Nop | Op::End => break,
-            Op::Stack(n) => desc.base = Base::Stack(n),
-            Op::StackP => desc.base = Base::StackPtr,
-            Op::Retval => desc.base = Base::Retval,
+            Op::Stack(n) => set_base(&mut desc, Base::Stack(n)),
+            Op::StackP => set_base(&mut desc, Base::StackPtr),
+            Op::Retval => set_base(&mut desc, Base::Retval),
             Op::Imm(v) => {
-                if !matches!(desc.base, Base::Symbol { .. }) {
-                    desc.base = Base::Imm(v);
-                }
                 imm_base = true;
+                if matches!(desc.base, Base::Symbol { .. }) {
+                    None
+                } else {
+                    set_base(&mut desc, Base::Imm(v))
+                }
             }
-            Op::Comm => desc.base = Base::Comm,
-            Op::Current => desc.base = Base::Current,
-            Op::WatchAddr => desc.base = Base::WatchAddr,
+            Op::Comm => set_base(&mut desc, Base::Comm),
+            Op::Current => set_base(&mut desc, Base::Current),
+            Op::WatchAddr => set_base(&mut desc, Base::WatchAddr),
             // Before the next hop's access (or, as the last operation, on
             // the value that is stored).
-            Op::CpuPtr => desc.percpu |= 1u16.checked_shl(nh as u32).unwrap_or(0),
-            Op::Arg(n) => desc.base = Base::Arg(n as u16),
-            Op::Data { start, len } => desc.base = Base::ImmStr { start, len },
-            Op::EData(slot) => desc.base = Base::EntryData(slot),
-            Op::Duration(slot) => desc.base = Base::Duration(slot),
+            Op::CpuPtr => {
+                desc.percpu |= 1u16.checked_shl(nh as u32).unwrap_or(0);
+                None
+            }
+            Op::Arg(n) => set_base(&mut desc, Base::Arg(n as u16)),
+            Op::Data { start, len } => set_base(&mut desc, Base::ImmStr { start, len }),
+            Op::EData(slot) => set_base(&mut desc, Base::EntryData(slot)),
+            Op::Duration(slot) => set_base(&mut desc, Base::Duration(slot)),
             Op::NopSymbol {
                 start,
                 len,
                 offset,
                 errno,
             } => {
-                desc.base = Base::Symbol { start, len, offset };
                 symbol_errno = errno;
+                set_base(&mut desc, Base::Symbol { start, len, offset })
             }
-            Op::Deref(o) => push(
-                &mut desc,
-                &mut nh,
-                Hop {
-                    offset: o,
-                    user: false,
-                },
-            ),
-            Op::UDeref(o) => push(
-                &mut desc,
-                &mut nh,
-                Hop {
-                    offset: o,
-                    user: true,
-                },
-            ),
-            Op::StMem(o) => push(
-                &mut desc,
-                &mut nh,
-                Hop {
-                    offset: o,
-                    user: false,
-                },
-            ),
-            Op::StUMem(o) => push(
-                &mut desc,
-                &mut nh,
-                Hop {
-                    offset: o,
-                    user: true,
-                },
-            ),
+            Op::Deref(o) | Op::StMem(o) => Some(Hop {
+                offset: o,
+                user: false,
+            }),
+            Op::UDeref(o) | Op::StUMem(o) => Some(Hop {
+                offset: o,
+                user: true,
+            }),
             Op::StString {
                 off,
-                replaced,
+                replaced: true,
                 user,
-            } => {
-                if replaced {
-                    push(&mut desc, &mut nh, Hop { offset: off, user });
-                } else if imm_base && nh == 0 {
-                    // `\IMM:string` appended store: the string at the
-                    // immediate address (for `\IMM:string[N]` C reads the
-                    // first string there and fails the next elements; here
-                    // the elements are the pointers at IMM, see docs).
-                    push(
-                        &mut desc,
-                        &mut nh,
-                        Hop {
-                            offset: 0,
-                            user: false,
-                        },
-                    );
-                }
-            }
-            Op::StRaw | Op::StSymstr | Op::ModBf | Op::LpArray => {}
+            } => Some(Hop { offset: off, user }),
+            // `\IMM:string` appended store: the string at the immediate
+            // address (for `\IMM:string[N]` C reads the first string there
+            // and fails the next elements; here the elements are the
+            // pointers at IMM, see docs).
+            Op::StString { .. } if imm_base && nh == 0 => Some(Hop {
+                offset: 0,
+                user: false,
+            }),
+            Op::StString { .. } | Op::StRaw | Op::StSymstr | Op::ModBf | Op::LpArray => None,
+        };
+        if let (Some(h), Some(slot)) = (hop, desc.hops.get_mut(nh)) {
+            *slot = h;
+            nh += 1;
         }
     }
     desc.nr_hops = nh as u8;
@@ -1793,6 +1762,12 @@ fn build_desc(code: &Code, ty: FetchType, count: u32, btf_bf: Option<BtfBitfield
         enum_tid: 0,
         enum_key: 0,
     }
+}
+
+/// Sets the base of `desc` (no hop).
+fn set_base(desc: &mut ArgDesc, base: Base) -> Option<Hop> {
+    desc.base = base;
+    None
 }
 
 /// The text of expanded argument `i`.
