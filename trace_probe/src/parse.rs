@@ -701,8 +701,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             Some((true, tail)) => Some((tail, varname.get(tail..).unwrap_or(&[]))),
             None => None,
         };
-        let tid;
-        if var == b"$current" {
+        let (tid, prefix) = if var == b"$current" {
             // 7.3: `$current->FIELD` is a `struct task_struct` access.
             code.set(Op::Current);
             let task = self
@@ -710,33 +709,10 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                 .btf
                 .and_then(|b| b.struct_by_name(b"task_struct"))
                 .ok_or_else(|| perr(-ENOENT, ErrCode::NoBtfEntry, self.ctx.offset))?;
-            let btf = self
-                .ctx
-                .btf
-                .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
-            let ty = btf
-                .skip_modifiers(task)
-                .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
-            self.ctx.last_type = Some(ty);
-            self.ctx.last_bitoffs = 0;
-            self.ctx.last_bitsize = 0;
-            return match field {
-                Some((tail, f)) => {
-                    self.ctx.offset += tail as i64;
-                    self.parse_btf_field(f, ty, Some(0), code)
-                }
-                None => Ok(()),
-            };
-        }
-        if self.ctx.is_return && var == b"$retval" {
+            (task, Some(0))
+        } else if self.ctx.is_return && var == b"$retval" {
             code.set(Op::Retval);
-            if self.ctx.query() {
-                let rt = self.ctx.return_type().unwrap_or(0);
-                if rt == 0 {
-                    return Err(perr(-ENOENT, ErrCode::NoRetval, self.ctx.offset));
-                }
-                tid = rt;
-            } else {
+            if !self.ctx.query() {
                 if let Some((tail, _)) = field {
                     return Err(perr(
                         -ENOENT,
@@ -746,32 +722,50 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                 }
                 return Ok(());
             }
+            match self.ctx.return_type().unwrap_or(0) {
+                0 => return Err(perr(-ENOENT, ErrCode::NoRetval, self.ctx.offset)),
+                rt => (rt, None),
+            }
         } else {
-            if self.ctx.btf_ok().is_none() && (!self.ctx.query() || self.ctx.nr_params() == 0) {
-                return Err(perr(-ENOENT, ErrCode::NoBtfEntry, self.ctx.offset));
+            (self.btf_param(var, code)?, None)
+        };
+        let ty = self.set_last_type(tid)?;
+        match field {
+            Some((tail, f)) => {
+                self.ctx.offset += tail as i64;
+                self.parse_btf_field(f, ty, prefix, code)
             }
-            let mut found = None;
-            for i in 0..self.ctx.nr_params() {
-                if let Some((Some(name), t)) = self.ctx.param(i) {
-                    if name == var {
-                        found = Some((i, t));
-                        break;
-                    }
-                }
-            }
-            let Some((i, t)) = found else {
-                return Err(perr(-ENOENT, ErrCode::NoBtfarg, self.ctx.offset));
-            };
-            if self.ctx.is_return {
-                let slot = self.store_entry_arg(i);
-                code.set(Op::EData(slot));
-            } else if self.ctx.is_tp {
-                code.set(Op::Arg(i + 1));
-            } else {
-                code.set(Op::Arg(i));
-            }
-            tid = t;
+            None => Ok(()),
         }
+    }
+
+    /// The function's (or tracepoint's) parameter `var`: its load, and its
+    /// BTF type.
+    fn btf_param(&mut self, var: &[u8], code: &mut Code) -> PResult<u32> {
+        if self.ctx.btf_ok().is_none() && (!self.ctx.query() || self.ctx.nr_params() == 0) {
+            return Err(perr(-ENOENT, ErrCode::NoBtfEntry, self.ctx.offset));
+        }
+        let found = (0..self.ctx.nr_params()).find_map(|i| match self.ctx.param(i) {
+            Some((Some(name), t)) if name == var => Some((i, t)),
+            _ => None,
+        });
+        let Some((i, t)) = found else {
+            return Err(perr(-ENOENT, ErrCode::NoBtfarg, self.ctx.offset));
+        };
+        if self.ctx.is_return {
+            let slot = self.store_entry_arg(i);
+            code.set(Op::EData(slot));
+        } else if self.ctx.is_tp {
+            code.set(Op::Arg(i + 1));
+        } else {
+            code.set(Op::Arg(i));
+        }
+        Ok(t)
+    }
+
+    /// The value just loaded has BTF type `tid` (modifiers skipped: the
+    /// type returned), no bitfield.
+    fn set_last_type(&mut self, tid: u32) -> PResult<u32> {
         let btf = self
             .ctx
             .btf
@@ -782,11 +776,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         self.ctx.last_type = Some(ty);
         self.ctx.last_bitoffs = 0;
         self.ctx.last_bitsize = 0;
-        if let Some((tail, f)) = field {
-            self.ctx.offset += tail as i64;
-            return self.parse_btf_field(f, ty, None, code);
-        }
-        Ok(())
+        Ok(ty)
     }
 
     /// `parse_probe_vars()`: `arg` starts with `$`.
