@@ -34,20 +34,19 @@ cargo test --workspace >"$log" 2>&1 || rc=$?
 grep -E '^(test result:|SKIP|     Running|failures:|---- )' "$log" || true
 total=$(grep -Eo '[0-9]+ passed' "$log" | awk '{s += $1} END {print s + 0}')
 failed=$(grep -Eo '[0-9]+ failed' "$log" | awk '{s += $1} END {print s + 0}')
-info "the scripts' argument errors"
-sa_rc=0
-sa=$("$RFPROBE_TOP/selftests/script-args-test.sh" 2>&1) || sa_rc=$?
-echo "$sa"
-total=$((total + $(grep -Eo '[0-9]+ passed' <<<"$sa" | tail -1 | cut -d' ' -f1)))
-failed=$((failed + $(grep -Eo '[0-9]+ failed' <<<"$sa" | tail -1 | cut -d' ' -f1)))
-[ "$sa_rc" = 0 ] || rc=$sa_rc
-info "the side-by-side tests' tolerances"
-sb_rc=0
-sb=$("$RFPROBE_TOP/selftests/sbs-helpers-test.sh" 2>&1) || sb_rc=$?
-echo "$sb"
-total=$((total + $(grep -Eo '[0-9]+ passed' <<<"$sb" | tail -1 | cut -d' ' -f1)))
-failed=$((failed + $(grep -Eo '[0-9]+ failed' <<<"$sb" | tail -1 | cut -d' ' -f1)))
-[ "$sb_rc" = 0 ] || rc=$sb_rc
+# counted TITLE SCRIPT: runs a test script that prints "N passed, N failed"
+# and adds its counts to the totals.
+counted() {
+	local out src=0
+	info "$1"
+	out=$("$2" 2>&1) || src=$?
+	echo "$out"
+	total=$((total + $(grep -Eo '[0-9]+ passed' <<<"$out" | tail -1 | cut -d' ' -f1)))
+	failed=$((failed + $(grep -Eo '[0-9]+ failed' <<<"$out" | tail -1 | cut -d' ' -f1)))
+	[ "$src" = 0 ] || rc=$src
+}
+counted "the scripts' argument errors" "$RFPROBE_TOP/selftests/script-args-test.sh"
+counted "the side-by-side tests' tolerances" "$RFPROBE_TOP/selftests/sbs-helpers-test.sh"
 info "release build of the rfprobe tool (copied into the VM for tool.tc)"
 cargo build --release --quiet -p rfprobe-tool >>"$log" 2>&1 || rc=$?
 echo "host tests: $total passed, $failed failed (log: $log)"

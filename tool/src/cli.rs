@@ -429,14 +429,7 @@ fn check_cmd(cli: &Cli, a: &CheckArgs, mut out: &mut impl Write) -> Result<Statu
              /proc/kallsyms, where notrace functions pass too"
         );
     }
-    let mut inputs: Vec<(String, String)> = Vec::new();
-    let mut bad = Vec::new();
-    for f in files {
-        read_defs(f, &mut inputs, &mut bad)?;
-    }
-    for b in &bad {
-        eprintln!("{b}");
-    }
+    let (mut inputs, bad) = read_files(files)?;
     for (i, d) in defs.iter().enumerate() {
         inputs.push((format!("argument {}", i + 1), def_text(d).to_string()));
     }
@@ -492,14 +485,7 @@ fn add(
     out: &mut impl Write,
 ) -> Result<Status> {
     let live = Live::open(cli.rfprobe_dir.as_deref(), &cli.tracefs)?;
-    let mut inputs: Vec<(String, String)> = Vec::new();
-    let mut bad = Vec::new();
-    for f in files {
-        read_defs(f, &mut inputs, &mut bad)?;
-    }
-    for b in &bad {
-        eprintln!("{b}");
-    }
+    let (mut inputs, bad) = read_files(files)?;
     let mut ok = bad.is_empty();
     inputs.extend(
         defs.iter()
@@ -785,6 +771,23 @@ fn write_man_pages(dir: &Path) -> Result<()> {
 fn usage(msg: &str) -> Result<Status> {
     eprintln!("rfprobe: {msg}");
     Ok(Status::Usage)
+}
+
+/// Definitions read from files: (where, text) each.
+type Inputs = Vec<(String, String)>;
+
+/// The definitions of `files` (see [`read_defs`]), each bad line reported
+/// on stderr and returned too.
+fn read_files(files: &[PathBuf]) -> Result<(Inputs, Vec<String>)> {
+    let mut inputs = Vec::new();
+    let mut bad = Vec::new();
+    for f in files {
+        read_defs(f, &mut inputs, &mut bad)?;
+    }
+    for b in &bad {
+        eprintln!("{b}");
+    }
+    Ok((inputs, bad))
 }
 
 fn load_btf(cli: &Cli) -> Result<KernelBtf> {
