@@ -752,6 +752,13 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         let Some((i, t)) = found else {
             return Err(perr(-ENOENT, ErrCode::NoBtfarg, self.ctx.offset));
         };
+        self.load_arg(i, code);
+        Ok(t)
+    }
+
+    /// Loads argument `i` (0-based): saved at entry for an exit probe; a
+    /// tracepoint's argument 0 is its data pointer.
+    fn load_arg(&mut self, i: u32, code: &mut Code) {
         if self.ctx.is_return {
             let slot = self.store_entry_arg(i);
             code.set(Op::EData(slot));
@@ -760,7 +767,6 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         } else {
             code.set(Op::Arg(i));
         }
-        Ok(t)
     }
 
     /// The value just loaded has BTF type `tid` (modifiers skipped: the
@@ -848,15 +854,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         if p == 0 || p > PARAM_MAX_STACK {
             return Err(perr(-EINVAL, ErrCode::BadArgNum, off));
         }
-        let p = (p - 1) as u32;
-        if self.ctx.is_return {
-            let slot = self.store_entry_arg(p);
-            code.set(Op::EData(slot));
-        } else if self.ctx.is_tp {
-            code.set(Op::Arg(p + 1));
-        } else {
-            code.set(Op::Arg(p));
-        }
+        self.load_arg((p - 1) as u32, code);
         Ok(())
     }
 
