@@ -957,80 +957,12 @@ fn check(
                     "hints": hints,
                     "events": [],
                 }));
-                continue;
-            }
-            writeln!(
-                err,
-                "{}: rejected: the write fails with {}",
-                printable(origin),
-                errno_name(r.errno)
-            )?;
-            for l in &r.logs {
-                write!(err, "{}", printable(&l.block()))?;
-            }
-            for h in &hints {
-                writeln!(err, "  hint: {}", printable(h))?;
+            } else {
+                report_rejection(&mut err, origin, &r, &hints)?;
             }
             continue;
         }
-        let mut events = Vec::new();
-        let mut any_pending = false;
-        for &i in &r.waiting {
-            let w = &s.waiting()[i];
-            any_pending = true;
-            let why = format!(
-                "module {} is not loaded: defined when it loads (its BTF types the arguments)",
-                w.module
-            );
-            events.push(serde_json::json!({
-                "event": format!("{}/{}", String::from_utf8_lossy(&w.name.0), String::from_utf8_lossy(&w.name.1)),
-                "line": String::from_utf8_lossy(&w.line),
-                "pending": why,
-                "note": null,
-            }));
-            if !o.json && !o.quiet {
-                writeln!(out, "{}", String::from_utf8_lossy(&w.line))?;
-                writeln!(out, "  pending: {why}")?;
-            }
-        }
-        for &i in &r.added {
-            let e = &s.defs()[i];
-            any_pending |= e.pending.is_some();
-            let note = e.unmatched.as_ref().map(|u| {
-                format!("`{u}` matches no traceable function; the event is on the others")
-            });
-            let d = e.def.stored();
-            events.push(serde_json::json!({
-                "event": event_name(&d),
-                "line": offline::show(&e.def.stored()),
-                "pending": e.pending,
-                "note": note,
-            }));
-            if o.json || o.quiet {
-                continue;
-            }
-            writeln!(out, "{}", offline::show(&e.def.stored()))?;
-            if let Some(p) = &e.pending {
-                writeln!(out, "  pending: {p}")?;
-            }
-            if let Some(n) = &note {
-                writeln!(out, "  note: {n}")?;
-            }
-            if o.format {
-                let name = event_name(&d);
-                if !shown_formats.contains(&name) {
-                    write!(out, "{}", offline::format_body(&d))?;
-                    shown_formats.push(name);
-                }
-            }
-            if o.explain {
-                write!(
-                    out,
-                    "{}",
-                    explain(&d, e.module.map(|m| target.btf().module_name(m)))
-                )?;
-            }
-        }
+        let (events, any_pending) = report_events(target, &s, &r, o, &mut shown_formats, out)?;
         if any_pending {
             pending += 1;
         } else {
@@ -1066,6 +998,96 @@ fn check(
     } else {
         Status::Ok
     })
+}
+
+/// A rejected write as text: the errno, the error_log entries, the hints.
+fn report_rejection(
+    err: &mut impl Write,
+    origin: &str,
+    r: &offline::Outcome,
+    hints: &[String],
+) -> Result<()> {
+    writeln!(
+        err,
+        "{}: rejected: the write fails with {}",
+        printable(origin),
+        errno_name(r.errno)
+    )?;
+    for l in &r.logs {
+        write!(err, "{}", printable(&l.block()))?;
+    }
+    for h in hints {
+        writeln!(err, "  hint: {}", printable(h))?;
+    }
+    Ok(())
+}
+
+/// The events an accepted write made or left pending: as text on `out`
+/// (unless JSON or quiet), and as JSON values; true if one is pending.
+fn report_events(
+    target: &Target<'_>,
+    s: &Session<'_, '_>,
+    r: &offline::Outcome,
+    o: CheckOpts,
+    shown_formats: &mut Vec<String>,
+    out: &mut impl Write,
+) -> Result<(Vec<serde_json::Value>, bool)> {
+    let text = !o.json && !o.quiet;
+    let mut events = Vec::new();
+    let mut any_pending = false;
+    for &i in &r.waiting {
+        let w = &s.waiting()[i];
+        any_pending = true;
+        let why = format!(
+            "module {} is not loaded: defined when it loads (its BTF types the arguments)",
+            w.module
+        );
+        events.push(serde_json::json!({
+            "event": format!("{}/{}", String::from_utf8_lossy(&w.name.0), String::from_utf8_lossy(&w.name.1)),
+            "line": String::from_utf8_lossy(&w.line),
+            "pending": why,
+            "note": null,
+        }));
+        if text {
+            writeln!(out, "{}", String::from_utf8_lossy(&w.line))?;
+            writeln!(out, "  pending: {why}")?;
+        }
+    }
+    for &i in &r.added {
+        let e = &s.defs()[i];
+        any_pending |= e.pending.is_some();
+        let note = e
+            .unmatched
+            .as_ref()
+            .map(|u| format!("`{u}` matches no traceable function; the event is on the others"));
+        let d = e.def.stored();
+        events.push(serde_json::json!({
+            "event": event_name(&d),
+            "line": offline::show(&d),
+            "pending": e.pending,
+            "note": note,
+        }));
+        if !text {
+            continue;
+        }
+        writeln!(out, "{}", offline::show(&d))?;
+        if let Some(p) = &e.pending {
+            writeln!(out, "  pending: {p}")?;
+        }
+        if let Some(n) = &note {
+            writeln!(out, "  note: {n}")?;
+        }
+        let name = event_name(&d);
+        if o.format && !shown_formats.contains(&name) {
+            write!(out, "{}", offline::format_body(&d))?;
+            shown_formats.push(name);
+        }
+        if o.explain {
+            let module = e.module.map(|m| target.btf().module_name(m));
+            write!(out, "{}", explain(&d, module))?;
+        }
+    }
+    Ok((events, any_pending))
 }
 
 /// `--explain`: what the module compiles for `d`.
