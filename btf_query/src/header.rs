@@ -48,6 +48,62 @@ pub(super) struct Sections<'a> {
 /// section rules for split BTF (it may be empty and need not start with
 /// the empty string) and allows an empty type section.
 pub(super) fn parse(blob: &[u8], split: bool) -> Result<Sections<'_>, Error> {
+    let hdr = header(blob)?;
+    let hdr_len = hdr.len();
+    let field = |at| le_u32(hdr, at).ok_or(Error::Truncated);
+    let (type_off, type_len) = (field(8)?, field(12)?);
+    let (str_off, str_len) = (field(16)?, field(20)?);
+    let (layout_off, layout_len) = if hdr_len >= HEADER_LEN {
+        (field(24)?, field(28)?)
+    } else {
+        (0, 0)
+    };
+    let data = blob.get(hdr_len..).ok_or(Error::Truncated)?;
+
+    if type_off % 4 != 0 {
+        return Err(Error::BadSection);
+    }
+    if layout_len != 0 && (layout_off % 4 != 0 || layout_len as usize % LAYOUT_ENTRY_LEN != 0) {
+        return Err(Error::BadLayoutSection {
+            off: layout_off,
+            len: layout_len,
+        });
+    }
+    if !split && (type_len == 0 || data.is_empty()) {
+        return Err(Error::BadSection);
+    }
+    let mut secs = [
+        (type_off, type_len),
+        (str_off, str_len),
+        (layout_off, layout_len),
+    ];
+    let nr_secs = if layout_len == 0 { 2 } else { 3 };
+    check_tiling(
+        secs.get_mut(..nr_secs).ok_or(Error::BadSection)?,
+        data.len(),
+    )?;
+    let section = |off: u32, len: u32| {
+        let off = off as usize;
+        data.get(off..off + len as usize).ok_or(Error::BadSection)
+    };
+    let types = section(type_off, type_len)?;
+    let strings = section(str_off, str_len)?;
+    let layout = if layout_len == 0 {
+        &[][..]
+    } else {
+        section(layout_off, layout_len)?
+    };
+    check_strings(strings, split)?;
+    Ok(Sections {
+        types,
+        strings,
+        layout,
+    })
+}
+
+/// The header of `blob` (`hdr_len` bytes), its magic, version, flags and
+/// length checked.
+fn header(blob: &[u8]) -> Result<&[u8], Error> {
     let magic = le_u16(blob, 0).ok_or(Error::Truncated)?;
     if magic != BTF_MAGIC {
         return Err(if magic == BTF_MAGIC.swap_bytes() {
@@ -80,37 +136,12 @@ pub(super) fn parse(blob: &[u8], split: bool) -> Result<Sections<'_>, Error> {
             offset: (HEADER_LEN + at) as u32,
         });
     }
-    let field = |at| le_u32(hdr, at).ok_or(Error::Truncated);
-    let (type_off, type_len) = (field(8)?, field(12)?);
-    let (str_off, str_len) = (field(16)?, field(20)?);
-    let (layout_off, layout_len) = if hdr_len >= HEADER_LEN {
-        (field(24)?, field(28)?)
-    } else {
-        (0, 0)
-    };
-    let data = blob.get(hdr_len..).ok_or(Error::Truncated)?;
+    Ok(hdr)
+}
 
-    if type_off % 4 != 0 {
-        return Err(Error::BadSection);
-    }
-    if layout_len != 0 && (layout_off % 4 != 0 || layout_len as usize % LAYOUT_ENTRY_LEN != 0) {
-        return Err(Error::BadLayoutSection {
-            off: layout_off,
-            len: layout_len,
-        });
-    }
-    if !split && (type_len == 0 || data.is_empty()) {
-        return Err(Error::BadSection);
-    }
-    // The sections (the layout section only if non-empty), sorted by
-    // offset, must tile `data` exactly, in any order.
-    let mut secs = [
-        (type_off, type_len),
-        (str_off, str_len),
-        (layout_off, layout_len),
-    ];
-    let nr_secs = if layout_len == 0 { 2 } else { 3 };
-    let secs = secs.get_mut(..nr_secs).ok_or(Error::BadSection)?;
+/// The sections (offset, length), sorted by offset, must tile the `len`
+/// bytes after the header exactly, in any order.
+fn check_tiling(secs: &mut [(u32, u32)], len: usize) -> Result<(), Error> {
     secs.sort_unstable();
     let mut end = 0u32;
     for &(off, len) in secs.iter() {
@@ -119,33 +150,25 @@ pub(super) fn parse(blob: &[u8], split: bool) -> Result<Sections<'_>, Error> {
         }
         end = off.checked_add(len).ok_or(Error::BadSection)?;
     }
-    if end as usize != data.len() {
+    if end as usize != len {
         return Err(Error::BadSection);
     }
-    let section = |off: u32, len: u32| {
-        let off = off as usize;
-        data.get(off..off + len as usize).ok_or(Error::BadSection)
-    };
-    let types = section(type_off, type_len)?;
-    let strings = section(str_off, str_len)?;
-    let layout = if layout_len == 0 {
-        &[][..]
-    } else {
-        section(layout_off, layout_len)?
-    };
+    Ok(())
+}
 
-    if !strings.is_empty() || !split {
-        let last = strings.last().copied().ok_or(Error::BadStringSection)?;
-        if last != 0 || str_len - 1 > BTF_MAX_NAME_OFFSET {
-            return Err(Error::BadStringSection);
-        }
-        if !split && strings.first() != Some(&0) {
-            return Err(Error::BadStringSection);
-        }
+/// The string section ends with NUL and stays below the highest string
+/// offset; a base's starts with the empty string. A split BTF's may be
+/// empty.
+fn check_strings(strings: &[u8], split: bool) -> Result<(), Error> {
+    if strings.is_empty() && split {
+        return Ok(());
     }
-    Ok(Sections {
-        types,
-        strings,
-        layout,
-    })
+    let last = strings.last().copied().ok_or(Error::BadStringSection)?;
+    if last != 0 || strings.len() - 1 > BTF_MAX_NAME_OFFSET as usize {
+        return Err(Error::BadStringSection);
+    }
+    if !split && strings.first() != Some(&0) {
+        return Err(Error::BadStringSection);
+    }
+    Ok(())
 }
