@@ -172,23 +172,57 @@ pub(super) fn build(
     let (offsets, rest) = rest.split_at_mut(nr as usize);
     let offsets: &[u32] = offsets;
 
-    // Pass 2: validate references and names, distribute named types into
-    // their classes. `fill[c]` is the next free slot of class `c` in `rest`.
+    classify(
+        sections, start_id, end_id, strs, layout, offsets, &counts, rest,
+    )?;
+
+    // Sort every class table by (name, id).
+    let key = |id: u32| name_key(sections, offsets, start_id, strs, id);
+    let mut tables = rest;
+    for &count in counts.classes.iter() {
+        let count = count as usize;
+        if tables.len() < count {
+            return Err(Error::BadIndex);
+        }
+        let (table, tail) = core::mem::take(&mut tables).split_at_mut(count);
+        sort_by_name(table, &key);
+        tables = tail;
+    }
+
+    write_header(head, blob_len, sections, start_id, strs, &counts)?;
+    Ok(need)
+}
+
+/// Pass 2 of [`build`]: validates the references and names of the types at
+/// `offsets` (ids `start_id..end_id`) and distributes the named ones into
+/// their class tables in `tables` (unsorted).
+#[allow(clippy::too_many_arguments)]
+fn classify(
+    sections: &Sections<'_>,
+    start_id: u32,
+    end_id: u32,
+    strs: &Strings<'_>,
+    layout: Layout<'_>,
+    offsets: &[u32],
+    counts: &Counts,
+    tables: &mut [u32],
+) -> Result<(), Error> {
+    // `fill[c]`: the next free slot of class `c` in `tables`.
     let mut fill = [0usize; NR_CLASSES];
     let mut acc = 0usize;
     for (slot, &count) in fill.iter_mut().zip(counts.classes.iter()) {
         *slot = acc;
         acc += count as usize;
     }
+    let valid_name = |n: u32| {
+        if strs.tail(n).is_some() {
+            Ok(())
+        } else {
+            Err(Error::BadNameOffset(n))
+        }
+    };
     for (i, &off) in offsets.iter().enumerate() {
         let id = TypeId(start_id + i as u32);
-        let valid_name = |n: u32| {
-            if strs.tail(n).is_some() {
-                Ok(())
-            } else {
-                Err(Error::BadNameOffset(n))
-            }
-        };
         let t = match Record::at(id, sections.types, off as usize, layout)? {
             Record::Known(t) => t,
             Record::Skipped { name_off, .. } => {
@@ -208,26 +242,25 @@ pub(super) fn build(
             continue;
         }
         if let Some(class) = Class::of(t.kind()) {
-            let c = class as usize;
-            let pos = fill.get_mut(c).ok_or(Error::BadIndex)?;
-            *rest.get_mut(*pos).ok_or(Error::BadIndex)? = id.0;
+            let pos = fill.get_mut(class as usize).ok_or(Error::BadIndex)?;
+            *tables.get_mut(*pos).ok_or(Error::BadIndex)? = id.0;
             *pos += 1;
         }
     }
+    Ok(())
+}
 
-    // Sort every class table by (name, id).
-    let key = |id: u32| name_key(sections, offsets, start_id, strs, id);
-    let mut tables = rest;
-    for &count in counts.classes.iter() {
-        let count = count as usize;
-        if tables.len() < count {
-            return Err(Error::BadIndex);
-        }
-        let (table, tail) = core::mem::take(&mut tables).split_at_mut(count);
-        sort_by_name(table, &key);
-        tables = tail;
-    }
-
+/// The index header of [`build`].
+fn write_header(
+    head: &mut [u32],
+    blob_len: usize,
+    sections: &Sections<'_>,
+    start_id: u32,
+    strs: &Strings<'_>,
+    counts: &Counts,
+) -> Result<(), Error> {
+    let need = counts.words();
+    let nr = counts.types;
     let head: &mut [u32; INDEX_HEADER_WORDS] = head.try_into().map_err(|_| Error::BadIndex)?;
     *head = [0; INDEX_HEADER_WORDS];
     head[H_MAGIC] = INDEX_MAGIC;
@@ -242,7 +275,7 @@ pub(super) fn build(
         head[H_CLASS + c] = count;
     }
     head[H_TOTAL] = need as u32;
-    Ok(need)
+    Ok(())
 }
 
 /// The name of type `id` (a tail of a string section starting at the name),
