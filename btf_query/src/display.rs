@@ -148,43 +148,8 @@ impl<'a> Btf<'a> {
         id: TypeId,
         w: &mut W,
     ) -> fmt::Result {
-        // Collect the layers, outermost first, and the base type.
         let mut layers = [Layer::Ptr; MAX_RESOLVE_DEPTH];
-        let mut n = 0usize;
-        let mut cur = id;
-        let mut base = Base::TooDeep;
-        for _ in 0..MAX_RESOLVE_DEPTH {
-            if cur.is_void() {
-                base = Base::Void;
-                break;
-            }
-            let Ok(t) = self.type_by_id(cur) else {
-                base = Base::Bad(cur);
-                break;
-            };
-            let layer = match t.kind() {
-                Kind::Ptr => Some(Layer::Ptr),
-                Kind::Const | Kind::Volatile | Kind::Restrict => Some(Layer::Qual(t.kind())),
-                Kind::Array => Some(Layer::Array(t.array().map_or(0, |a| a.nelems))),
-                Kind::FuncProto => Some(Layer::Func(cur)),
-                Kind::TypeTag | Kind::Func | Kind::Var | Kind::DeclTag => None,
-                _ => {
-                    base = Base::Named(t);
-                    break;
-                }
-            };
-            if let Some(layer) = layer {
-                match layers.get_mut(n) {
-                    Some(slot) => *slot = layer,
-                    None => break,
-                }
-                n += 1;
-            }
-            cur = match t.kind() {
-                Kind::Array => t.array().map_or(TypeId::VOID, |a| a.elem),
-                _ => t.ref_type().unwrap_or(TypeId::VOID),
-            };
-        }
+        let (n, base) = self.layers(id, &mut layers);
         let layers = layers.get(..n).unwrap_or(&[]);
 
         // Qualifiers right above the base are written before it.
@@ -204,28 +169,52 @@ impl<'a> Btf<'a> {
             }
         }
         self.write_base(&mut out, base)?;
+        write_prefix(&mut out, decl)?;
+        self.write_suffix::<W, FULL>(&mut out, decl)
+    }
 
-        // Declarator, prefix part: runs from the innermost outwards.
-        let mut hi = decl.len();
-        while hi > 0 {
-            let lo = run_start(decl, hi);
-            let run = decl.get(lo..hi).unwrap_or(&[]);
-            if run.first().is_some_and(|l| l.is_suffix()) {
-                if wrapped(decl, lo) {
-                    out.open()?;
-                }
-            } else {
-                for l in run.iter().rev() {
-                    match *l {
-                        Layer::Ptr => out.star()?,
-                        Layer::Qual(k) => out.word(qual_name(k))?,
-                        _ => {}
-                    }
-                }
+    /// The declarator layers of `id` into `layers`, outermost first, and
+    /// its base type: (how many layers, the base).
+    fn layers(&self, id: TypeId, layers: &mut [Layer; MAX_RESOLVE_DEPTH]) -> (usize, Base<'a>) {
+        let mut n = 0usize;
+        let mut cur = id;
+        for _ in 0..MAX_RESOLVE_DEPTH {
+            if cur.is_void() {
+                return (n, Base::Void);
             }
-            hi = lo;
+            let Ok(t) = self.type_by_id(cur) else {
+                return (n, Base::Bad(cur));
+            };
+            let layer = match t.kind() {
+                Kind::Ptr => Some(Layer::Ptr),
+                Kind::Const | Kind::Volatile | Kind::Restrict => Some(Layer::Qual(t.kind())),
+                Kind::Array => Some(Layer::Array(t.array().map_or(0, |a| a.nelems))),
+                Kind::FuncProto => Some(Layer::Func(cur)),
+                Kind::TypeTag | Kind::Func | Kind::Var | Kind::DeclTag => None,
+                _ => return (n, Base::Named(t)),
+            };
+            if let Some(layer) = layer {
+                match layers.get_mut(n) {
+                    Some(slot) => *slot = layer,
+                    None => return (n, Base::TooDeep),
+                }
+                n += 1;
+            }
+            cur = match t.kind() {
+                Kind::Array => t.array().map_or(TypeId::VOID, |a| a.elem),
+                _ => t.ref_type().unwrap_or(TypeId::VOID),
+            };
         }
-        // Suffix part: runs from the outermost inwards.
+        (n, Base::TooDeep)
+    }
+
+    /// The declarator's suffix part (arrays, parameter lists, the closing
+    /// parentheses): runs from the outermost inwards.
+    fn write_suffix<W: Write + ?Sized, const FULL: bool>(
+        &self,
+        out: &mut Out<'_, W>,
+        decl: &[Layer],
+    ) -> fmt::Result {
         let mut lo = 0;
         while lo < decl.len() {
             let hi = run_end(decl, lo);
@@ -241,7 +230,7 @@ impl<'a> Btf<'a> {
                             write!(out.w, "{nelems}")?;
                             out.punct("]", Last::Close)?;
                         }
-                        Layer::Func(proto) => self.write_params::<W, FULL>(&mut out, proto)?,
+                        Layer::Func(proto) => self.write_params::<W, FULL>(out, proto)?,
                         _ => {}
                     }
                 }
@@ -323,6 +312,31 @@ fn qual_name(k: Kind) -> &'static str {
         Kind::Restrict => "restrict",
         _ => "const",
     }
+}
+
+/// The declarator's prefix part (pointers, qualifiers, opening
+/// parentheses): runs from the innermost outwards.
+fn write_prefix<W: Write + ?Sized>(out: &mut Out<'_, W>, decl: &[Layer]) -> fmt::Result {
+    let mut hi = decl.len();
+    while hi > 0 {
+        let lo = run_start(decl, hi);
+        let run = decl.get(lo..hi).unwrap_or(&[]);
+        if run.first().is_some_and(|l| l.is_suffix()) {
+            if wrapped(decl, lo) {
+                out.open()?;
+            }
+        } else {
+            for l in run.iter().rev() {
+                match *l {
+                    Layer::Ptr => out.star()?,
+                    Layer::Qual(k) => out.word(qual_name(k))?,
+                    _ => {}
+                }
+            }
+        }
+        hi = lo;
+    }
+    Ok(())
 }
 
 /// Start of the run (maximal range of layers that are all suffixes or all
