@@ -19,7 +19,7 @@
 
 use std::fmt::Write as _;
 
-use btf_query::{Btf, FuncProto, Kind, Type, TypeId, MAX_RESOLVE_DEPTH};
+use btf_query::{Btf, FuncProto, Kind, Member, Type, TypeId, MAX_RESOLVE_DEPTH};
 
 /// Errors of the discovery functions.
 #[derive(Debug, thiserror::Error)]
@@ -451,6 +451,8 @@ struct Body {
     /// End of the storage unit of the last member if that was a bitfield
     /// (else `end`).
     unit_end: u64,
+    /// A struct's (holes are shown), not a union's.
+    is_struct: bool,
 }
 
 impl<'a> Writer<'_, 'a> {
@@ -552,6 +554,7 @@ impl<'a> Writer<'_, 'a> {
             members: 0,
             end: base,
             unit_end: base,
+            is_struct,
         };
         for m in btf.members(t.id())? {
             if self.truncated {
@@ -561,7 +564,7 @@ impl<'a> Writer<'_, 'a> {
             }
             let m = m?;
             body.members += 1;
-            let mut bit = base + u64::from(m.bit_offset);
+            let bit = base + u64::from(m.bit_offset);
             let name = lossy(m.name);
             // Anonymous struct/union (named member or not, or an array of
             // them): expanded in place.
@@ -570,89 +573,123 @@ impl<'a> Writer<'_, 'a> {
             } else {
                 None
             };
-            if let Some((r, dims)) = anon {
-                if is_struct {
-                    self.hole(depth, &body, bit);
+            match anon {
+                Some((r, dims)) => {
+                    self.anon_member(&mut body, depth, bit, &name, m.ty, r, &dims)?
                 }
-                let size = if dims.is_empty() {
-                    r.size().map(u64::from)
-                } else {
-                    btf.size_of(m.ty).ok().map(u64::from)
-                };
-                if self.take_line(depth) {
-                    let _ = writeln!(self.out, "{}{} {{", "\t".repeat(depth), keyword(&r));
-                }
-                self.body(&r, bit, depth + 1)?;
-                let close = if name.is_empty() && dims.is_empty() {
-                    "};".to_string()
-                } else {
-                    format!("}} {name}{dims};")
-                };
-                let size_s = size.map_or_else(|| "?".to_string(), |s| s.to_string());
-                self.member_line(
-                    depth,
-                    "",
-                    &close,
-                    &format!("/* {:>5} {:>5} */", bit / 8, size_s),
-                );
-                body.end = body.end.max(bit + size.unwrap_or(0) * 8);
-                body.unit_end = body.end;
-                continue;
+                None => self.plain_member(&mut body, t, depth, bit, &name, m),
             }
-
-            let size = btf.size_of(m.ty).ok().map(u64::from);
-            // kind_flag bitfields, or old-style ones encoded in the int.
-            let mut width = (m.bitfield_size > 0).then_some(u64::from(m.bitfield_size));
-            if width.is_none() && !t.kflag() {
-                if let Ok(Some(i)) = btf.int_info(m.ty) {
-                    let full = u64::from(i.size) * 8;
-                    if !i.bool && (u64::from(i.bits) < full || i.offset > 0) {
-                        bit += u64::from(i.offset);
-                        width = Some(u64::from(i.bits));
-                    }
-                }
-            }
-            if is_struct {
-                self.hole(depth, &body, bit);
-            }
-            let d = decl_parts(btf, m.ty, &name, true);
-            let size_s = size.map_or_else(|| "?".to_string(), |s| s.to_string());
-            // The storage unit of the member's type holding the bits.
-            let unit = size.unwrap_or(0).max(1) * 8;
-            let unit_start = bit - bit % unit;
-            let (rest, comment) = match width {
-                Some(w) => (
-                    format!("{}:{w};", d.declarator),
-                    format!(
-                        "/* {:>5}:{:>2} {:>2} */",
-                        unit_start / 8,
-                        bit - unit_start,
-                        size_s
-                    ),
-                ),
-                None if bit % 8 != 0 => (
-                    format!("{};", d.declarator),
-                    format!("/* {:>5}:{:>2} {:>2} */", bit / 8, bit % 8, size_s),
-                ),
-                None => (
-                    format!("{};", d.declarator),
-                    format!("/* {:>5} {:>5} */", bit / 8, size_s),
-                ),
-            };
-            if d.declarator.is_empty() && width.is_none() {
-                // A member without a name: just the type.
-                self.member_line(depth, "", &format!("{};", d.ty), &comment);
-            } else {
-                self.member_line(depth, &d.ty, &rest, &comment);
-            }
-            let bits = width.unwrap_or(size.unwrap_or(0) * 8);
-            body.end = body.end.max(bit + bits);
-            body.unit_end = match width {
-                Some(_) => body.end.max(unit_start + unit),
-                None => body.end,
-            };
         }
         Ok(body)
+    }
+
+    /// An anonymous struct or union member (or an array of them) at `bit`:
+    /// expanded in place.
+    #[allow(clippy::too_many_arguments)]
+    fn anon_member(
+        &mut self,
+        body: &mut Body,
+        depth: usize,
+        bit: u64,
+        name: &str,
+        ty: TypeId,
+        r: Type<'a>,
+        dims: &str,
+    ) -> Result<(), DiscoverError> {
+        let btf = self.btf;
+        let is_struct = body.is_struct;
+        if is_struct {
+            self.hole(depth, body, bit);
+        }
+        let size = if dims.is_empty() {
+            r.size().map(u64::from)
+        } else {
+            btf.size_of(ty).ok().map(u64::from)
+        };
+        if self.take_line(depth) {
+            let _ = writeln!(self.out, "{}{} {{", "\t".repeat(depth), keyword(&r));
+        }
+        self.body(&r, bit, depth + 1)?;
+        let close = if name.is_empty() && dims.is_empty() {
+            "};".to_string()
+        } else {
+            format!("}} {name}{dims};")
+        };
+        let size_s = size.map_or_else(|| "?".to_string(), |s| s.to_string());
+        self.member_line(
+            depth,
+            "",
+            &close,
+            &format!("/* {:>5} {:>5} */", bit / 8, size_s),
+        );
+        body.end = body.end.max(bit + size.unwrap_or(0) * 8);
+        body.unit_end = body.end;
+        Ok(())
+    }
+
+    /// A member that is not an anonymous composite, at `bit`.
+    fn plain_member(
+        &mut self,
+        body: &mut Body,
+        t: &Type<'a>,
+        depth: usize,
+        mut bit: u64,
+        name: &str,
+        m: Member<'a>,
+    ) {
+        let btf = self.btf;
+        let is_struct = body.is_struct;
+        let size = btf.size_of(m.ty).ok().map(u64::from);
+        // kind_flag bitfields, or old-style ones encoded in the int.
+        let mut width = (m.bitfield_size > 0).then_some(u64::from(m.bitfield_size));
+        if width.is_none() && !t.kflag() {
+            if let Ok(Some(i)) = btf.int_info(m.ty) {
+                let full = u64::from(i.size) * 8;
+                if !i.bool && (u64::from(i.bits) < full || i.offset > 0) {
+                    bit += u64::from(i.offset);
+                    width = Some(u64::from(i.bits));
+                }
+            }
+        }
+        if is_struct {
+            self.hole(depth, body, bit);
+        }
+        let d = decl_parts(btf, m.ty, name, true);
+        let size_s = size.map_or_else(|| "?".to_string(), |s| s.to_string());
+        // The storage unit of the member's type holding the bits.
+        let unit = size.unwrap_or(0).max(1) * 8;
+        let unit_start = bit - bit % unit;
+        let (rest, comment) = match width {
+            Some(w) => (
+                format!("{}:{w};", d.declarator),
+                format!(
+                    "/* {:>5}:{:>2} {:>2} */",
+                    unit_start / 8,
+                    bit - unit_start,
+                    size_s
+                ),
+            ),
+            None if bit % 8 != 0 => (
+                format!("{};", d.declarator),
+                format!("/* {:>5}:{:>2} {:>2} */", bit / 8, bit % 8, size_s),
+            ),
+            None => (
+                format!("{};", d.declarator),
+                format!("/* {:>5} {:>5} */", bit / 8, size_s),
+            ),
+        };
+        if d.declarator.is_empty() && width.is_none() {
+            // A member without a name: just the type.
+            self.member_line(depth, "", &format!("{};", d.ty), &comment);
+        } else {
+            self.member_line(depth, &d.ty, &rest, &comment);
+        }
+        let bits = width.unwrap_or(size.unwrap_or(0) * 8);
+        body.end = body.end.max(bit + bits);
+        body.unit_end = match width {
+            Some(_) => body.end.max(unit_start + unit),
+            None => body.end,
+        };
     }
 
     /// `open`, the enumerators of `t`, the size, `close`.
@@ -674,6 +711,63 @@ impl<'a> Writer<'_, 'a> {
         }
         let _ = writeln!(self.out, "\n\t/* size: {} */", t.size().unwrap_or(0));
         let _ = writeln!(self.out, "{close}");
+        Ok(())
+    }
+
+    /// A typedef: `typedef struct { ... } NAME;` for an anonymous type it
+    /// names, else the typedef line and what it resolves to (described once,
+    /// unless `in_typedef`), or its size.
+    fn typedef(&mut self, t: &Type<'a>, name: &str, in_typedef: bool) -> Result<(), DiscoverError> {
+        let btf = self.btf;
+        let target = t.ref_type().unwrap_or(TypeId::VOID);
+        let (_, qt) = qualified(btf, target)?;
+        // `typedef struct { ... } atomic_t;`
+        if let Some(q) = qt.filter(|q| {
+            matches!(
+                q.kind(),
+                Kind::Struct | Kind::Union | Kind::Enum | Kind::Enum64
+            ) && is_anonymous(btf, q)
+        }) {
+            let open = format!("typedef {} {{", keyword(&q));
+            let close = format!("}} {name};");
+            if q.kind().is_composite() {
+                self.composite(&q, &open, &close)?;
+            } else {
+                self.enumeration(&q, &open, &close)?;
+            }
+            return Ok(());
+        }
+        let _ = writeln!(self.out, "typedef {};", declare(btf, target, name));
+        let (last_td, rid, rt) = typedef_chain(btf, target)?;
+        let described = rt.filter(|r| {
+            matches!(
+                r.kind(),
+                Kind::Struct | Kind::Union | Kind::Enum | Kind::Enum64 | Kind::Fwd
+            )
+        });
+        match described {
+            Some(r) if !in_typedef => {
+                self.out.push('\n');
+                // An anonymous type with the typedef that names it
+                // (`typedef struct { ... } atomic64_t;`).
+                let named_by = last_td.filter(|_| r.kind() != Kind::Fwd && is_anonymous(btf, &r));
+                self.describe(named_by.unwrap_or(rid), true)?;
+            }
+            _ => {
+                let size = btf
+                    .size_of(target)
+                    .map_or_else(|_| "none".to_string(), |s| s.to_string());
+                if last_td.is_some() {
+                    let _ = writeln!(
+                        self.out,
+                        "/* size: {size}, underlying type: {} */",
+                        btf.display(rid)
+                    );
+                } else {
+                    let _ = writeln!(self.out, "/* size: {size} */");
+                }
+            }
+        }
         Ok(())
     }
 
@@ -708,58 +802,7 @@ impl<'a> Writer<'_, 'a> {
                     "{kw} {name}; /* declaration only, no members in BTF */"
                 );
             }
-            Kind::Typedef => {
-                let target = t.ref_type().unwrap_or(TypeId::VOID);
-                let (_, qt) = qualified(btf, target)?;
-                // `typedef struct { ... } atomic_t;`
-                if let Some(q) = qt.filter(|q| {
-                    matches!(
-                        q.kind(),
-                        Kind::Struct | Kind::Union | Kind::Enum | Kind::Enum64
-                    ) && is_anonymous(btf, q)
-                }) {
-                    let open = format!("typedef {} {{", keyword(&q));
-                    let close = format!("}} {name};");
-                    if q.kind().is_composite() {
-                        self.composite(&q, &open, &close)?;
-                    } else {
-                        self.enumeration(&q, &open, &close)?;
-                    }
-                    return Ok(());
-                }
-                let _ = writeln!(self.out, "typedef {};", declare(btf, target, &name));
-                let (last_td, rid, rt) = typedef_chain(btf, target)?;
-                let described = rt.filter(|r| {
-                    matches!(
-                        r.kind(),
-                        Kind::Struct | Kind::Union | Kind::Enum | Kind::Enum64 | Kind::Fwd
-                    )
-                });
-                match described {
-                    Some(r) if !in_typedef => {
-                        self.out.push('\n');
-                        // An anonymous type with the typedef that names it
-                        // (`typedef struct { ... } atomic64_t;`).
-                        let named_by =
-                            last_td.filter(|_| r.kind() != Kind::Fwd && is_anonymous(btf, &r));
-                        self.describe(named_by.unwrap_or(rid), true)?;
-                    }
-                    _ => {
-                        let size = btf
-                            .size_of(target)
-                            .map_or_else(|_| "none".to_string(), |s| s.to_string());
-                        if last_td.is_some() {
-                            let _ = writeln!(
-                                self.out,
-                                "/* size: {size}, underlying type: {} */",
-                                btf.display(rid)
-                            );
-                        } else {
-                            let _ = writeln!(self.out, "/* size: {size} */");
-                        }
-                    }
-                }
-            }
+            Kind::Typedef => self.typedef(&t, &name, in_typedef)?,
             Kind::Func => {
                 let _ = writeln!(self.out, "{};", prototype(btf, id)?);
             }
