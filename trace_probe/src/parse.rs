@@ -922,70 +922,8 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                     detail: Detail::None,
                 });
             }
-            b'@' => {
-                if is_digit(at(arg, 1)) {
-                    match kstrtoul(arg.get(1..).unwrap_or(&[]), 0) {
-                        Ok(v) => code.set(Op::Imm(v)),
-                        Err(e) => return Err(perr(e.errno(), ErrCode::BadMemAddr, off)),
-                    }
-                } else if at(arg, 1) == b'+' {
-                    return Err(perr(-EINVAL, ErrCode::FileOnKprobe.on(self.ctx.facts), off));
-                } else {
-                    let sym = arg.get(1..).unwrap_or(&[]);
-                    // traceprobe_split_symbol_offset(), done at register
-                    // time in C: the result is recorded here.
-                    let split = sym.iter().position(|&c| c == b'+' || c == b'-');
-                    let (name_len, offset, errno) = match split {
-                        Some(p) => match kstrtol(sym.get(p..).unwrap_or(&[]), 0) {
-                            Ok(o) => (p, o, 0),
-                            Err(e) => (p, 0, e.errno()),
-                        },
-                        None => (sym.len(), 0, 0),
-                    };
-                    code.set(Op::NopSymbol {
-                        start: (abs + 1) as u16,
-                        len: name_len as u16,
-                        offset,
-                        errno,
-                    });
-                    if code.advance_hits_end() {
-                        return Err(perr(-EINVAL, ErrCode::TooManyOps, off));
-                    }
-                    code.set(Op::Imm(0));
-                }
-                if code.advance_hits_end() {
-                    return Err(perr(-EINVAL, ErrCode::TooManyOps, off));
-                }
-                code.set(Op::Deref(0));
-            }
-            b'\\' => {
-                if at(arg, 1) == b'"' {
-                    let s = arg.get(2..).unwrap_or(&[]);
-                    let len = s.len();
-                    if len == 0 || at(s, len - 1) != b'"' {
-                        return Err(perr(-EINVAL, ErrCode::ImmstrNoClose, off + 2 + len as i64));
-                    }
-                    code.set(Op::Data {
-                        start: (abs + 2) as u16,
-                        len: (len - 1) as u16,
-                    });
-                } else {
-                    let s = arg.get(1..).unwrap_or(&[]);
-                    let r = if is_digit(at(s, 0)) {
-                        kstrtoul(s, 0)
-                    } else if at(s, 0) == b'-' {
-                        kstrtol(s, 0).map(|v| v as u64)
-                    } else if at(s, 0) == b'+' {
-                        kstrtol(s.get(1..).unwrap_or(&[]), 0).map(|v| v as u64)
-                    } else {
-                        Err(NumError::Invalid)
-                    };
-                    match r {
-                        Ok(v) => code.set(Op::Imm(v)),
-                        Err(e) => return Err(perr(e.errno(), ErrCode::BadImm, off + 1)),
-                    }
-                }
-            }
+            b'@' => self.parse_at(arg, abs, code)?,
+            b'\\' => parse_immediate(arg, abs, off, code)?,
             b'(' => self.parse_typecast(arg, abs, code)?,
             c => {
                 if arg.starts_with(THIS_CPU_PTR) || arg.starts_with(THIS_CPU_READ) {
@@ -1001,6 +939,47 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         if code.cur() == Op::Nop {
             return Err(perr(-EINVAL, ErrCode::BadFetchArg, self.ctx.offset));
         }
+        Ok(())
+    }
+
+    /// `@ADDR` or `@SYM[+|-OFFS]`: the memory at an address (`abs`: where
+    /// `arg` is in the body).
+    fn parse_at(&mut self, arg: &[u8], abs: usize, code: &mut Code) -> PResult<()> {
+        let off = self.ctx.offset;
+        if is_digit(at(arg, 1)) {
+            match kstrtoul(arg.get(1..).unwrap_or(&[]), 0) {
+                Ok(v) => code.set(Op::Imm(v)),
+                Err(e) => return Err(perr(e.errno(), ErrCode::BadMemAddr, off)),
+            }
+        } else if at(arg, 1) == b'+' {
+            return Err(perr(-EINVAL, ErrCode::FileOnKprobe.on(self.ctx.facts), off));
+        } else {
+            let sym = arg.get(1..).unwrap_or(&[]);
+            // traceprobe_split_symbol_offset(), done at register time in C:
+            // the result is recorded here.
+            let split = sym.iter().position(|&c| c == b'+' || c == b'-');
+            let (name_len, offset, errno) = match split {
+                Some(p) => match kstrtol(sym.get(p..).unwrap_or(&[]), 0) {
+                    Ok(o) => (p, o, 0),
+                    Err(e) => (p, 0, e.errno()),
+                },
+                None => (sym.len(), 0, 0),
+            };
+            code.set(Op::NopSymbol {
+                start: (abs + 1) as u16,
+                len: name_len as u16,
+                offset,
+                errno,
+            });
+            if code.advance_hits_end() {
+                return Err(perr(-EINVAL, ErrCode::TooManyOps, off));
+            }
+            code.set(Op::Imm(0));
+        }
+        if code.advance_hits_end() {
+            return Err(perr(-EINVAL, ErrCode::TooManyOps, off));
+        }
+        code.set(Op::Deref(0));
         Ok(())
     }
 
@@ -1268,66 +1247,17 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                 }
                 self.ctx.depth += 1;
             }
-            let sign = at(a, 0);
-            let user = at(a, 1) == b'u';
-            // C: with 'u', arg[1] = arg[0]; arg++; then '+' is skipped.
-            // `start` = index in `a` where the C `arg` now starts (for '-u'
-            // the sign is virtually at start - 1).
-            let (start, num_neg_prefix) = match (sign, user) {
-                (b'+', false) => (1, false),
-                (b'+', true) => (2, false),
-                (_, false) => (0, false),
-                (_, true) => (2, true),
-            };
-            let s = a.get(start..).unwrap_or(&[]);
-            let Some(paren) = strchr(s, b'(') else {
-                return Err(perr(-EINVAL, ErrCode::DerefNeedBrace, self.ctx.offset));
-            };
-            let num = s.get(..paren).unwrap_or(&[]);
-            let parsed = if num_neg_prefix {
-                kstrtoll_negated(cstr(num), 0)
-            } else {
-                kstrtol(num, 0)
-            };
-            let offset = match parsed {
-                Ok(o) => o,
-                Err(e) => return Err(perr(e.errno(), ErrCode::BadDerefOffs, self.ctx.offset)),
-            };
-            // ctx->offset += (tmp + 1 - arg) + (arg[0] != '-' ? 1 : 0)
-            let (span, first) = if num_neg_prefix {
-                (paren + 2, b'-')
-            } else {
-                (paren + 1, at(s, 0))
-            };
-            self.ctx.offset += span as i64 + if first != b'-' { 1 } else { 0 };
-            let inner_start = start + paren + 1;
-            let inner = a.get(inner_start..).unwrap_or(&[]);
-            let Some(close) = strrchr(inner, b')') else {
-                return Err(perr(
-                    -EINVAL,
-                    ErrCode::DerefOpenBrace,
-                    self.ctx.offset + cstr(inner).len() as i64,
-                ));
-            };
+            let (level, inner_start, inner) = self.peel_deref(a)?;
             let Some(slot) = levels.get_mut(depth) else {
                 return Err(perr(-EINVAL, ErrCode::TooManyOps, self.ctx.offset));
             };
-            *slot = DerefLevel {
-                offset,
-                user,
-                cur_offs: self.ctx.offset as i32,
-            };
+            *slot = level;
             depth += 1;
             abs += inner_start;
-            a = inner.get(..close).unwrap_or(&[]);
+            a = inner;
         }
         self.parse_base(a, abs, code)?;
-        let levels_used = depth;
-        while depth > 0 {
-            depth -= 1;
-            let Some(l) = levels.get(depth).copied() else {
-                break;
-            };
+        for l in levels.get(..depth).unwrap_or(&[]).iter().rev() {
             self.ctx.offset = i64::from(l.cur_offs);
             if matches!(code.cur(), Op::Comm | Op::Data { .. }) {
                 return Err(perr(-EINVAL, ErrCode::CommCantDeref, self.ctx.offset));
@@ -1343,9 +1273,61 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             self.ctx.last_type = None;
         }
         if counted {
-            self.ctx.depth -= levels_used as u32;
+            self.ctx.depth -= depth as u32;
         }
         Ok(())
+    }
+
+    /// One `[+|-][u]OFFS(INNER)` level of `a`: the dereference, where
+    /// INNER starts in `a`, and INNER.
+    fn peel_deref<'x>(&mut self, a: &'x [u8]) -> PResult<(DerefLevel, usize, &'x [u8])> {
+        let sign = at(a, 0);
+        let user = at(a, 1) == b'u';
+        // C: with 'u', arg[1] = arg[0]; arg++; then '+' is skipped.
+        // `start` = index in `a` where the C `arg` now starts (for '-u'
+        // the sign is virtually at start - 1).
+        let (start, num_neg_prefix) = match (sign, user) {
+            (b'+', false) => (1, false),
+            (b'+', true) => (2, false),
+            (_, false) => (0, false),
+            (_, true) => (2, true),
+        };
+        let s = a.get(start..).unwrap_or(&[]);
+        let Some(paren) = strchr(s, b'(') else {
+            return Err(perr(-EINVAL, ErrCode::DerefNeedBrace, self.ctx.offset));
+        };
+        let num = s.get(..paren).unwrap_or(&[]);
+        let parsed = if num_neg_prefix {
+            kstrtoll_negated(cstr(num), 0)
+        } else {
+            kstrtol(num, 0)
+        };
+        let offset = match parsed {
+            Ok(o) => o,
+            Err(e) => return Err(perr(e.errno(), ErrCode::BadDerefOffs, self.ctx.offset)),
+        };
+        // ctx->offset += (tmp + 1 - arg) + (arg[0] != '-' ? 1 : 0)
+        let (span, first) = if num_neg_prefix {
+            (paren + 2, b'-')
+        } else {
+            (paren + 1, at(s, 0))
+        };
+        self.ctx.offset += span as i64 + if first != b'-' { 1 } else { 0 };
+        let inner_start = start + paren + 1;
+        let inner = a.get(inner_start..).unwrap_or(&[]);
+        let Some(close) = strrchr(inner, b')') else {
+            return Err(perr(
+                -EINVAL,
+                ErrCode::DerefOpenBrace,
+                self.ctx.offset + cstr(inner).len() as i64,
+            ));
+        };
+        let level = DerefLevel {
+            offset,
+            user,
+            cur_offs: self.ctx.offset as i32,
+        };
+        Ok((level, inner_start, inner.get(..close).unwrap_or(&[])))
     }
 
     /// `check_prepare_btf_string_fetch()`.
@@ -1663,6 +1645,96 @@ fn finalize_store(code: &mut Code, ty: FetchType, count: u32, off: i64, t_off: i
         });
     }
     Ok(())
+}
+
+/// `\"STRING"` or `\IMM` (`abs`: where `arg` is in the body, `off` its
+/// caret column).
+fn parse_immediate(arg: &[u8], abs: usize, off: i64, code: &mut Code) -> PResult<()> {
+    if at(arg, 1) == b'"' {
+        let s = arg.get(2..).unwrap_or(&[]);
+        let len = s.len();
+        if len == 0 || at(s, len - 1) != b'"' {
+            return Err(perr(-EINVAL, ErrCode::ImmstrNoClose, off + 2 + len as i64));
+        }
+        code.set(Op::Data {
+            start: (abs + 2) as u16,
+            len: (len - 1) as u16,
+        });
+        return Ok(());
+    }
+    let s = arg.get(1..).unwrap_or(&[]);
+    let r = if is_digit(at(s, 0)) {
+        kstrtoul(s, 0)
+    } else if at(s, 0) == b'-' {
+        kstrtol(s, 0).map(|v| v as u64)
+    } else if at(s, 0) == b'+' {
+        kstrtol(s.get(1..).unwrap_or(&[]), 0).map(|v| v as u64)
+    } else {
+        Err(NumError::Invalid)
+    };
+    match r {
+        Ok(v) => {
+            code.set(Op::Imm(v));
+            Ok(())
+        }
+        Err(e) => Err(perr(e.errno(), ErrCode::BadImm, off + 1)),
+    }
+}
+
+/// `NAME=BODY`, or a body named by itself (a good name before any `:`,
+/// `$duration` as `duration`) or `argN` (N: `i` + 1, in `gen`): (name,
+/// body, where the body starts in `arg`).
+fn split_arg_name<'a>(
+    arg: &'a [u8],
+    i: usize,
+    gen: &'a mut [u8; 8],
+) -> PResult<(&'a [u8], &'a [u8], usize)> {
+    if let Some(eq) = strchr(arg, b'=') {
+        if eq > MAX_ARG_NAME_LEN {
+            return Err(perr(-EINVAL, ErrCode::ArgNameTooLong, 0));
+        }
+        if eq == 0 {
+            return Err(perr(-EINVAL, ErrCode::NoArgName, 0));
+        }
+        return Ok((
+            arg.get(..eq).unwrap_or(&[]),
+            arg.get(eq + 1..).unwrap_or(&[]),
+            eq + 1,
+        ));
+    }
+    let end = strchr(arg, b':').unwrap_or(arg.len());
+    let cand = arg.get(..end).unwrap_or(&[]);
+    if is_good_name(cand) {
+        return Ok((cand, arg, 0));
+    }
+    if cand == b"$duration" {
+        // rfprobe's own variable names its field (filters and hist keys
+        // read `duration`).
+        return Ok((cand.get(1..).unwrap_or(cand), arg, 0));
+    }
+    let mut w = SliceW {
+        buf: gen,
+        len: 0,
+        overflow: false,
+    };
+    w.put(b"arg");
+    let mut d = [0u8; 4];
+    let mut v = i + 1;
+    let mut nd = 0;
+    loop {
+        if let Some(s) = d.get_mut(nd) {
+            *s = b'0' + (v % 10) as u8;
+        }
+        nd += 1;
+        v /= 10;
+        if v == 0 || nd >= d.len() {
+            break;
+        }
+    }
+    d.get_mut(..nd).unwrap_or(&mut []).reverse();
+    w.put(d.get(..nd).unwrap_or(&[]));
+    let n = w.len.min(8);
+    Ok((w.buf.get(..n).unwrap_or(&[]), arg, 0))
 }
 
 /// Translate the C instruction model into the [`ArgDesc`] contract.
@@ -2762,56 +2834,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             }
         };
         let mut gen = [0u8; 8];
-        let (name, body, body_off): (&[u8], &[u8], usize) = match strchr(arg, b'=') {
-            Some(eq) => {
-                if eq > MAX_ARG_NAME_LEN {
-                    return Err(perr(-EINVAL, ErrCode::ArgNameTooLong, 0));
-                }
-                if eq == 0 {
-                    return Err(perr(-EINVAL, ErrCode::NoArgName, 0));
-                }
-                (
-                    arg.get(..eq).unwrap_or(&[]),
-                    arg.get(eq + 1..).unwrap_or(&[]),
-                    eq + 1,
-                )
-            }
-            None => {
-                let end = strchr(arg, b':').unwrap_or(arg.len());
-                let cand = arg.get(..end).unwrap_or(&[]);
-                if is_good_name(cand) {
-                    (cand, arg, 0)
-                } else if cand == b"$duration" {
-                    // rfprobe's own variable names its field (filters and
-                    // hist keys read `duration`).
-                    (cand.get(1..).unwrap_or(cand), arg, 0)
-                } else {
-                    let mut w = SliceW {
-                        buf: &mut gen,
-                        len: 0,
-                        overflow: false,
-                    };
-                    w.put(b"arg");
-                    let mut d = [0u8; 4];
-                    let mut v = i + 1;
-                    let mut nd = 0;
-                    loop {
-                        if let Some(s) = d.get_mut(nd) {
-                            *s = b'0' + (v % 10) as u8;
-                        }
-                        nd += 1;
-                        v /= 10;
-                        if v == 0 || nd >= d.len() {
-                            break;
-                        }
-                    }
-                    d.get_mut(..nd).unwrap_or(&mut []).reverse();
-                    w.put(d.get(..nd).unwrap_or(&[]));
-                    let n = w.len.min(8);
-                    (gen.get(..n).unwrap_or(&[]), arg, 0)
-                }
-            }
-        };
+        let (name, body, body_off) = split_arg_name(arg, i, &mut gen)?;
         if !is_good_name(name) {
             return Err(perr(-EINVAL, ErrCode::BadArgName, 0));
         }
