@@ -73,8 +73,12 @@ fi
 [ -f "$image" ] || die "no kernel image $image"
 [ -n "$module" ] || module=$RFPROBE_TOP/build/$bname/rfprobe.ko
 [ -f "$module" ] || die "module $module not found (run: make KVARIANT=$variant)"
+# The timeout catches a hung guest. Alone, the fast suite takes about 10
+# minutes; make check runs it beside kernel builds and the other lane's VM
+# (a cold run shares 2 cores between up to two builds and two guests),
+# which can double that.
 case $variant in
-fast | user) : "${timeout:=1200}"; mem=1G ;;
+fast | user) : "${timeout:=2400}"; mem=1G ;;
 *) : "${timeout:=3600}"; mem=2G ;;
 esac
 # -u: an unsigned module's taint line is expected, not a splat.
