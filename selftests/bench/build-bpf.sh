@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Builds the benchmark's BPF peers (selftests/bench/bpf) for the fast test
 # kernel: peer.bpf.o (clang -target bpf, against a vmlinux.h from the
-# kernel's BTF) and bpfpeer, their loader (static, libbpf). Prints the
+# kernel's BTF; -fms-extensions for the anonymous tagged members 7.3's
+# structs have) and bpfpeer, their loader (static, libbpf). Prints the
 # directory that holds both. Used by run.sh.
 #   build-bpf.sh LOGDIR
 set -euo pipefail
@@ -15,7 +16,7 @@ mkdir -p "$out"
 {
 	bpftool btf dump file "$kdir/vmlinux.btf" format c >"$out/vmlinux.h.$$" &&
 		mv -f "$out/vmlinux.h.$$" "$out/vmlinux.h" &&
-		clang-19 -target bpf -O2 -g -Wall -Werror -I "$out" -c "$src/peer.bpf.c" -o "$out/peer.bpf.o.$$" &&
+		clang-19 -target bpf -O2 -g -Wall -Werror -fms-extensions -Wno-microsoft-anon-tag -I "$out" -c "$src/peer.bpf.c" -o "$out/peer.bpf.o.$$" &&
 		mv -f "$out/peer.bpf.o.$$" "$out/peer.bpf.o" &&
 		gcc -static -O2 -Wall -Werror -o "$out/bpfpeer.$$" "$src/bpfpeer.c" -lbpf -lelf -lz -lzstd &&
 		mv -f "$out/bpfpeer.$$" "$out/bpfpeer"
