@@ -20,7 +20,7 @@ mkdir -p build/check
 # Lints (clippy, -Dwarnings) belong to make check and CI, not to a user's build.
 export RFPROBE_LINT=1
 start=$(date +%s)
-total_pass=0 total_fail=0 total_skip=0 failures=()
+total_pass=0 total_fail=0 total_skip=0 failures=() details=()
 
 stage() { echo; echo "=== $* ($(($(date +%s) - start)) s)"; }
 # What a lane's stages gave, tallied at the end (a lane is a subshell):
@@ -52,7 +52,26 @@ count() { # name log rc
 			'\[(FAIL|UNRESOLVED|UNTESTED|UNDEFINED)\]|\[FAIL: |^\[FAIL\]|timed out|did not finish|^  \| ' "$2" |
 			head -n 12)
 		[ -n "$line" ] && [ "${f:-0}" != 0 ] || total_fail=$((total_fail + 1))
+		details+=("$2")
 	fi
+}
+# The end of each failed test's own log (its last commands, as set -x
+# printed them with their values, and its last output), for the summary:
+# CI shows the end of the output, and the guest's logs stay on the runner.
+show_details() { # suite-log ...
+	local log dir n f
+	for log in "$@"; do
+		dir=$(sed -n 's/^logs: //p' "$log" | tail -1)
+		[ -n "$dir" ] && [ -d "$dir/logs" ] || continue
+		grep -aoE '^\[[0-9]+\] .*\[FAIL' "$log" | grep -oE '^\[[0-9]+\]' | tr -d '[]' | head -n 3 |
+			while read -r n; do
+				for f in "$dir"/logs/"$n"-*-log.*; do
+					[ -f "$f" ] || continue
+					echo "--- the end of $f"
+					tail -n 14 "$f" | cut -c1-200 | sed 's/^/  > /'
+				done
+			done
+	done
 }
 expect_fail() { # name log rc pattern
 	if [ "$3" != 0 ] && grep -aqE "$4" "$2"; then
@@ -223,6 +242,7 @@ for l in "6.12 $rc612" "7.3 $rc73"; do
 done
 echo "wall time: $(($(date +%s) - start)) s"
 for f in "${failures[@]}"; do echo "FAILED: $f"; done
+[ ${#details[@]} = 0 ] || show_details "${details[@]}"
 summary="make check: $total_pass passed, $total_fail failed"
 [ $total_skip = 0 ] || summary="$summary, $total_skip skipped (selftests/skip-allowlist)"
 echo "$summary"
