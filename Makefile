@@ -99,7 +99,8 @@ bench: setup tool-bench
 # kernel's BTF and the host's).
 tool-bench:
 	@kdir=$$($(SELFTESTS)/build-kernel.sh fast) && \
-		RFPROBE_TEST_BTF_VMLINUX=$$kdir/vmlinux.btf cargo bench -q -p rfprobe-tool --bench speed
+		RFPROBE_TEST_BTF_VMLINUX=$$kdir/vmlinux.btf RFPROBE_TEST_VMLINUX_ELF=$$kdir/vmlinux \
+		cargo bench -q -p rfprobe-tool --bench speed
 
 # A user's install: no packages installed, no test kernel built.
 install:

@@ -9,7 +9,7 @@
 //! attach ([`FilterCheck`]). The only `bindings::` of attachment.
 
 use crate::bindings;
-use crate::env::Tracepoint;
+use crate::tracepoint::Tracepoint;
 use core::ffi::c_void;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -154,6 +154,14 @@ pub(crate) struct WatchStats {
 }
 
 impl HwWatch {
+    /// The address of the per-CPU slot where the watchpoint handler puts
+    /// the address a trigger-armed watchpoint hit (`$addr`), as a per-CPU
+    /// offset for the fetch program.
+    pub(crate) fn hit_slot_address() -> u64 {
+        // SAFETY: Returns the address of a static per-CPU variable.
+        unsafe { bindings::rfprobe_wp_hit_slot() as u64 }
+    }
+
     /// `by_trigger`: armed by `set_wprobe` triggers (a `w@0` watchpoint).
     pub(crate) fn new(probe: *mut c_void, by_trigger: bool) -> Result<Self> {
         // SAFETY: Plain allocation; `probe` is only passed back to
@@ -190,7 +198,11 @@ impl HwWatch {
     /// Module `m` goes (`init_only`: its init memory is freed next): if
     /// the watchpoint wants or watches an address in that memory, it is
     /// disarmed now (true) and counted in [`HwWatch::gone`]. Sleeps.
-    pub(crate) fn module_going(&self, m: crate::env::NotifiedModule<'_>, init_only: bool) -> bool {
+    pub(crate) fn module_going(
+        &self,
+        m: crate::kmodule::NotifiedModule<'_>,
+        init_only: bool,
+    ) -> bool {
         // SAFETY: A live context; the module is being notified (type
         // invariant of `NotifiedModule`).
         unsafe { bindings::rfprobe_wp_module_going(self.0.as_ptr(), m.as_ptr(), init_only) != 0 }

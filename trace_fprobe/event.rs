@@ -23,7 +23,6 @@
 //! atomics. Handlers read the immutable parts and the atomic file slots; a
 //! cleared slot is followed by an RCU grace period before the file may go.
 
-use crate::env::Tracepoint;
 use crate::kvec::{cstring, VecSink};
 use crate::outputs::{Outputs, State};
 use crate::probe::{OwnedDef, Probe, ProbeState};
@@ -35,6 +34,7 @@ use crate::trace_probe::profile::Profile;
 use crate::trace_probe::render::{self, Symbolizer};
 use crate::trace_probe::symbolic::EnumTable;
 use crate::trace_probe::StoredDef;
+use crate::tracepoint::Tracepoint;
 use kernel::error::{code, Result};
 use kernel::prelude::*;
 use kernel::str::CStr;

@@ -14,8 +14,9 @@
 //! kprobe-based lookup ([`kallsyms::lookup`]), so that what C refuses is
 //! refused with C's error.
 
-use crate::env::{module_loaded, FtraceFuncs};
+use crate::ftrace_funcs::FtraceFuncs;
 use crate::kallsyms;
+use crate::kmodule::module_loaded;
 use crate::trace_probe::funcres::{self, FuncEntry, FuncTable};
 use crate::trace_probe::funcspec::Spec;
 use crate::trace_probe::plan::Resolved;

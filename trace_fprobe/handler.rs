@@ -15,10 +15,6 @@
 //! flag: a nested run that finds it taken counts a miss instead of
 //! overwriting the record being built (see `percpu::Scratch::claim`).
 
-use crate::bindings;
-use crate::compat;
-#[cfg(not(any(CONFIG_FTRACE_RECORD_RECURSION, CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING)))]
-use crate::cpu::RecursionGuard;
 use crate::outputs::{USERS_PERF, USERS_TRIG};
 use crate::percpu::SCRATCH_SIZE;
 use crate::perf::{perf_size, PerfSample, PERF_RECORD_MAX};
@@ -31,8 +27,6 @@ use crate::trace_probe::profile::Outcome;
 use crate::trigs::TrigList;
 use core::ffi::c_void;
 use core::ptr::NonNull;
-#[cfg(not(any(CONFIG_FTRACE_RECORD_RECURSION, CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING)))]
-use core::sync::atomic::{AtomicI64, Ordering};
 use kernel::ffi::{c_int, c_ulong};
 
 /// The largest record a default 4 KiB ring-buffer sub-buffer takes
@@ -670,33 +664,23 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
     Outcome::Written
 }
 
-/// The probe of slot `slot` of the `fprobe`s the fprobe core called a
-/// handler for.
+/// The entry of a call on an exit probe's slot `S` (the fprobe entry
+/// handlers of exit probes, `crate::callbacks`): 1 (no exit) if the slot is
+/// not the live one (see `ExitFprobe::update`), else the entry arguments
+/// stored for the exit.
 ///
 /// # Safety
 ///
-/// `fp` is slot `slot` of a registered exit probe's `ExitFprobe`.
+/// fprobe entry handler context for slot `S` of `probe`'s `ExitFprobe`;
+/// `regs` are the handler's registers (at entry the argument registers and
+/// the stack pointer are among them); `entry_data` is NULL or the
+/// `entry_data_size` bytes fprobe allocated for this call.
 #[inline(always)]
-unsafe fn exit_probe<'a>(fp: *mut bindings::fprobe, slot: usize) -> &'a Probe {
-    // SAFETY: fprobe only calls registered probes' fprobes (caller).
-    unsafe { Probe::from_raw_fprobe(fp, slot) }
-}
-
-/// The body of the fprobe entry handlers of exit probes (slot `S`): 1 (no
-/// exit) if the slot is not the live one (see `ExitFprobe::update`), else
-/// the entry arguments stored for the exit.
-///
-/// # Safety
-///
-/// As [`rfprobe_fexit_entry`], for slot `S`.
-#[inline(always)]
-unsafe fn fexit_entry<const S: usize>(
-    fp: *mut bindings::fprobe,
-    regs: *mut bindings::rfprobe_fprobe_regs,
+pub(crate) unsafe fn exit_entry<const S: usize>(
+    probe: &Probe,
+    regs: Regs,
     entry_data: *mut c_void,
 ) -> c_int {
-    // SAFETY: Caller.
-    let probe = unsafe { exit_probe(fp, S) };
     if !probe.exit_live(S) {
         return 1;
     }
@@ -704,9 +688,6 @@ unsafe fn fexit_entry<const S: usize>(
     if entry_data.is_null() || size == 0 {
         return 0;
     }
-    // SAFETY: The handler's registers, valid while it runs (at entry the
-    // argument registers and the stack pointer are among them).
-    let regs = unsafe { Regs::from_raw(compat::fprobe_regs(regs)) };
     // SAFETY: fprobe allocated `entry_data_size` (= `size`) bytes for us.
     let edata = unsafe { core::slice::from_raw_parts_mut(entry_data.cast::<u8>(), size) };
     // SAFETY: `regs` are the handler's; the entry program only reads
@@ -723,25 +704,23 @@ unsafe fn fexit_entry<const S: usize>(
     0
 }
 
-/// The body of the fprobe exit handlers of exit probes (slot `S`).
+/// The return of a call on an exit probe (the fprobe exit handlers of exit
+/// probes, `crate::callbacks`).
 ///
 /// # Safety
 ///
-/// As [`rfprobe_fexit`], for slot `S`.
+/// fprobe exit handler context for `probe`'s `ExitFprobe`; `regs` are the
+/// handler's registers (those an exit program may read: definitions refuse
+/// the others where fprobe does not save them at exit); `entry_data` is
+/// what the entry handler of the same call filled (or NULL).
 #[inline(always)]
-unsafe fn fexit<const S: usize>(
-    fp: *mut bindings::fprobe,
+pub(crate) unsafe fn exit_hit(
+    probe: &Probe,
+    regs: Regs,
+    entry_data: *mut c_void,
     entry_ip: c_ulong,
     ret_ip: c_ulong,
-    regs: *mut bindings::rfprobe_fprobe_regs,
-    entry_data: *mut c_void,
 ) {
-    // SAFETY: Caller.
-    let probe = unsafe { exit_probe(fp, S) };
-    // SAFETY: The handler's registers, valid while it runs (those an exit
-    // program may read: definitions refuse the others where fprobe does
-    // not save them at exit).
-    let regs = unsafe { Regs::from_raw(compat::fprobe_regs(regs)) };
     let hit = Hit::<true, true> {
         probe,
         regs,
@@ -754,194 +733,17 @@ unsafe fn fexit<const S: usize>(
     unsafe { trace_hit(hit) };
 }
 
-/// fprobe entry handler of exit probes that use entry arguments (slot 0):
-/// stores them. Set by `rfprobe_fprobe_handlers()`
-/// (rust/helpers/ftrace.c) for `ExitFprobe::register`. Of exactly
-/// bindgen's `fprobe_entry_cb` type: kCFI checks the fprobe core's call
-/// against it.
-///
-/// # Safety
-///
-/// Called by the fprobe core for slot 0 of the `ExitFprobe` of a
-/// registered probe, with the arguments `fprobe_entry_cb` documents.
-#[no_mangle]
-pub(crate) unsafe extern "C" fn rfprobe_fexit_entry(
-    fp: *mut bindings::fprobe,
-    _entry_ip: c_ulong,
-    _ret_ip: c_ulong,
-    regs: *mut bindings::rfprobe_fprobe_regs,
-    entry_data: *mut c_void,
-) -> c_int {
-    // SAFETY: Caller.
-    unsafe { fexit_entry::<0>(fp, regs, entry_data) }
-}
-
-/// [`rfprobe_fexit_entry`] of slot 1.
-///
-/// # Safety
-///
-/// As [`rfprobe_fexit_entry`], for slot 1.
-#[no_mangle]
-pub(crate) unsafe extern "C" fn rfprobe_fexit_entry_1(
-    fp: *mut bindings::fprobe,
-    _entry_ip: c_ulong,
-    _ret_ip: c_ulong,
-    regs: *mut bindings::rfprobe_fprobe_regs,
-    entry_data: *mut c_void,
-) -> c_int {
-    // SAFETY: Caller.
-    unsafe { fexit_entry::<1>(fp, regs, entry_data) }
-}
-
-/// fprobe entry handler of exit probes without entry arguments where a
-/// probe has two slots (slot 0): declines the entries of a slot that is
-/// not live.
-///
-/// # Safety
-///
-/// As [`rfprobe_fexit_entry`].
-#[no_mangle]
-pub(crate) unsafe extern "C" fn rfprobe_fexit_gate(
-    fp: *mut bindings::fprobe,
-    _entry_ip: c_ulong,
-    _ret_ip: c_ulong,
-    _regs: *mut bindings::rfprobe_fprobe_regs,
-    _entry_data: *mut c_void,
-) -> c_int {
-    // SAFETY: Caller.
-    c_int::from(!unsafe { exit_probe(fp, 0) }.exit_live(0))
-}
-
-/// [`rfprobe_fexit_gate`] of slot 1.
-///
-/// # Safety
-///
-/// As [`rfprobe_fexit_entry`], for slot 1.
-#[no_mangle]
-pub(crate) unsafe extern "C" fn rfprobe_fexit_gate_1(
-    fp: *mut bindings::fprobe,
-    _entry_ip: c_ulong,
-    _ret_ip: c_ulong,
-    _regs: *mut bindings::rfprobe_fprobe_regs,
-    _entry_data: *mut c_void,
-) -> c_int {
-    // SAFETY: Caller.
-    c_int::from(!unsafe { exit_probe(fp, 1) }.exit_live(1))
-}
-
-/// fprobe exit handler of exit probes (slot 0). Set by
-/// `rfprobe_fprobe_handlers()` for `ExitFprobe::register`; of exactly
-/// bindgen's `fprobe_exit_cb` type.
-///
-/// # Safety
-///
-/// Called by the fprobe core for slot 0 of the `ExitFprobe` of a
-/// registered probe, with the arguments `fprobe_exit_cb` documents.
-#[no_mangle]
-pub(crate) unsafe extern "C" fn rfprobe_fexit(
-    fp: *mut bindings::fprobe,
-    entry_ip: c_ulong,
-    ret_ip: c_ulong,
-    regs: *mut bindings::rfprobe_fprobe_regs,
-    entry_data: *mut c_void,
-) {
-    // SAFETY: Caller.
-    unsafe { fexit::<0>(fp, entry_ip, ret_ip, regs, entry_data) }
-}
-
-/// [`rfprobe_fexit`] of slot 1.
-///
-/// # Safety
-///
-/// As [`rfprobe_fexit`], for slot 1.
-#[no_mangle]
-pub(crate) unsafe extern "C" fn rfprobe_fexit_1(
-    fp: *mut bindings::fprobe,
-    entry_ip: c_ulong,
-    ret_ip: c_ulong,
-    regs: *mut bindings::rfprobe_fprobe_regs,
-    entry_data: *mut c_void,
-) {
-    // SAFETY: Caller.
-    unsafe { fexit::<1>(fp, entry_ip, ret_ip, regs, entry_data) }
-}
-
-/// Callback of entry probes (attached with a private `ftrace_ops`), of
-/// tracepoint probes and of watchpoints: [`rfprobe_ops_func`] (inline, or
-/// its C version in rust/helpers/ftrace.c), `rfprobe_tp_probe` and
-/// `rfprobe_tp_ops_func` (rust/helpers/tracepoint.c) call it (directly, so
-/// kCFI does not check its type) with ftrace's recursion lock held and
-/// preemption disabled; `rfprobe_wp_handler` (rust/helpers/watch.c) calls
-/// it from the debug exception (NMI-like: preemption disabled), where no
-/// lock is needed because the exception clears DR7 while it runs, so it
-/// cannot nest for the same probe.
+/// A hit of an entry probe (`ftrace_ops`), a tracepoint probe or a
+/// watchpoint (`crate::callbacks`).
 ///
 /// # Safety
 ///
 /// `data` is the attached `Probe`; `regs` is a partial register set
-/// (argument registers, stack and instruction pointers valid).
-#[no_mangle]
-pub(crate) unsafe extern "C" fn rfprobe_ops_entry(data: *mut c_void, ip: c_ulong, regs: Regs) {
-    // SAFETY: Caller.
-    unsafe { ops_entry(data, ip, regs) };
-}
-
-/// The `ftrace_ops` callback of entry probes (`rfprobe_ops_new()` sets it),
-/// of exactly bindgen's `ftrace_func_t` type (kCFI checks
-/// `ftrace_ops_list_func()`'s call against it): ftrace's recursion lock,
-/// inline ([`RecursionGuard`]), then the entry handler, inline. Where 6.12's
-/// lock does more than the bit test, rust/helpers/ftrace.c has it in C.
-///
-/// # Safety
-///
-/// Called by ftrace for the `ftrace_ops` of a `struct rfprobe_ops`
-/// registered by `rfprobe_ops_register_ips()`, with its saved registers.
-#[cfg(not(any(CONFIG_FTRACE_RECORD_RECURSION, CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING)))]
-#[no_mangle]
-pub(crate) unsafe extern "C" fn rfprobe_ops_func(
-    ip: c_ulong,
-    _parent_ip: c_ulong,
-    op: *mut bindings::ftrace_ops,
-    fregs: *mut bindings::ftrace_regs,
-) {
-    // `container_of(op, struct rfprobe_ops, ops)`.
-    let ro = op
-        .cast::<u8>()
-        .wrapping_sub(bindings::RFPROBE_CONST_OPS_OPS);
-    // SAFETY: An ftrace callback (caller); the guard drops before return.
-    let Some(_lock) = (unsafe { RecursionGuard::try_lock() }) else {
-        // SAFETY: `ro` is a live `struct rfprobe_ops` (caller): its
-        // `atomic_long_t nmissed`, an `atomic_long_inc()`.
-        unsafe {
-            AtomicI64::from_ptr(ro.add(bindings::RFPROBE_CONST_OPS_NMISSED).cast::<i64>())
-                .fetch_add(1, Ordering::Relaxed)
-        };
-        return;
-    };
-    // SAFETY: `ro`'s `data`, set before the registration and not changed
-    // while registered; `fregs` is a `struct __arch_ftrace_regs` whose
-    // `regs` ftrace filled as a partial `pt_regs` (the ops does not ask
-    // for `FTRACE_OPS_FL_SAVE_REGS`: argument registers, `ip` and `sp`),
-    // which is what `ops_entry` reads.
-    unsafe {
-        let data = *ro
-            .add(bindings::RFPROBE_CONST_OPS_DATA)
-            .cast::<*mut c_void>();
-        let regs = fregs
-            .cast::<u8>()
-            .add(bindings::RFPROBE_CONST_FREGS_REGS)
-            .cast::<bindings::pt_regs>();
-        ops_entry(data, ip, Regs::from_raw(regs))
-    };
-}
-
-/// The body of [`rfprobe_ops_entry`], inline in [`rfprobe_ops_func`].
-///
-/// # Safety
-///
-/// As [`rfprobe_ops_entry`].
+/// (argument registers, stack and instruction pointers valid); handler
+/// context (preemption disabled; ftrace's recursion lock held, or the
+/// debug exception's context).
 #[inline(always)]
-unsafe fn ops_entry(data: *mut c_void, ip: c_ulong, regs: Regs) {
+pub(crate) unsafe fn ops_entry(data: *mut c_void, ip: c_ulong, regs: Regs) {
     // SAFETY: `data` is the `Probe` passed to `rfprobe_ops_new`,
     // `rfprobe_tp_new` or `rfprobe_wp_new`, alive until detached (which
     // waits for running callbacks).

@@ -6,8 +6,9 @@
 
 use crate::bindings;
 use crate::control::ModuleEvent;
-use crate::env::{NotifiedModule, TpModule};
 use crate::files;
+use crate::kmodule::NotifiedModule;
+use crate::tracepoint::TpModule;
 use core::sync::atomic::Ordering;
 use kernel::error::{to_result, Result};
 use kernel::prelude::*;

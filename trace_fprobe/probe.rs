@@ -16,7 +16,6 @@
 //! owned by the event under `event_mutex`.
 
 use crate::attach::{EntryOps, ExitFprobe, HwWatch, TpProbe};
-use crate::env::Tracepoint;
 use crate::funcs::FuncSet;
 use crate::outputs::Outputs;
 use crate::percpu::Counters;
@@ -24,6 +23,7 @@ use crate::trace_probe::fetch::{self, EntryProgram, Insn, Program};
 use crate::trace_probe::probe::Access;
 use crate::trace_probe::profile::{Outcome, Profile, ALL, OUTCOMES};
 use crate::trace_probe::{DefHead, ProbeArg, StoredDef};
+use crate::tracepoint::Tracepoint;
 use kernel::error::{code, Result};
 use kernel::ffi::c_ulong;
 use kernel::prelude::*;
@@ -204,22 +204,6 @@ impl Probe {
         unsafe { &*core::ptr::from_ref(fp).cast::<Probe>() }
     }
 
-    /// The probe of the raw `fprobe` the fprobe core passes its handlers.
-    ///
-    /// # Safety
-    ///
-    /// `fp` is slot `slot` of the `ExitFprobe` of a registered exit probe
-    /// (the `fp` field of a `Probe`); probes are freed only after
-    /// unregistering, so it lives for `'a` while a handler runs.
-    #[inline(always)]
-    pub(crate) unsafe fn from_raw_fprobe<'a>(
-        fp: *mut crate::bindings::fprobe,
-        slot: usize,
-    ) -> &'a Probe {
-        // SAFETY: Caller.
-        unsafe { Probe::from_fprobe(&*ExitFprobe::from_slot(fp, slot)) }
-    }
-
     /// Whether the exit probe's `fprobe` slot `slot` is the live one.
     #[inline(always)]
     pub(crate) fn exit_live(&self, slot: usize) -> bool {
@@ -297,8 +281,7 @@ impl Probe {
         // A trigger-armed watchpoint's `$addr`: the handler's per-CPU slot.
         let resolve = |name: &[u8]| {
             if name == fetch::WATCH_SLOT {
-                // SAFETY: Returns the address of a static per-CPU variable.
-                return Some(unsafe { crate::bindings::rfprobe_wp_hit_slot() } as u64);
+                return Some(HwWatch::hit_slot_address());
             }
             resolve(name)
         };

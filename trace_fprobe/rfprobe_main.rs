@@ -34,15 +34,18 @@ pub mod trace_probe;
 
 mod attach;
 mod btf;
+mod callbacks;
 mod compat;
 mod control;
 mod cpu;
 mod env;
 mod event;
 mod files;
+mod ftrace_funcs;
 mod funcs;
 mod handler;
 mod kallsyms;
+mod kmodule;
 mod kvec;
 mod nofault;
 mod notifier;
@@ -53,7 +56,9 @@ mod probe;
 mod regs;
 mod ring;
 mod sync;
+mod sys;
 mod trace_event;
+mod tracepoint;
 mod trigs;
 mod wtrig;
 

@@ -203,10 +203,27 @@ run_floor() { # shape loop kind func args...
 		fi
 		;;
 	esac
+	# The trampoline floor (floor.c's dentry and dexit, the attach points of
+	# BPF's fentry and fexit): the record of the floor, with the loads of
+	# the reads floor where it has them.
+	case $fkind in
+	entry | exit)
+		case $steps in *[dms]*) tsteps=$steps ;; *) tsteps= ;; esac
+		if echo "d$fkind $ffunc bfl $shape $size $tsteps" > $FLOOR; then
+			echo > $T/trace
+			loopns "$loop"
+			recs=$(records)
+			echo off > $FLOOR
+			echo "BENCH shape=$shape impl=t ns=$ns records=$recs epoch=$epoch"
+		else
+			fail "trampoline floor d$fkind $ffunc bfl/$shape $size $tsteps"
+		fi
+		;;
+	esac
 	echo "-:bfl/$shape" >> "$file" || fail "remove bfl/$shape"
 }
 
-# floor_steps GROUP/EVENT FIXED: the reads floor's steps (rfprobe_floor.c)
+# floor_steps GROUP/EVENT FIXED: the reads floor's steps (floor/floor.c)
 # for rfprobe's program of the event, translated from dump_fetcharg; "na"
 # if a step has no plain-load equivalent there. FIXED: where the record's
 # dynamic area starts.

@@ -97,13 +97,14 @@ END {
 	printf "(floor: the cheapest record of the same bytes from the same attach point, selftests/bench/floor;\n"
 	printf " rdfloor: the floor plus the program's loads of the same addresses as plain loads, where it reads memory;\n"
 	printf " rf/floor and C/floor are against rdfloor where there is one;\n"
-	printf " BPF: the shape's fentry/fexit/tp_btf program writing the same values to a BPF ring buffer, selftests/bench/bpf)\n"
-	printf "%-11s %-52s %7s %7s %7s %7s %7s %7s %7s %6s %8s %8s %6s  %s\n", "shape", "definition", "base", "C", "rfprobe", "kprobe", "BPF",
-		"floor", "rdfloor", "rf/C", "rf/floor", "C/floor", "rf/BPF", "target"
+	printf " BPF: the shape's fentry/fexit/tp_btf program writing the same values to a BPF ring buffer, selftests/bench/bpf;\n"
+	printf " trfloor: the floor (rdfloor where there is one) from a direct-call trampoline, BPF's attach point)\n"
+	printf "%-11s %-52s %7s %7s %7s %7s %7s %7s %7s %7s %6s %8s %8s %6s %7s  %s\n", "shape", "definition", "base", "C", "rfprobe", "kprobe", "BPF",
+		"floor", "rdfloor", "trfloor", "rf/C", "rf/floor", "C/floor", "rf/BPF", "rf/trfl", "target"
 	for (j = 1; j <= nshape; j++) {
 		s = order[j]; lp = (s in loop_of) ? loop_of[s] : "read"
-		for (ii = 1; ii <= 6; ii++) {
-			i = substr("crkbfg", ii, 1)
+		for (ii = 1; ii <= 7; ii++) {
+			i = substr("crkbfgt", ii, 1)
 			if ((s, i) in ns) {
 				if (!num(ns[s, i])) { bad(s "/" i ": no figure"); c[i] = "?"; continue }
 				c[i] = ns[s, i] - base[lp]
@@ -118,6 +119,7 @@ END {
 		rfl = (num(fl) && num(c["r"]) && fl > 0) ? c["r"] / fl : ""
 		cfl = (num(fl) && num(c["c"]) && fl > 0) ? c["c"] / fl : ""
 		rb = (num(c["b"]) && num(c["r"]) && c["b"] > 0) ? c["r"] / c["b"] : ""
+		rt = (num(c["t"]) && num(c["r"]) && c["t"] > 0) ? c["r"] / c["t"] : ""
 		verdict = ""
 		if (s in target && ratio != "") {
 			v = ratio <= target[s] ? "PASS" : "MISS"
@@ -134,9 +136,9 @@ END {
 			verdict = verdict (verdict == "" ? "" : ", ") sprintf("BPF %s", v)
 			tres[++nt] = sprintf("%-4s %-38s rf/BPF %.3f (target <= %.2f)", v, s " against BPF", rb, btarget[s])
 		}
-		printf "%-11s %-52s %7s %7s %7s %7s %7s %7s %7s %6s %8s %8s %6s  %s\n", s, desc[s], fmt(base[lp]), fmt(c["c"]), fmt(c["r"]), fmt(c["k"]),
-			fmt(c["b"]), fmt(c["f"]), fmt(c["g"]), ratio == "" ? "-" : sprintf("%.3f", ratio), rfl == "" ? "-" : sprintf("%.3f", rfl),
-			cfl == "" ? "-" : sprintf("%.3f", cfl), rb == "" ? "-" : sprintf("%.3f", rb), verdict
+		printf "%-11s %-52s %7s %7s %7s %7s %7s %7s %7s %7s %6s %8s %8s %6s %7s  %s\n", s, desc[s], fmt(base[lp]), fmt(c["c"]), fmt(c["r"]), fmt(c["k"]),
+			fmt(c["b"]), fmt(c["f"]), fmt(c["g"]), fmt(c["t"]), ratio == "" ? "-" : sprintf("%.3f", ratio), rfl == "" ? "-" : sprintf("%.3f", rfl),
+			cfl == "" ? "-" : sprintf("%.3f", cfl), rb == "" ? "-" : sprintf("%.3f", rb), rt == "" ? "-" : sprintf("%.3f", rt), verdict
 	}
 
 	if (num(ns["fpos_cast", "r"]) && num(ns["fpos_count", "r"])) {

@@ -7,7 +7,8 @@
 //! * one definition with the running kernel's BTF and function list: ≤ 50 ms.
 //!
 //! `cargo bench -p rfprobe-tool --bench speed` (BTF: `RFPROBE_TEST_BTF_VMLINUX`,
-//! and the host's `/sys/kernel/btf/vmlinux`). Wall time of the whole process
+//! the ELF vmlinux `RFPROBE_TEST_VMLINUX_ELF`, and the host's
+//! `/sys/kernel/btf/vmlinux`). Wall time of the whole process
 //! (BTF load and index included), best of 5 runs, and its peak resident
 //! memory (`wait4`'s `ru_maxrss`); prints PASS/MISS per target.
 //!
@@ -97,6 +98,10 @@ fn best_of(n: usize, mut f: impl FnMut() -> (Duration, i64)) -> (Duration, i64) 
 fn main() {
     let mut blobs: Vec<String> = Vec::new();
     if let Ok(b) = std::env::var("RFPROBE_TEST_BTF_VMLINUX") {
+        blobs.push(b);
+    }
+    // The same kernel's ELF vmlinux (its .BTF section is read).
+    if let Ok(b) = std::env::var("RFPROBE_TEST_VMLINUX_ELF") {
         blobs.push(b);
     }
     // The host's kernel: a distribution config, several times larger.
@@ -207,7 +212,7 @@ fn bench(btf: &str, dir: &Path) {
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let mib = |kib: i64| kib as f64 / 1024.0;
     println!(
-        "rfprobe tool speed (BTF {btf}, {:.1} MB; function list: {funcs_from}; best of 5, wall time \
+        "rfprobe tool speed (BTF from {btf}, {:.1} MB; function list: {funcs_from}; best of 5, wall time \
          of the process, peak RSS):",
         size as f64 / 1e6
     );

@@ -8,6 +8,7 @@
 //! owner: the parser's environment and every query then borrow freely.
 
 use std::collections::HashMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -50,25 +51,30 @@ pub enum LoadError {
 }
 
 /// Reads `path` as raw BTF, or extracts the `.BTF` section of an ELF file.
+/// Of an ELF file only the headers, the section names and `.BTF` are
+/// read: a vmlinux with debug information is ten times its BTF.
 pub fn read_btf_file(path: &Path) -> Result<Vec<u8>, LoadError> {
-    let data = std::fs::read(path).map_err(|err| LoadError::Read {
+    let read_err = |err| LoadError::Read {
         path: path.to_owned(),
         err,
-    })?;
-    if !data.starts_with(b"\x7fELF") {
+    };
+    let elf_err = |err| LoadError::Elf {
+        path: path.to_owned(),
+        err,
+    };
+    let mut f = std::fs::File::open(path).map_err(read_err)?;
+    let mut data = Vec::new();
+    (&mut f).take(4).read_to_end(&mut data).map_err(read_err)?;
+    if data != b"\x7fELF" {
+        f.read_to_end(&mut data).map_err(read_err)?;
         return Ok(data);
     }
-    let file = object::File::parse(&*data).map_err(|err| LoadError::Elf {
-        path: path.to_owned(),
-        err,
-    })?;
+    let cache = object::ReadCache::new(f);
+    let file = object::File::parse(&cache).map_err(elf_err)?;
     let section = file
         .section_by_name(".BTF")
         .ok_or_else(|| LoadError::NoBtfSection(path.to_owned()))?;
-    let bytes = section.data().map_err(|err| LoadError::Elf {
-        path: path.to_owned(),
-        err,
-    })?;
+    let bytes = section.data().map_err(elf_err)?;
     Ok(bytes.to_vec())
 }
 

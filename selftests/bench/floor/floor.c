@@ -15,9 +15,14 @@
  * points are rfprobe's: a private ftrace_ops without SAVE_REGS and with
  * ftrace's recursion lock (entry), an fprobe exit handler (exit), a
  * tracepoint probe (t), a wide hardware breakpoint (wp: writes of the 8
- * bytes at SYMBOL, which must be rfprobe_floor_watched).
+ * bytes at SYMBOL, which must be rfprobe_floor_watched). And the trampoline
+ * floors, the attach points BPF's fentry/fexit use: an ftrace direct call
+ * to a trampoline of tramp.S that saves only the argument registers, with
+ * ftrace's recursion lock (dentry); one that runs the function's body
+ * itself and writes the record after it (dexit, functions whose arguments
+ * are all in registers).
  *
- *   echo 'entry|exit|tp|wp FUNC-OR-TRACEPOINT-OR-SYMBOL GROUP EVENT SIZE [READS]' > /sys/kernel/debug/rfprobe_floor/control
+ *   echo 'entry|exit|dentry|dexit|tp|wp FUNC-OR-TRACEPOINT-OR-SYMBOL GROUP EVENT SIZE [READS]' > /sys/kernel/debug/rfprobe_floor/control
  *   echo off > /sys/kernel/debug/rfprobe_floor/control
  *
  * READS makes it the "reads floor": the same loads of the same addresses as
@@ -41,6 +46,7 @@
  * higher than hand-written loads would be.
  */
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/fprobe.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
@@ -55,7 +61,19 @@
 #include "trace.h"
 #include "rfprobe_record.h"
 
-enum floor_kind { FLOOR_OFF, FLOOR_ENTRY, FLOOR_EXIT, FLOOR_TP, FLOOR_WP };
+enum floor_kind { FLOOR_OFF, FLOOR_ENTRY, FLOOR_EXIT, FLOOR_DENTRY, FLOOR_DEXIT, FLOOR_TP, FLOOR_WP };
+
+/* What tramp.S saves: the argument registers, then rax and (at exit) rdx. */
+struct floor_direct_regs {
+	unsigned long args[6];
+	unsigned long ax, dx;
+};
+
+void rfprobe_floor_tramp_entry(void);
+void rfprobe_floor_tramp_exit(void);
+void rfprobe_floor_direct_entry(struct floor_direct_regs *r, unsigned long body, unsigned long parent);
+void rfprobe_floor_exit_enter(void);
+void rfprobe_floor_direct_exit(struct floor_direct_regs *r, unsigned long body, unsigned long parent);
 
 #define FLOOR_MAX 256
 #define FLOOR_STEPS 16
@@ -82,6 +100,12 @@ static struct floor {
 } floor;
 static DEFINE_MUTEX(floor_lock);
 
+/*
+ * Tasks inside rfprobe_floor_tramp_exit's call of a body (per CPU: a task
+ * is counted in on one CPU and out on another; the sum is what counts).
+ */
+static DEFINE_PER_CPU(long, floor_inflight);
+
 /* The watchpoint shape's data: written once per write to .../poke. */
 u64 rfprobe_floor_watched __aligned(8);
 static struct dentry *floor_dir;
@@ -98,7 +122,8 @@ static __always_inline void floor_store(u8 *rec, unsigned int dst, unsigned int 
 }
 
 /* The reads floor's steps (see the top of this file). */
-static __always_inline void floor_reads(u8 *rec, struct pt_regs *regs, const unsigned long *tpargs)
+static __always_inline void floor_reads(u8 *rec, struct pt_regs *regs, const unsigned long *args,
+					unsigned long ret)
 {
 	unsigned long v = 0;
 	unsigned int i, n;
@@ -108,13 +133,13 @@ static __always_inline void floor_reads(u8 *rec, struct pt_regs *regs, const uns
 
 		switch (st->op) {
 		case OP_ARG:
-			v = tpargs ? tpargs[st->size] : regs_get_kernel_argument(regs, st->size);
+			v = args ? args[st->size] : regs_get_kernel_argument(regs, st->size);
 			break;
 		case OP_IMM:
 			v = st->off;
 			break;
 		case OP_RET:
-			v = regs_return_value(regs);
+			v = regs ? regs_return_value(regs) : ret;
 			break;
 		case OP_DEREF:
 			v = READ_ONCE(*(unsigned long *)(v + st->off));
@@ -147,10 +172,13 @@ static __always_inline void floor_reads(u8 *rec, struct pt_regs *regs, const uns
 /*
  * One record: the header, @a and @b (the probe addresses of an exit
  * record; @a only for entry records), zeros for the rest (records are
- * multiples of 4 bytes), then the reads floor's loads if it has steps.
+ * multiples of 4 bytes), then the reads floor's loads if it has steps:
+ * arguments from @regs, or from @args if it is set (tracepoints, the
+ * trampolines), the return value from @regs, or @ret.
  */
 static __always_inline void floor_write(unsigned long a, unsigned long b, unsigned int first,
-					struct pt_regs *regs, const unsigned long *tpargs)
+					struct pt_regs *regs, const unsigned long *args,
+					unsigned long ret)
 {
 	/* Read per hit, like the core: a snapshot swaps the buffers. */
 	struct trace_buffer *buffer = READ_ONCE(floor.file->tr->array_buffer.buffer);
@@ -175,7 +203,7 @@ static __always_inline void floor_write(unsigned long a, unsigned long b, unsign
 	if (i < size)
 		WRITE_ONCE(*(u32 *)(rec + i), 0);
 	if (floor.nsteps)
-		floor_reads(rec, regs, tpargs);
+		floor_reads(rec, regs, args, ret);
 	ring_buffer_unlock_commit(buffer);
 }
 
@@ -186,7 +214,7 @@ static void notrace floor_ops_func(unsigned long ip, unsigned long parent_ip,
 
 	if (bit < 0)
 		return;
-	floor_write(ip, 0, 16, &arch_ftrace_regs(fregs)->regs, NULL);
+	floor_write(ip, 0, 16, &arch_ftrace_regs(fregs)->regs, NULL, 0);
 	ftrace_test_recursion_unlock(bit);
 }
 
@@ -197,20 +225,61 @@ static void notrace floor_exit(struct fprobe *fp, unsigned long entry_ip, unsign
 {
 	struct pt_regs regs;
 
-	floor_write(entry_ip, ret_ip, 24, ftrace_partial_regs(fregs, &regs), NULL);
+	floor_write(entry_ip, ret_ip, 24, ftrace_partial_regs(fregs, &regs), NULL, 0);
 }
 #else
 static void notrace floor_exit(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
 			       struct pt_regs *regs, void *data)
 {
-	floor_write(entry_ip, ret_ip, 24, regs, NULL);
+	floor_write(entry_ip, ret_ip, 24, regs, NULL, 0);
 }
 #endif
+
+/* The trampolines' C side (tramp.S): @body is where fentry's call returns. */
+void notrace rfprobe_floor_direct_entry(struct floor_direct_regs *r, unsigned long body,
+					unsigned long parent)
+{
+	unsigned long ip = body - MCOUNT_INSN_SIZE;
+	int bit = ftrace_test_recursion_trylock(ip, parent);
+
+	if (bit < 0)
+		return;
+	floor_write(ip, 0, 16, NULL, r->args, 0);
+	ftrace_test_recursion_unlock(bit);
+}
+
+void notrace rfprobe_floor_exit_enter(void)
+{
+	this_cpu_inc(floor_inflight);
+}
+
+void notrace rfprobe_floor_direct_exit(struct floor_direct_regs *r, unsigned long body,
+				       unsigned long parent)
+{
+	unsigned long ip = body - MCOUNT_INSN_SIZE;
+	int bit = ftrace_test_recursion_trylock(ip, parent);
+
+	if (bit >= 0) {
+		floor_write(ip, parent, 24, NULL, r->args, r->ax);
+		ftrace_test_recursion_unlock(bit);
+	}
+	this_cpu_dec(floor_inflight);
+}
+
+static long floor_inflight_sum(void)
+{
+	long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += per_cpu(floor_inflight, cpu);
+	return n;
+}
 
 static void notrace floor_wp_handler(struct perf_event *bp, struct perf_sample_data *data,
 				     struct pt_regs *regs)
 {
-	floor_write(instruction_pointer(regs), 0, 16, regs, NULL);
+	floor_write(instruction_pointer(regs), 0, 16, regs, NULL, 0);
 }
 
 /* Registered on tracepoints of any prototype: only the first two arguments
@@ -219,7 +288,7 @@ static void notrace floor_tp_probe(void *data, unsigned long a0, unsigned long a
 {
 	unsigned long args[2] = { a0, a1 };
 
-	floor_write(0, 0, 8, NULL, args);
+	floor_write(0, 0, 8, NULL, args, 0);
 }
 
 /* Parses READS into floor.steps (see the top of this file). */
@@ -314,6 +383,21 @@ static void floor_off(void)
 	case FLOOR_EXIT:
 		unregister_fprobe(&floor.fp);
 		break;
+	case FLOOR_DENTRY:
+		/* Waits for tasks on the trampoline (RCU Tasks: the ops is
+		 * a module's, FTRACE_OPS_FL_DYNAMIC). */
+		unregister_ftrace_direct(&floor.ops, (unsigned long)rfprobe_floor_tramp_entry, true);
+		break;
+	case FLOOR_DEXIT:
+		unregister_ftrace_direct(&floor.ops, (unsigned long)rfprobe_floor_tramp_exit, true);
+		/* No task enters any more; those in a body (asleep in it,
+		 * perhaps) come back through the trampoline: wait for them,
+		 * then for the instructions after their count went (RCU
+		 * Tasks: they run preemptible, without a voluntary switch). */
+		while (floor_inflight_sum())
+			msleep(10);
+		synchronize_rcu_tasks();
+		break;
 	case FLOOR_TP:
 		tracepoint_probe_unregister(floor.tp, floor_tp_probe, NULL);
 		tracepoint_synchronize_unregister();
@@ -336,7 +420,8 @@ static int floor_on(const char *kind, const char *func, const char *grp, const c
 	int ret;
 
 	/* At least the probe addresses floor_write() stores. */
-	if (size < (strcmp(kind, "exit") ? 16 : 24) || size > FLOOR_MAX || size % 4)
+	if (size < (strcmp(kind, "exit") && strcmp(kind, "dexit") ? 16 : 24) || size > FLOOR_MAX ||
+	    size % 4)
 		return -EINVAL;
 	file = trace_get_event_file(NULL, grp, ev);
 	if (IS_ERR(file))
@@ -357,6 +442,17 @@ static int floor_on(const char *kind, const char *func, const char *grp, const c
 		ret = ftrace_set_filter(&floor.ops, (unsigned char *)func, strlen(func), 1);
 		if (!ret)
 			ret = register_ftrace_function(&floor.ops);
+		if (ret)
+			ftrace_free_filter(&floor.ops);
+	} else if (!strcmp(kind, "dentry") || !strcmp(kind, "dexit")) {
+		bool exit = !strcmp(kind, "dexit");
+
+		floor.kind = exit ? FLOOR_DEXIT : FLOOR_DENTRY;
+		ret = ftrace_set_filter(&floor.ops, (unsigned char *)func, strlen(func), 1);
+		if (!ret)
+			ret = register_ftrace_direct(&floor.ops, exit ?
+						     (unsigned long)rfprobe_floor_tramp_exit :
+						     (unsigned long)rfprobe_floor_tramp_entry);
 		if (ret)
 			ftrace_free_filter(&floor.ops);
 	} else if (!strcmp(kind, "exit")) {
