@@ -22,7 +22,8 @@
 #                     first the rfprobe tool's speed and memory (make tool-bench)
 #   make install      build against KDIR (default: the running kernel's
 #                     /lib/modules/$(uname -r)/build) and install it there
-#                     (modules_install + depmod; INSTALL_MOD_PATH= for a staging root;
+#                     (modules_install with debug information stripped, as DKMS
+#                     does, + depmod; INSTALL_MOD_PATH= for a staging root;
 #                     signed with the tree's key if the kernel has one, or with
 #                     a Machine Owner Key: MOK_KEY=... MOK_CERT=...)
 #   make tool         the rfprobe command-line tool (target/release/rfprobe) with
@@ -107,7 +108,7 @@ install:
 	@[ -f "$(KDIR)/Makefile" ] || { echo "rfprobe: $(KDIR): no kernel build tree (install your kernel's headers or set KDIR=)"; exit 1; }
 	@$(SELFTESTS)/build-module.sh "$(KDIR)" $(MODDIR) >/dev/null
 	@$(MAKE) --no-print-directory -C "$(KDIR)" $$($(TOP)/scripts/kbuild-flags.sh "$(KDIR)") \
-		M=$(MODDIR) INSTALL_MOD_DIR=extra $(if $(MOK_KEY)$(MOK_CERT),CONFIG_MODULE_SIG_ALL=) modules_install
+		M=$(MODDIR) INSTALL_MOD_DIR=extra INSTALL_MOD_STRIP=1 $(if $(MOK_KEY)$(MOK_CERT),CONFIG_MODULE_SIG_ALL=) modules_install
 	@rel=$$($(MAKE) -s -C "$(KDIR)" kernelrelease) && \
 	ko=$$(ls "$(INSTALL_MOD_PATH)/lib/modules/$$rel/extra/"rfprobe.ko* | head -1) && \
 	$(TOP)/scripts/sign-module.sh "$(KDIR)" "$$ko" "$(MOK_KEY)" "$(MOK_CERT)" && \

@@ -330,6 +330,16 @@ section_module() {
 	mem_snapshot m1
 	echo "BENCH insmod_ns=$ns epoch=$epoch"
 	mem_report module m0 m1 1
+	# The module as installed (debug information stripped), loaded and
+	# unloaded again, then the test build back.
+	if [ -f /lib/modules/rfprobe-stripped.ko ]; then
+		$B rmmod rfprobe >/dev/null
+		$B insmod /lib/modules/rfprobe-stripped.ko >/tmp/insmod.out
+		epoch=$((epoch + 1))
+		echo "BENCH insmod_stripped_ns=$(sed -n 's/^ns=//p' /tmp/insmod.out) size=$(wc -c < /lib/modules/rfprobe-stripped.ko) epoch=$epoch"
+		$B rmmod rfprobe >/dev/null
+		$B insmod $KO >/tmp/insmod.out
+	fi
 	dmesg | grep 'rfprobe: loaded' | tail -1 | sed 's/^[^]]*] /BENCH-INFO /'
 	[ -d $R ] || { fail "rfprobe not loaded again"; exit 1; }
 	# The first definition reads and indexes vmlinux BTF and ftrace's

@@ -39,6 +39,7 @@ function fmt(x) { return num(x) ? sprintf("%.1f", x) : x }
 	if (l ~ / undefine /) undef[kv(l, "impl")] = kv(l, "ns")
 	if (l ~ / glob /) { gl[kv(l, "impl"), kv(l, "pattern")] = kv(l, "ns"); glok[kv(l, "impl"), kv(l, "pattern")] = kv(l, "ok") }
 	if ((v = kv(l, "insmod_ns")) != "") insmod_ns = v
+	if ((v = kv(l, "insmod_stripped_ns")) != "") { insmod_st_ns = v; insmod_st_size = kv(l, "size") }
 	if ((v = kv(l, "rmmod_ns")) != "") rmmod_ns = v
 	if (l ~ / first_define /) first_ns = kv(l, "ns")
 	if ((m = kv(l, "mem")) != "") { mfree[m] = kv(l, "MemFree"); mslab[m] = kv(l, "Slab"); mvm[m] = kv(l, "VmallocUsed"); mpcpu[m] = kv(l, "Percpu"); mcnt[m] = kv(l, "count") }
@@ -194,6 +195,10 @@ END {
 		printf "\nModule: insmod (finit_module) %.2f ms, rmmod (delete_module) %.2f ms\n", insmod_ns / 1e6, rmmod_ns / 1e6
 		if (first_ns != "") printf "first definition (reads vmlinux BTF and ftrace's function list): %.2f ms\n", first_ns / 1e6
 		tres[++nt] = sprintf("%-4s %-38s %.2f ms (target <= 10)", insmod_ns + 0 <= 10e6 ? "PASS" : "MISS", "insmod", insmod_ns / 1e6)
+		if (insmod_st_ns != "") {
+			printf "insmod of the module as installed (debug information stripped, %.1f MB): %.2f ms\n", insmod_st_size / 1e6, insmod_st_ns / 1e6
+			tres[++nt] = sprintf("%-4s %-38s %.2f ms (target <= 5)", insmod_st_ns + 0 <= 5e6 ? "PASS" : "MISS", "insmod as installed (stripped)", insmod_st_ns / 1e6)
+		}
 		for (j = 1; j <= ninfo; j++) printf "  %s\n", info[j]
 	}
 	if ("module" in mfree) {

@@ -48,6 +48,10 @@ gcc -static -O2 -Wall -Werror -o "$bin.$$" "$RFPROBE_TOP/selftests/bench/bench.c
 	die "cannot build the benchmark program (gcc -static: is libc6-dev installed?)"
 mv -f "$bin.$$" "$bin"
 
+# The module as make install and DKMS install it: debug information
+# stripped (INSTALL_MOD_STRIP=1, DKMS's default), for the insmod figure.
+stripped=$RFPROBE_TOP/build/bench/rfprobe-stripped.ko.$$
+strip --strip-debug -o "$stripped" "$module" || die "cannot strip $module"
 # The floor module (selftests/bench/floor), built for the fast kernel.
 floor_ko=$("$RFPROBE_TOP/selftests/bench/build-floor.sh" "$logdir")
 # The BPF peers (selftests/bench/bpf): the programs against the fast
@@ -61,10 +65,12 @@ set +e
 "$RFPROBE_TOP/selftests/run-vm.sh" -k fast -m "$module" -t $timeout -o "$logdir" \
 	-s 1 -q '-icount shift=0,sleep=off' \
 	-f "$bin:bench/bench" -f "$floor_ko:lib/modules/rfprobe_floor.ko" -f "$RFPROBE_TOP/selftests/bench/guest.sh:bench/guest.sh" \
+	-f "$stripped:lib/modules/rfprobe-stripped.ko" \
 	-f "$bpf_dir/bpfpeer:bench/bpfpeer" -f "$bpf_dir/peer.bpf.o:bench/peer.bpf.o" \
 	-c "sh /bench/guest.sh $mode $n ${only/#all/}" >"$out" 2>&1
 vm_rc=$?
 set -e
+rm -f "$stripped"
 
 # The table (awk) and the machinery verdict.
 awk -v mode=$mode -v n="$n" -f "$RFPROBE_TOP/selftests/bench/report.awk" "$out" | tee "$logdir/table.txt"
