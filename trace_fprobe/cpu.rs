@@ -29,6 +29,7 @@ use crate::bindings;
 use crate::compat::preempt_count_op;
 use crate::compat::{self, pcpu_off};
 use core::arch::asm;
+use core::marker::PhantomData;
 
 extern "C" {
     /// `DEFINE_PER_CPU_READ_MOSTLY(unsigned long, this_cpu_off)`: a
@@ -253,5 +254,27 @@ impl Drop for RecursionGuard {
                 options(att_syntax, nostack)
             )
         };
+    }
+}
+
+/// Proof that the code runs in a probe handler, for `'h`: preemption is
+/// disabled (an ftrace, fprobe or tracepoint callback, or the debug
+/// exception) until the handler returns. Zero-sized. What may only run in
+/// a handler takes it ([`crate::outputs::Outputs`]'s published lists, the
+/// per-CPU scratch buffers, perf's buffers), and what it lends lives `'h`.
+#[derive(Clone, Copy)]
+pub(crate) struct InHandler<'h>(PhantomData<&'h ()>);
+
+impl InHandler<'_> {
+    /// The proof, for the handler that makes it.
+    ///
+    /// # Safety
+    ///
+    /// The caller is a probe handler (preemption disabled until it
+    /// returns), and the proof and what it lends do not outlive it: `'h`
+    /// ends before the handler returns.
+    #[inline(always)]
+    pub(crate) unsafe fn new() -> Self {
+        InHandler(PhantomData)
     }
 }

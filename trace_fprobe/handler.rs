@@ -15,6 +15,7 @@
 //! flag: a nested run that finds it taken counts a miss instead of
 //! overwriting the record being built (see `percpu::Scratch::claim`).
 
+use crate::cpu::InHandler;
 use crate::outputs::{USERS_PERF, USERS_TRIG};
 use crate::percpu::SCRATCH_SIZE;
 use crate::perf::{perf_size, PerfSample, PERF_RECORD_MAX};
@@ -45,6 +46,8 @@ const SAFE_RECORD_SIZE: usize = 4064;
 /// registers) are compile-time constants of each handler.
 #[derive(Clone, Copy)]
 struct Hit<'a, const EXIT: bool, const FULL_REGS: bool> {
+    /// The handler runs (zero-sized).
+    ctx: InHandler<'a>,
     probe: &'a Probe,
     regs: Regs,
     /// fprobe entry data or NULL (see [`RegsMachine::new`]).
@@ -249,7 +252,7 @@ fn record<const EXIT: bool, const FULL_REGS: bool>(
         // SAFETY: The hit's, built by the handler from its arguments.
         unsafe {
             record_dynamic::<EXIT, FULL_REGS>(
-                hit.probe, hit.regs, hit.edata, hit.ip, hit.ret_ip, file,
+                hit.ctx, hit.probe, hit.regs, hit.edata, hit.ip, hit.ret_ip, file,
             )
         }
     }
@@ -273,8 +276,9 @@ enum Reserved {
 /// `regs` and `edata` as [`machine`]'s (the fields of the handler's
 /// [`Hit`]).
 #[inline(never)]
-unsafe fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
-    probe: &Probe,
+unsafe fn record_dynamic<'h, const EXIT: bool, const FULL_REGS: bool>(
+    ctx: InHandler<'h>,
+    probe: &'h Probe,
     regs: Regs,
     edata: *const u8,
     ip: u64,
@@ -288,6 +292,7 @@ unsafe fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     }
     // The handler's hit, rebuilt from its fields (caller).
     let hit = Hit::<EXIT, FULL_REGS> {
+        ctx,
         probe,
         regs,
         edata,
@@ -297,8 +302,7 @@ unsafe fn record_dynamic<const EXIT: bool, const FULL_REGS: bool>(
     let prog: &Program = &probe.prog;
     let insns: &[Insn] = &probe.insns;
     let hdr = prog.header_size() as usize;
-    // SAFETY: Handler context: preemption is off.
-    let Some(mut claimed) = (unsafe { probe.outputs().state().scratch.claim() }) else {
+    let Some(mut claimed) = probe.outputs().state().scratch.claim(ctx) else {
         // A run this one interrupted or nested into is building its record.
         return Outcome::Nested;
     };
@@ -429,8 +433,7 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
     // Usually: one instance, in the first slot, no perf, and a fixed-size
     // record written directly.
     if out.users() == 1 {
-        // SAFETY: Handler context (caller).
-        if let Some(file) = unsafe { out.first_file() } {
+        if let Some(file) = out.first_file(hit.ctx) {
             let o = match probe.prog.static_size() {
                 Some(size) => match file.reserve_direct(size) {
                     Direct::Rec(p, buffer) => {
@@ -457,7 +460,7 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
                 // SAFETY: The hit's, from the handler's arguments (caller).
                 None => unsafe {
                     record_dynamic::<EXIT, FULL_REGS>(
-                        probe, hit.regs, hit.edata, hit.ip, hit.ret_ip, file,
+                        hit.ctx, probe, hit.regs, hit.edata, hit.ip, hit.ret_ip, file,
                     )
                 },
             };
@@ -467,7 +470,7 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
     }
     // SAFETY: Caller.
     let o = unsafe {
-        trace_hit_slow::<EXIT, FULL_REGS>(probe, hit.regs, hit.edata, hit.ip, hit.ret_ip)
+        trace_hit_slow::<EXIT, FULL_REGS>(hit.ctx, probe, hit.regs, hit.edata, hit.ip, hit.ret_ip)
     };
     probe.count(o);
 }
@@ -531,8 +534,9 @@ fn then(so_far: Option<Outcome>, o: Outcome) -> Option<Outcome> {
 ///
 /// As [`trace_hit`].
 #[inline(never)]
-unsafe fn trace_hit_slow<const EXIT: bool, const FULL_REGS: bool>(
-    probe: &Probe,
+unsafe fn trace_hit_slow<'h, const EXIT: bool, const FULL_REGS: bool>(
+    ctx: InHandler<'h>,
+    probe: &'h Probe,
     regs: Regs,
     edata: *const u8,
     ip: u64,
@@ -541,6 +545,7 @@ unsafe fn trace_hit_slow<const EXIT: bool, const FULL_REGS: bool>(
     // The fields travel in registers: a `Hit` built by the caller would be
     // stored to its stack on the fast path too.
     let hit = &Hit::<EXIT, FULL_REGS> {
+        ctx,
         probe,
         regs,
         edata,
@@ -550,15 +555,13 @@ unsafe fn trace_hit_slow<const EXIT: bool, const FULL_REGS: bool>(
     let out = probe.outputs();
     let users = out.users();
     let mut o = None;
-    // SAFETY: Handler context (caller).
-    unsafe { out.for_each_file(|file| o = then(o, record(hit, file))) };
+    out.for_each_file(ctx, |file| o = then(o, record(hit, file)));
     if users & USERS_PERF != 0 {
-        // SAFETY: Caller; perf uses the event.
+        // SAFETY: Caller.
         o = then(o, unsafe { perf_record(hit) });
     }
     if users & USERS_TRIG != 0 {
-        // SAFETY: Handler context (caller).
-        if let Some(trigs) = unsafe { out.triggers() } {
+        if let Some(trigs) = out.triggers(ctx) {
             run_triggers(hit, trigs);
             // Triggers only: no record, as for a soft-disabled event.
             o = o.or(Some(Outcome::SoftDisabled));
@@ -581,8 +584,7 @@ fn run_triggers<const EXIT: bool, const FULL_REGS: bool>(
         return;
     }
     let probe = hit.probe;
-    // SAFETY: Handler context: preemption is off.
-    let Some(mut claimed) = (unsafe { probe.outputs().state().scratch.claim() }) else {
+    let Some(mut claimed) = probe.outputs().state().scratch.claim(hit.ctx) else {
         trigs.nested();
         return;
     };
@@ -607,15 +609,14 @@ fn run_triggers<const EXIT: bool, const FULL_REGS: bool>(
 ///
 /// # Safety
 ///
-/// As [`trace_hit`]; the event is used by perf ([`USERS_PERF`]).
+/// As [`trace_hit`].
 #[inline(never)]
 unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
     hit: &Hit<'_, EXIT, FULL_REGS>,
 ) -> Outcome {
     let probe = hit.probe;
     let out = probe.outputs();
-    // SAFETY: Caller.
-    let Some(events) = (unsafe { out.perf_events() }) else {
+    let Some(events) = out.perf_events(hit.ctx) else {
         // perf is leaving: as for a trace instance being disabled.
         return Outcome::Disabling;
     };
@@ -624,8 +625,7 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
     if prog.fixed_size() > cap {
         return Outcome::Full;
     }
-    // SAFETY: Handler context (caller).
-    let Some(mut sample) = (unsafe { PerfSample::alloc(perf_size(cap)) }) else {
+    let Some(mut sample) = PerfSample::alloc(hit.ctx, perf_size(cap)) else {
         // perf's recursion protection (its buffer for this context level is
         // in use).
         return Outcome::Nested;
@@ -721,7 +721,10 @@ pub(crate) unsafe fn exit_hit(
     entry_ip: c_ulong,
     ret_ip: c_ulong,
 ) {
+    // SAFETY: Handler context (caller), for this function's duration.
+    let ctx = unsafe { InHandler::new() };
     let hit = Hit::<true, true> {
+        ctx,
         probe,
         regs,
         // fprobe passes the `entry_data_size` bytes its entry handler filled.
@@ -729,7 +732,7 @@ pub(crate) unsafe fn exit_hit(
         ip: entry_ip as u64,
         ret_ip: ret_ip as u64,
     };
-    // SAFETY: Handler context.
+    // SAFETY: Handler context; the hit is the handler's.
     unsafe { trace_hit(hit) };
 }
 
@@ -748,13 +751,16 @@ pub(crate) unsafe fn ops_entry(data: *mut c_void, ip: c_ulong, regs: Regs) {
     // `rfprobe_tp_new` or `rfprobe_wp_new`, alive until detached (which
     // waits for running callbacks).
     let probe = unsafe { &*data.cast::<Probe>() };
+    // SAFETY: Handler context (caller), for this function's duration.
+    let ctx = unsafe { InHandler::new() };
     let hit = Hit::<false, false> {
+        ctx,
         probe,
         regs,
         edata: core::ptr::null(),
         ip: ip as u64,
         ret_ip: 0,
     };
-    // SAFETY: Handler context (caller).
+    // SAFETY: Handler context (caller); the hit is the handler's.
     unsafe { trace_hit(hit) };
 }

@@ -11,6 +11,7 @@
 //! grace period before the core may free the file (handlers run with
 //! preemption disabled).
 
+use crate::cpu::InHandler;
 use crate::percpu::Scratch;
 use crate::perf::PerfEvents;
 use crate::ring::{EventFile, FileId, FileSlot};
@@ -119,38 +120,31 @@ impl Outputs {
     }
 
     /// The file in the first slot, the only one when `users() == 1` (see
-    /// [`Outputs::place`]).
-    ///
-    /// # Safety
-    ///
-    /// Handler context (preemption disabled); the file is used only until
-    /// the handler returns.
+    /// [`Outputs::place`]), for the handler's duration.
     #[inline(always)]
-    pub(crate) unsafe fn first_file(&self) -> Option<EventFile<'_>> {
-        // SAFETY: Handler context (caller); see the module documentation.
+    pub(crate) fn first_file<'h>(&'h self, _: InHandler<'h>) -> Option<EventFile<'h>> {
+        // SAFETY: Handler context (the token), the file used only while it
+        // lasts; see the module documentation.
         unsafe { self.files[0].load() }
     }
 
     /// Calls `f` for every enabled file: every slot (a file count read
     /// before a publication would stop the walk short of a file published
     /// earlier), then the list beyond them.
-    ///
-    /// # Safety
-    ///
-    /// As [`Outputs::first_file`].
     #[inline(always)]
-    pub(crate) unsafe fn for_each_file(&self, mut f: impl FnMut(EventFile<'_>)) {
+    pub(crate) fn for_each_file<'h>(&'h self, _: InHandler<'h>, mut f: impl FnMut(EventFile<'h>)) {
         for slot in self.files.iter() {
-            // SAFETY: Handler context (caller); see the module documentation.
+            // SAFETY: Handler context (the token); see the module
+            // documentation.
             if let Some(file) = unsafe { slot.load() } {
                 f(file);
             }
         }
-        // SAFETY: Handler context (caller).
+        // SAFETY: Handler context (the token).
         if let Some(more) = unsafe { self.more.read() } {
             for entry in more.0.iter() {
-                // SAFETY: Handler context (caller); entries are cleared as
-                // the slots are.
+                // SAFETY: Handler context (the token); entries are cleared
+                // as the slots are.
                 if let Some(file) = unsafe { entry.load() } {
                     f(file);
                 }
@@ -158,15 +152,11 @@ impl Outputs {
         }
     }
 
-    /// The watchpoint triggers on the event's hits.
-    ///
-    /// # Safety
-    ///
-    /// Handler context (preemption disabled); the list is used only until
-    /// the handler returns.
+    /// The watchpoint triggers on the event's hits, for the handler's
+    /// duration.
     #[inline(always)]
-    pub(crate) unsafe fn triggers(&self) -> Option<&TrigList> {
-        // SAFETY: Handler context (caller).
+    pub(crate) fn triggers<'h>(&'h self, _: InHandler<'h>) -> Option<&'h TrigList> {
+        // SAFETY: Handler context (the token).
         unsafe { self.trigs.read() }
     }
 
@@ -209,16 +199,13 @@ impl Outputs {
         self.pins.load(Ordering::Relaxed)
     }
 
-    /// This CPU's perf events on the event, if perf uses it.
-    ///
-    /// # Safety
-    ///
-    /// Handler context (preemption disabled), `users()` had [`USERS_PERF`].
+    /// This CPU's perf events on the event, if perf uses it (`None` while
+    /// perf is leaving), for the handler's duration.
     #[inline(always)]
-    pub(crate) unsafe fn perf_events(&self) -> Option<PerfEvents<'_>> {
+    pub(crate) fn perf_events<'h>(&'h self, _: InHandler<'h>) -> Option<PerfEvents<'h>> {
         // SAFETY: The event is registered; `call->perf_events` is set before
         // `USERS_PERF` and freed only after a grace period once it is
-        // cleared (caller: handler context).
+        // cleared (handler context: the token).
         unsafe { PerfEvents::of(self.tev.call()) }
     }
 

@@ -7,6 +7,7 @@
 //! preemption disabled and only touch the current CPU's part.
 
 use crate::bindings;
+use crate::cpu::InHandler;
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicUsize, Ordering};
 use kernel::error::{code, Result};
@@ -131,13 +132,10 @@ impl Scratch {
     /// This CPU's buffer for the current context level, or `None` when a run
     /// this one interrupted or nested into holds it (ftrace lets one nested
     /// run through at the same level; an interrupt can run before
-    /// `preempt_count` shows its level). Released when the guard drops.
-    ///
-    /// # Safety
-    ///
-    /// Preemption disabled (true in ftrace callbacks) for the guard's life.
+    /// `preempt_count` shows its level). Released when the guard drops;
+    /// held at most for the handler's duration (preemption disabled).
     #[inline(always)]
-    pub(crate) unsafe fn claim(&self) -> Option<ScratchGuard<'_>> {
+    pub(crate) fn claim<'h>(&'h self, _: InHandler<'h>) -> Option<ScratchGuard<'h>> {
         // `this_cpu_ptr(area) + interrupt_context_level() * stride`: plain
         // address arithmetic on a per-CPU address.
         let p = (self.0 .0 as usize)
@@ -146,7 +144,7 @@ impl Scratch {
         // SAFETY: `p` is this CPU's slice for this level (the area holds
         // NR_CONTEXTS slices of SCRATCH_STRIDE bytes per CPU), whose last
         // word, 8-aligned, is its in-use flag, which only this CPU's runs
-        // touch, with preemption off (caller): a run that interrupts this
+        // touch, with preemption off (the token): a run that interrupts this
         // one between the test and the set has cleared it again before
         // this one continues, so no atomic instruction is needed.
         let busy = unsafe { AtomicUsize::from_ptr(p.add(SCRATCH_SIZE).cast::<usize>()) };

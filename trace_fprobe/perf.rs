@@ -6,6 +6,7 @@
 //! of perf.
 
 use crate::bindings;
+use crate::cpu::InHandler;
 use crate::regs::Regs;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
@@ -49,28 +50,31 @@ impl PerfEvents<'_> {
 
 /// One sample being written in perf's buffer of this CPU and context
 /// level. Submitting or dropping it releases perf's recursion context.
-pub(crate) struct PerfSample {
+pub(crate) struct PerfSample<'h> {
     buf: NonNull<c_void>,
     rctx: c_int,
     /// This context's `pt_regs` slot (for partial registers).
     pregs: *mut bindings::pt_regs,
+    /// Held for at most the handler's duration.
+    _h: PhantomData<InHandler<'h>>,
 }
 
-impl PerfSample {
+impl<'h> PerfSample<'h> {
     /// perf's buffer for `size` bytes (at most [`PERF_RECORD_MAX`]), or
     /// `None` (a nested sample at this context level, or no buffer).
-    ///
-    /// # Safety
-    ///
-    /// Handler context (preemption disabled).
     #[inline(always)]
-    pub(crate) unsafe fn alloc(size: usize) -> Option<Self> {
+    pub(crate) fn alloc(_: InHandler<'h>, size: usize) -> Option<Self> {
         let size = size.min(PERF_RECORD_MAX);
         let mut rctx: c_int = 0;
         let mut pregs: *mut bindings::pt_regs = core::ptr::null_mut();
-        // SAFETY: Caller; `size` fits perf's buffer.
+        // SAFETY: Handler context (the token); `size` fits perf's buffer.
         let buf = unsafe { bindings::rfprobe_perf_alloc(size as c_int, &mut pregs, &mut rctx) };
-        NonNull::new(buf).map(|buf| PerfSample { buf, rctx, pregs })
+        NonNull::new(buf).map(|buf| PerfSample {
+            buf,
+            rctx,
+            pregs,
+            _h: PhantomData,
+        })
     }
 
     /// The whole buffer ([`PERF_RECORD_MAX`] bytes).
@@ -118,7 +122,7 @@ impl PerfSample {
     }
 }
 
-impl Drop for PerfSample {
+impl Drop for PerfSample<'_> {
     /// Gives the buffer back without a sample.
     fn drop(&mut self) {
         // SAFETY: Allocated in `alloc` and not submitted; releases the
