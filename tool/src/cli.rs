@@ -1096,6 +1096,8 @@ pub fn explain(d: &trace_probe::probe::StoredDef<'_>, module: Option<&str>) -> S
     let mut s = String::new();
     let kind = if d.is_tracepoint() {
         "tracepoint"
+    } else if d.is_watch() {
+        "hardware watchpoint"
     } else if d.is_return() {
         "function exit"
     } else {

@@ -222,8 +222,8 @@ fn silent(target: &Target<'_>, session: &Session<'_, '_>, line: &str, errno: i32
     match first {
         b'p' | b'r' | b'e' | b'u' => {
             return vec![format!(
-                "rfprobe defines `f` (function) and `t` (tracepoint) events; `{}` is a {} event of the \
-                 kernel's own dynamic_events (/sys/kernel/tracing/dynamic_events)",
+                "rfprobe defines `f` (function), `t` (tracepoint) and `w` (watchpoint) events; `{}` is a \
+                 {} event of the kernel's own dynamic_events (/sys/kernel/tracing/dynamic_events)",
                 first as char,
                 match first {
                     b'p' | b'r' => "kprobe",
@@ -233,10 +233,12 @@ fn silent(target: &Target<'_>, session: &Session<'_, '_>, line: &str, errno: i32
             )]
         }
         b'f' | b't' => {}
+        // A watchpoint: the hints below are about functions and arguments.
+        b'w' => return vec![refused_silently(errno)],
         _ => {
             return vec![format!(
-                "a definition starts with `f` (function), `t` (tracepoint), `-:` (removal) or `!`; \
-                 not `{}`",
+                "a definition starts with `f` (function), `t` (tracepoint), `w` (watchpoint), `-:` \
+                 (removal) or `!`; not `{}`",
                 first as char
             )]
         }
@@ -256,10 +258,15 @@ fn silent(target: &Target<'_>, session: &Session<'_, '_>, line: &str, errno: i32
                 .into(),
         ];
     }
-    vec![format!(
+    vec![refused_silently(errno)]
+}
+
+/// The hint for a refusal the module did not log.
+fn refused_silently(errno: i32) -> String {
+    format!(
         "the module refused this without an error_log entry ({})",
         crate::offline::errno_name(errno)
-    )]
+    )
 }
 
 /// A function that cannot be attached: its nearest traceable names, or

@@ -104,6 +104,24 @@ fn check_prints_the_listing_format_and_program() {
 }
 
 #[test]
+fn explain_names_each_probe_kind() {
+    let Some(btf) = test_btf("explain_kinds") else {
+        return;
+    };
+    for (def, kind) in [
+        ("f:k/e vfs_read count", "probe: function entry of vfs_read"),
+        ("f:k/x vfs_read%return $retval", "probe: function exit of vfs_read"),
+        ("t:k/t sched_switch prev->pid", "probe: tracepoint of sched_switch"),
+        ("w:k/w w@jiffies:8", "probe: hardware watchpoint of "),
+    ] {
+        let o = rfprobe(Some(&btf), &["check", "--explain", def], None);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{def}: {out}{err}");
+        assert!(out.contains(kind), "{def}: {out}");
+    }
+}
+
+#[test]
 fn check_errors_are_the_modules() {
     let Some(btf) = test_btf("check_errors") else {
         return;
