@@ -110,8 +110,14 @@ fn explain_names_each_probe_kind() {
     };
     for (def, kind) in [
         ("f:k/e vfs_read count", "probe: function entry of vfs_read"),
-        ("f:k/x vfs_read%return $retval", "probe: function exit of vfs_read"),
-        ("t:k/t sched_switch prev->pid", "probe: tracepoint of sched_switch"),
+        (
+            "f:k/x vfs_read%return $retval",
+            "probe: function exit of vfs_read",
+        ),
+        (
+            "t:k/t sched_switch prev->pid",
+            "probe: tracepoint of sched_switch",
+        ),
         ("w:k/w w@jiffies:8", "probe: hardware watchpoint of "),
     ] {
         let o = rfprobe(Some(&btf), &["check", "--explain", def], None);
