@@ -29,7 +29,7 @@ unsafe fn exit_probe<'a>(fp: *mut bindings::fprobe, slot: usize) -> &'a Probe {
     // SAFETY: fprobe only calls registered probes' fprobes (caller), and
     // an `ExitFprobe` is the `fp` field of its `Probe`; probes are freed
     // only after unregistering, so it lives while the handler runs.
-    unsafe { Probe::from_fprobe(&*ExitFprobe::from_slot(fp, slot)) }
+    unsafe { Probe::from_fprobe(ExitFprobe::from_slot(fp, slot)) }
 }
 
 /// The entry handler of slot `S`: [`exit_entry`] for its probe.

@@ -259,11 +259,12 @@ impl Drop for RecursionGuard {
 
 /// Proof that the code runs in a probe handler, for `'h`: preemption is
 /// disabled (an ftrace, fprobe or tracepoint callback, or the debug
-/// exception) until the handler returns. Zero-sized. What may only run in
-/// a handler takes it ([`crate::outputs::Outputs`]'s published lists, the
-/// per-CPU scratch buffers, perf's buffers), and what it lends lives `'h`.
+/// exception) on this CPU until the handler returns. Zero-sized, neither
+/// `Send` nor `Sync`. What may only run in a handler takes it
+/// ([`crate::outputs::Outputs`]'s published lists, the per-CPU scratch
+/// buffers), and what it lends lives `'h`.
 #[derive(Clone, Copy)]
-pub(crate) struct InHandler<'h>(PhantomData<&'h ()>);
+pub(crate) struct InHandler<'h>(PhantomData<(&'h (), *mut ())>);
 
 impl InHandler<'_> {
     /// The proof, for the handler that makes it.

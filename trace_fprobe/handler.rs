@@ -605,7 +605,8 @@ fn run_triggers<const EXIT: bool, const FULL_REGS: bool>(
 /// by the same program as the ftrace record, straight into perf's per-CPU
 /// record buffer (one per context level, which perf's recursion context
 /// guards: a nested run at the same level counts a miss). Strings longer
-/// than perf's buffer are truncated as in scratch.
+/// than perf's buffer are truncated as in scratch. [`Outcome::Disabling`]
+/// if this run does not see perf use the event.
 ///
 /// # Safety
 ///
@@ -625,7 +626,7 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
     if prog.fixed_size() > cap {
         return Outcome::Full;
     }
-    let Some(mut sample) = PerfSample::alloc(hit.ctx, perf_size(cap)) else {
+    let Some(mut sample) = PerfSample::alloc(&events, perf_size(cap)) else {
         // perf's recursion protection (its buffer for this context level is
         // in use).
         return Outcome::Nested;

@@ -199,13 +199,18 @@ impl Outputs {
         self.pins.load(Ordering::Relaxed)
     }
 
-    /// This CPU's perf events on the event, if perf uses it (`None` while
-    /// perf is leaving), for the handler's duration.
+    /// This CPU's perf events on the event, for the handler's duration:
+    /// `None` unless this run sees perf use the event ([`USERS_PERF`]).
     #[inline(always)]
     pub(crate) fn perf_events<'h>(&'h self, _: InHandler<'h>) -> Option<PerfEvents<'h>> {
+        if self.users.load(Ordering::Acquire) & USERS_PERF == 0 {
+            return None;
+        }
         // SAFETY: The event is registered; `call->perf_events` is set before
-        // `USERS_PERF` and freed only after a grace period once it is
-        // cleared (handler context: the token).
+        // `USERS_PERF`, and perf frees it (and its sample buffers) only
+        // after clearing `USERS_PERF` and waiting for running handlers
+        // (`tracepoint_synchronize_unregister()`): this run, handler
+        // context by the token, saw the flag set, so it is one of them.
         unsafe { PerfEvents::of(self.tev.call()) }
     }
 

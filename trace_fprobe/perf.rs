@@ -61,13 +61,15 @@ pub(crate) struct PerfSample<'h> {
 
 impl<'h> PerfSample<'h> {
     /// perf's buffer for `size` bytes (at most [`PERF_RECORD_MAX`]), or
-    /// `None` (a nested sample at this context level, or no buffer).
+    /// `None` (a nested sample at this context level, or no buffer). perf's
+    /// buffers exist while it has events on the event (`_events`).
     #[inline(always)]
-    pub(crate) fn alloc(_: InHandler<'h>, size: usize) -> Option<Self> {
+    pub(crate) fn alloc(_events: &PerfEvents<'h>, size: usize) -> Option<Self> {
         let size = size.min(PERF_RECORD_MAX);
         let mut rctx: c_int = 0;
         let mut pregs: *mut bindings::pt_regs = core::ptr::null_mut();
-        // SAFETY: Handler context (the token); `size` fits perf's buffer.
+        // SAFETY: Handler context, with perf's buffers allocated (a
+        // `PerfEvents` for `'h`); `size` fits perf's buffer.
         let buf = unsafe { bindings::rfprobe_perf_alloc(size as c_int, &mut pregs, &mut rctx) };
         NonNull::new(buf).map(|buf| PerfSample {
             buf,

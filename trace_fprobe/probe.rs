@@ -193,15 +193,17 @@ impl ProbeState {
 }
 
 impl Probe {
-    /// The probe `fp` is embedded in.
+    /// The probe `fp` is embedded in, derived from the pointer (not from a
+    /// reference to the field, which would cover the field only).
     ///
     /// # Safety
     ///
-    /// `fp` must be the `fp` field of a `Probe`.
-    pub(crate) unsafe fn from_fprobe(fp: &ExitFprobe) -> &Probe {
-        // SAFETY: `fp` is the first field of the repr(C) `Probe` (caller),
-        // which lives at least as long as the borrow of its field.
-        unsafe { &*core::ptr::from_ref(fp).cast::<Probe>() }
+    /// `fp` points to the `fp` field of a `Probe` that lives for `'a`.
+    #[inline(always)]
+    pub(crate) unsafe fn from_fprobe<'a>(fp: *const ExitFprobe) -> &'a Probe {
+        // SAFETY: `fp` is the first field of the repr(C) `Probe`, which
+        // lives for `'a` (caller).
+        unsafe { &*fp.cast::<Probe>() }
     }
 
     /// Whether the exit probe's `fprobe` slot `slot` is the live one.

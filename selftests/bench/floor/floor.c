@@ -47,6 +47,7 @@
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/fprobe.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
@@ -103,8 +104,24 @@ static DEFINE_MUTEX(floor_lock);
 /*
  * Tasks inside rfprobe_floor_tramp_exit's call of a body (per CPU: a task
  * is counted in on one CPU and out on another; the sum is what counts).
+ * While any is, the module is pinned: they come back through its text.
+ * floor_exit_live: the dexit floor writes records (cleared at "off"; a
+ * body that returns later only counts itself out). floor_draining: the
+ * tasks of an earlier dexit floor are still out (a new one is refused).
  */
 static DEFINE_PER_CPU(long, floor_inflight);
+static bool floor_exit_live;
+static atomic_t floor_draining = ATOMIC_INIT(0);
+
+/*
+ * Functions that do not return: their body would never come back through
+ * rfprobe_floor_tramp_exit (BPF refuses fexit on them for the same reason).
+ */
+static const char *const floor_noreturn[] = {
+	"do_exit", "do_group_exit", "make_task_dead", "kthread_exit",
+	"kthread_complete_and_exit", "__x64_sys_exit", "__x64_sys_exit_group",
+	"__module_put_and_kthread_exit",
+};
 
 /* The watchpoint shape's data: written once per write to .../poke. */
 u64 rfprobe_floor_watched __aligned(8);
@@ -260,7 +277,8 @@ void notrace rfprobe_floor_direct_exit(struct floor_direct_regs *r, unsigned lon
 	int bit = ftrace_test_recursion_trylock(ip, parent);
 
 	if (bit >= 0) {
-		floor_write(ip, parent, 24, NULL, r->args, r->ax);
+		if (READ_ONCE(floor_exit_live))
+			floor_write(ip, parent, 24, NULL, r->args, r->ax);
 		ftrace_test_recursion_unlock(bit);
 	}
 	this_cpu_dec(floor_inflight);
@@ -274,6 +292,17 @@ static long floor_inflight_sum(void)
 	for_each_possible_cpu(cpu)
 		n += per_cpu(floor_inflight, cpu);
 	return n;
+}
+
+/* Once no task is in a body: RCU Tasks for the instructions after their
+ * count went (they run preemptible), then the module's pin goes. */
+static int floor_drain(void *unused)
+{
+	while (floor_inflight_sum())
+		msleep(10);
+	synchronize_rcu_tasks();
+	atomic_set(&floor_draining, 0);
+	module_put_and_kthread_exit(0);
 }
 
 static void notrace floor_wp_handler(struct perf_event *bp, struct perf_sample_data *data,
@@ -292,7 +321,7 @@ static void notrace floor_tp_probe(void *data, unsigned long a0, unsigned long a
 }
 
 /* Parses READS into floor.steps (see the top of this file). */
-static int floor_parse_reads(char *reads)
+static int floor_parse_reads(char *reads, unsigned int max_arg)
 {
 	char *tok;
 
@@ -312,7 +341,7 @@ static int floor_parse_reads(char *reads)
 		switch (tok[0]) {
 		case 'a':
 			st->op = OP_ARG;
-			if (kstrtouint(tok + 1, 0, &size) || size > 5)
+			if (kstrtouint(tok + 1, 0, &size) || size > max_arg)
 				return -EINVAL;
 			break;
 		case 'i':
@@ -389,14 +418,23 @@ static void floor_off(void)
 		unregister_ftrace_direct(&floor.ops, (unsigned long)rfprobe_floor_tramp_entry, true);
 		break;
 	case FLOOR_DEXIT:
-		unregister_ftrace_direct(&floor.ops, (unsigned long)rfprobe_floor_tramp_exit, true);
-		/* No task enters any more; those in a body (asleep in it,
-		 * perhaps) come back through the trampoline: wait for them,
-		 * then for the instructions after their count went (RCU
-		 * Tasks: they run preemptible, without a voluntary switch). */
-		while (floor_inflight_sum())
-			msleep(10);
-		synchronize_rcu_tasks();
+		WRITE_ONCE(floor_exit_live, false);
+		if (unregister_ftrace_direct(&floor.ops, (unsigned long)rfprobe_floor_tramp_exit, true)) {
+			/* Call sites may still lead here: stay pinned, keep the file. */
+			pr_warn("rfprobe_floor: dexit not unregistered; the module stays loaded\n");
+			floor.kind = FLOOR_OFF;
+			return;
+		}
+		/* No task enters any more (unregistering waited for those on
+		 * their way in); the records of those still in a body are off.
+		 * They come back through the trampoline later (asleep in a
+		 * read, perhaps): a thread drops the pin once they have, rather
+		 * than "off" waiting for them (it could be one of them). */
+		atomic_set(&floor_draining, 1);
+		if (IS_ERR(kthread_run(floor_drain, NULL, "rfprobe_floor_drain"))) {
+			pr_warn("rfprobe_floor: no drain thread; the module stays loaded\n");
+			break;
+		}
 		break;
 	case FLOOR_TP:
 		tracepoint_probe_unregister(floor.tp, floor_tp_probe, NULL);
@@ -431,7 +469,8 @@ static int floor_on(const char *kind, const char *func, const char *grp, const c
 	floor.file = file;
 	floor.type = file->event_call->event.type;
 	floor.size = size;
-	ret = floor_parse_reads(reads);
+	/* A tracepoint probe has its first two arguments (floor_tp_probe). */
+	ret = floor_parse_reads(reads, strcmp(kind, "tp") ? 5 : 1);
 	if (ret) {
 		trace_put_event_file(file);
 		return ret;
@@ -448,11 +487,25 @@ static int floor_on(const char *kind, const char *func, const char *grp, const c
 		bool exit = !strcmp(kind, "dexit");
 
 		floor.kind = exit ? FLOOR_DEXIT : FLOOR_DENTRY;
-		ret = ftrace_set_filter(&floor.ops, (unsigned char *)func, strlen(func), 1);
+		ret = 0;
+		if (exit && (atomic_read(&floor_draining) ||
+			     match_string(floor_noreturn, ARRAY_SIZE(floor_noreturn), func) >= 0))
+			ret = -EBUSY;
+		if (!ret)
+			ret = ftrace_set_filter(&floor.ops, (unsigned char *)func, strlen(func), 1);
+		if (!ret && exit) {
+			/* Dropped by floor_drain() after "off". */
+			__module_get(THIS_MODULE);
+			WRITE_ONCE(floor_exit_live, true);
+		}
 		if (!ret)
 			ret = register_ftrace_direct(&floor.ops, exit ?
 						     (unsigned long)rfprobe_floor_tramp_exit :
 						     (unsigned long)rfprobe_floor_tramp_entry);
+		if (ret && exit && floor_exit_live) {
+			WRITE_ONCE(floor_exit_live, false);
+			module_put(THIS_MODULE);
+		}
 		if (ret)
 			ftrace_free_filter(&floor.ops);
 	} else if (!strcmp(kind, "exit")) {

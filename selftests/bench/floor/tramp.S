@@ -70,7 +70,11 @@ SYM_CODE_END(rfprobe_floor_tramp_entry)
  * return value, body, caller's return address), then returns to the
  * function's caller with the body's return value. Only for functions whose
  * arguments are all in registers (the body's stack arguments would be
- * looked for above this frame).
+ * looked for above this frame: the floor is set on vfs_read and
+ * __set_task_comm) and that return (floor.c refuses the others). Where
+ * another tracer hooks the function's return (function graph, rethook),
+ * the caller's return address the record holds is that tracer's
+ * trampoline; the returns themselves are right.
  *
  * rfprobe_floor_exit_enter() first counts the task in (the trampoline stays
  * on its stack while the body runs, and the body may sleep); the exit
