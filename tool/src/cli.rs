@@ -1094,15 +1094,7 @@ fn report_events(
 pub fn explain(d: &trace_probe::probe::StoredDef<'_>, module: Option<&str>) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
-    let kind = if d.is_tracepoint() {
-        "tracepoint"
-    } else if d.is_watch() {
-        "hardware watchpoint"
-    } else if d.is_return() {
-        "function exit"
-    } else {
-        "function entry"
-    };
+    let kind = d.kind().spec().label;
     let _ = writeln!(
         s,
         "  probe: {kind} of {}{}{}",

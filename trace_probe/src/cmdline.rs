@@ -208,10 +208,9 @@ pub fn classify(line: &[u8]) -> Command<'_> {
     let Some(first) = it.next() else {
         return Command::Empty;
     };
-    match first.first() {
-        // A bare `w` is a watchpoint definition without its body (logged).
-        Some(b'w') => Command::Define,
-        Some(b'f') | Some(b't') if it.next().is_some() => Command::Define,
+    // A bare `w` is a watchpoint definition without its body (logged).
+    match first.first().and_then(|&l| super::kind::by_letter(l)) {
+        Some(k) if k.bare_defines || it.next().is_some() => Command::Define,
         _ => Command::NotProbe,
     }
 }

@@ -225,16 +225,21 @@ pub const fn not_probe_failure(facts: KernelFacts) -> Failure {
 
 /// Subsystem string C passes to `tracing_log_err()` for `f` and `t` lines.
 pub const SUBSYSTEM: &str = "trace_fprobe";
+/// Subsystem of watchpoint definitions and triggers (upstream's wprobe
+/// events).
+pub const WPROBE_SUBSYSTEM: &str = "wprobe";
 
-/// The `error_log` subsystem of a logged command: `wprobe` for a
-/// watchpoint definition (as upstream's wprobe events log) or trigger, else
-/// [`SUBSYSTEM`].
+/// The `error_log` subsystem of a logged command: its kind's
+/// ([`super::kind::KindSpec::log_subsystem`]), [`WPROBE_SUBSYSTEM`] for a
+/// watchpoint trigger, else [`SUBSYSTEM`].
 pub fn subsystem(command: &[u8]) -> &'static str {
-    if command.first() == Some(&b'w') || super::cmdline::is_trigger_line(command) {
-        "wprobe"
-    } else {
-        SUBSYSTEM
+    if super::cmdline::is_trigger_line(command) {
+        return WPROBE_SUBSYSTEM;
     }
+    command
+        .first()
+        .and_then(|&l| super::kind::by_letter(l))
+        .map_or(SUBSYSTEM, |k| k.log_subsystem)
 }
 
 /// Column prefix of the command line in `error_log` (`CMD_PREFIX`).

@@ -38,10 +38,9 @@ use super::kstr::{
     kstrtoll_negated, kstrtouint, kstrtoul, simple_strtoul, strchr, strrchr, strstr, NumError,
 };
 use super::probe::{
-    Access, ArgSrc, ProbeDef, ProbeKind, Span, WatchSpec, FETCH_INSN_MAX, FPROBE_EVENT_SYSTEM,
-    MAX_ARGSTR_LEN, MAX_ARG_NAME_LEN, MAX_ARRAY_LEN, MAX_BTF_ARGS_LEN, MAX_DENTRY_ARGS_LEN,
-    MAX_EVENT_NAME_LEN, MAX_PROBE_EVENT_SIZE, MAX_TRACE_ARGS, PARAM_MAX_STACK,
-    RETHOOK_MAXACTIVE_MAX, TRACEPOINT_EVENT_SYSTEM, WPROBE_EVENT_SYSTEM,
+    Access, ArgSrc, ProbeDef, ProbeKind, Span, WatchSpec, FETCH_INSN_MAX, MAX_ARGSTR_LEN,
+    MAX_ARG_NAME_LEN, MAX_ARRAY_LEN, MAX_BTF_ARGS_LEN, MAX_DENTRY_ARGS_LEN, MAX_EVENT_NAME_LEN,
+    MAX_PROBE_EVENT_SIZE, MAX_TRACE_ARGS, PARAM_MAX_STACK, RETHOOK_MAXACTIVE_MAX,
 };
 use super::resolve::{
     btf_int_bits, btf_int_encoding, btf_int_offset, is_char_array, is_char_ptr, BtfInfo,
@@ -1949,12 +1948,12 @@ pub fn parse_definition_for<E: ProbeEnv + ?Sized>(
     }
 
     // traceprobe_parse_event_name() (index 0)
-    let default_group = if is_tp {
-        TRACEPOINT_EVENT_SYSTEM
+    let kind = if is_tp {
+        ProbeKind::Tracepoint
     } else {
-        FPROBE_EVENT_SYSTEM
+        ProbeKind::Entry
     };
-    let (group, event) = parse_event_name(line, argv0, def, default_group)?;
+    let (group, event) = parse_event_name(line, argv0, def, kind.spec().default_group)?;
     let nomem = || Failure::silent(-ENOMEM);
     def.group = def.push_text(&[group]).ok_or_else(nomem)?;
     def.event = match event {
@@ -2299,7 +2298,7 @@ fn parse_watch<E: ProbeEnv + ?Sized>(
 
     // Event name: `w:[GRP/]EVENT`; default group `wprobes`, default event
     // the symbol or `w_0x<ADDR>`.
-    let (group, event) = parse_event_name(line, argv0, def, WPROBE_EVENT_SYSTEM)?;
+    let (group, event) = parse_event_name(line, argv0, def, ProbeKind::Watch.spec().default_group)?;
     def.group = def.push_text(&[group]).ok_or_else(nomem)?;
     def.event = match event {
         Some(ev) => def.push_text(&[ev]).ok_or_else(nomem)?,

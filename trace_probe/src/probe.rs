@@ -554,13 +554,9 @@ impl<'a> StoredDef<'a> {
         self.entry.len() * 8
     }
 
-    /// Record header size: 16 (entry/tracepoint) or 24 (exit).
+    /// Record header size: 16 (entry/tracepoint/watchpoint) or 24 (exit).
     pub fn header_size(&self) -> u32 {
-        if self.is_return() {
-            EXIT_HEADER_SIZE
-        } else {
-            ENTRY_HEADER_SIZE
-        }
+        self.head.kind.header_size()
     }
 
     /// Total size of the fixed argument fields (C `tp->size`).
@@ -598,11 +594,7 @@ impl<'a> StoredDef<'a> {
     /// Write the `dynamic_events` line (`trace_fprobe_show`), newline
     /// included: `f[N]:GRP/EVENT SYM[%return] name=comm ...`.
     pub fn write_show(&self, w: &mut (impl ByteWrite + ?Sized)) -> core::fmt::Result {
-        w.put(match self.head.kind {
-            ProbeKind::Tracepoint => b"t",
-            ProbeKind::Watch => b"w",
-            ProbeKind::Entry | ProbeKind::Exit => b"f",
-        })?;
+        w.put(&[self.head.kind.spec().letter])?;
         if self.is_return() && self.head.maxactive != 0 {
             put_u64(w, u64::from(self.head.maxactive))?;
         }

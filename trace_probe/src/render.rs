@@ -63,15 +63,12 @@ where
     Y: Symbolizer + ?Sized,
 {
     out.put(b"(")?;
-    match kind {
-        ProbeKind::Entry | ProbeKind::Tracepoint | ProbeKind::Watch => {
-            ip_sym(out, read_u64(rec, 8), syms, true, sym_addr)?
-        }
-        ProbeKind::Exit => {
-            ip_sym(out, read_u64(rec, 16), syms, true, sym_addr)?;
-            out.put(b" <- ")?;
-            ip_sym(out, read_u64(rec, 8), syms, false, sym_addr)?;
-        }
+    if kind.spec().exit_header {
+        ip_sym(out, read_u64(rec, 16), syms, true, sym_addr)?;
+        out.put(b" <- ")?;
+        ip_sym(out, read_u64(rec, 8), syms, false, sym_addr)?;
+    } else {
+        ip_sym(out, read_u64(rec, 8), syms, true, sym_addr)?;
     }
     out.put(b")")
 }

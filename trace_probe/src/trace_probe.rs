@@ -22,6 +22,7 @@ pub mod core_layout;
 pub mod errno;
 pub mod errors;
 pub mod facts;
+pub mod kind;
 pub mod kstr;
 pub mod layout;
 pub mod multi;
