@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The control files under `/sys/kernel/debug/rfprobe/` and the commands
-//! written to `dynamic_events`.
+//! What the control files (`/proc/rfprobe/`, and `/sys/kernel/debug/rfprobe/`
+//! where debugfs is mounted) do: the commands written to `dynamic_events`,
+//! and the contents of `dynamic_events`, `error_log` and `profile`.
 
 use crate::attach::FilterCheck;
 use crate::btf::BtfData;
