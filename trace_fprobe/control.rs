@@ -128,6 +128,9 @@ impl Inner {
     pub(crate) fn leak_events(&mut self) {
         if !self.events.is_empty() {
             pr_err!("unload with {} events still defined\n", self.events.len());
+            // (Not `mem::take`: `KVec`'s `Default` is not in every kernel
+            // crate rfprobe builds against.)
+            #[allow(clippy::mem_replace_with_default)]
             core::mem::forget(core::mem::replace(&mut self.events, KVec::new()));
         }
     }

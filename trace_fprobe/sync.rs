@@ -299,6 +299,9 @@ impl<T> RcuBox<T> {
     ///
     /// No reader can run: nothing that reads this box is attached.
     pub(crate) unsafe fn take_unread(&mut self) -> Option<KBox<T>> {
+        // (Not `mem::take`: raw pointers' `Default` needs rustc 1.88, and
+        // rfprobe builds with the rustc of the kernel, 1.85 for Debian's.)
+        #[allow(clippy::mem_replace_with_default)]
         let p = core::mem::replace(self.0.get_mut(), core::ptr::null_mut());
         // SAFETY: Published from `KBox::into_raw`; no reader (caller).
         (!p.is_null()).then(|| unsafe { KBox::from_raw(p) })

@@ -223,11 +223,7 @@ pub const fn not_probe_failure(facts: KernelFacts) -> Failure {
     }
 }
 
-/// Subsystem string C passes to `tracing_log_err()` for `f` and `t` lines.
-pub const SUBSYSTEM: &str = "trace_fprobe";
-/// Subsystem of watchpoint definitions and triggers (upstream's wprobe
-/// events).
-pub const WPROBE_SUBSYSTEM: &str = "wprobe";
+pub use super::kind::{SUBSYSTEM, WPROBE_SUBSYSTEM};
 
 /// The `error_log` subsystem of a logged command: its kind's
 /// ([`super::kind::KindSpec::log_subsystem`]), [`WPROBE_SUBSYSTEM`] for a

@@ -5,10 +5,36 @@
 //! these facts asks [`ProbeKind::spec`] (or [`by_letter`]) rather than
 //! testing the kind.
 
-use super::probe::{
-    ProbeKind, ENTRY_HEADER_SIZE, EXIT_HEADER_SIZE, FPROBE_EVENT_SYSTEM, TRACEPOINT_EVENT_SYSTEM,
-    WPROBE_EVENT_SYSTEM,
-};
+/// Probe flavour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeKind {
+    /// `f SYM`: function entry.
+    Entry,
+    /// `f SYM%return` (or `$retval` used): function exit.
+    Exit,
+    /// `t TP`: tracepoint (via its probe stub).
+    Tracepoint,
+    /// `w [r|w|rw]@ADDR|SYM[+|-OFFS][:LEN]`: data watchpoint (a hardware
+    /// breakpoint on every CPU).
+    Watch,
+}
+
+/// Default group of `f` probes.
+pub const FPROBE_EVENT_SYSTEM: &[u8] = b"fprobes";
+/// Default group of watchpoint probes (upstream's wprobe events).
+pub const WPROBE_EVENT_SYSTEM: &[u8] = b"wprobes";
+/// Default group of `t` probes.
+pub const TRACEPOINT_EVENT_SYSTEM: &[u8] = b"tracepoints";
+/// Record header size of entry and tracepoint probes
+/// (`struct fentry_trace_entry_head`).
+pub const ENTRY_HEADER_SIZE: u32 = 16;
+/// Record header size of exit probes (`struct fexit_trace_entry_head`).
+pub const EXIT_HEADER_SIZE: u32 = 24;
+/// Subsystem string C passes to `tracing_log_err()` for `f` and `t` lines.
+pub const SUBSYSTEM: &str = "trace_fprobe";
+/// Subsystem of watchpoint definitions and triggers (upstream's wprobe
+/// events).
+pub const WPROBE_SUBSYSTEM: &str = "wprobe";
 
 /// The facts of one probe kind.
 #[derive(Debug, PartialEq, Eq)]
@@ -41,7 +67,7 @@ pub const KINDS: [KindSpec; 4] = [
         default_group: FPROBE_EVENT_SYSTEM,
         label: "function entry",
         exit_header: false,
-        log_subsystem: super::errors::SUBSYSTEM,
+        log_subsystem: SUBSYSTEM,
         bare_defines: false,
     },
     KindSpec {
@@ -50,7 +76,7 @@ pub const KINDS: [KindSpec; 4] = [
         default_group: FPROBE_EVENT_SYSTEM,
         label: "function exit",
         exit_header: true,
-        log_subsystem: super::errors::SUBSYSTEM,
+        log_subsystem: SUBSYSTEM,
         bare_defines: false,
     },
     KindSpec {
@@ -59,7 +85,7 @@ pub const KINDS: [KindSpec; 4] = [
         default_group: TRACEPOINT_EVENT_SYSTEM,
         label: "tracepoint",
         exit_header: false,
-        log_subsystem: super::errors::SUBSYSTEM,
+        log_subsystem: SUBSYSTEM,
         bare_defines: false,
     },
     KindSpec {
@@ -68,7 +94,7 @@ pub const KINDS: [KindSpec; 4] = [
         default_group: WPROBE_EVENT_SYSTEM,
         label: "hardware watchpoint",
         exit_header: false,
-        log_subsystem: super::errors::WPROBE_SUBSYSTEM,
+        log_subsystem: WPROBE_SUBSYSTEM,
         bare_defines: true,
     },
 ];

@@ -39,36 +39,15 @@ pub const RETHOOK_MAXACTIVE_MAX: u32 = 4096;
 /// Largest `$stackN`/`$argN` (C `PARAM_MAX_STACK` = `THREAD_SIZE / 8` on
 /// x86_64 without KASAN).
 pub const PARAM_MAX_STACK: u64 = 2048;
-/// Default group of `f` probes.
-pub const FPROBE_EVENT_SYSTEM: &[u8] = b"fprobes";
-/// Default group of watchpoint probes (upstream's wprobe events).
-pub const WPROBE_EVENT_SYSTEM: &[u8] = b"wprobes";
-/// Default group of `t` probes.
-pub const TRACEPOINT_EVENT_SYSTEM: &[u8] = b"tracepoints";
-/// Record header size of entry and tracepoint probes
-/// (`struct fentry_trace_entry_head`).
-pub const ENTRY_HEADER_SIZE: u32 = 16;
-/// Record header size of exit probes (`struct fexit_trace_entry_head`).
-pub const EXIT_HEADER_SIZE: u32 = 24;
+pub use super::kind::{
+    ProbeKind, ENTRY_HEADER_SIZE, EXIT_HEADER_SIZE, FPROBE_EVENT_SYSTEM, TRACEPOINT_EVENT_SYSTEM,
+    WPROBE_EVENT_SYSTEM,
+};
 
 /// Capacity of the text arena (symbol, names, comms). A command line is at
 /// most 4094 bytes, expansions add at most 128 + 256 bytes and generated
 /// names at most 128 * 6: this always suffices.
 pub const TEXT_CAP: usize = 8192;
-
-/// Probe flavour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProbeKind {
-    /// `f SYM`: function entry.
-    Entry,
-    /// `f SYM%return` (or `$retval` used): function exit.
-    Exit,
-    /// `t TP`: tracepoint (via its probe stub).
-    Tracepoint,
-    /// `w [r|w|rw]@ADDR|SYM[+|-OFFS][:LEN]`: data watchpoint (a hardware
-    /// breakpoint on every CPU).
-    Watch,
-}
 
 /// The access a watchpoint (`w`) traps: `r`, `w` or `rw` before the `@`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
