@@ -261,7 +261,7 @@ impl Drop for RecursionGuard {
 /// disabled (an ftrace, fprobe or tracepoint callback, or the debug
 /// exception) on this CPU until the handler returns. Zero-sized, neither
 /// `Send` nor `Sync`. What may only run in a handler takes it
-/// ([`crate::outputs::Outputs`]'s published lists, the per-CPU scratch
+/// (an event's published output lists, the per-CPU scratch
 /// buffers), and what it lends lives `'h`.
 #[derive(Clone, Copy)]
 pub(crate) struct InHandler<'h>(PhantomData<(&'h (), *mut ())>);

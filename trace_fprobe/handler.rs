@@ -666,7 +666,7 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
 }
 
 /// The entry of a call on an exit probe's slot `S` (the fprobe entry
-/// handlers of exit probes, `crate::callbacks`): 1 (no exit) if the slot is
+/// handlers of exit probes, called by the callbacks): 1 (no exit) if the slot is
 /// not the live one (see `ExitFprobe::update`), else the entry arguments
 /// stored for the exit.
 ///
@@ -706,7 +706,7 @@ pub(crate) unsafe fn exit_entry<const S: usize>(
 }
 
 /// The return of a call on an exit probe (the fprobe exit handlers of exit
-/// probes, `crate::callbacks`).
+/// probes, called by the callbacks).
 ///
 /// # Safety
 ///
@@ -738,7 +738,7 @@ pub(crate) unsafe fn exit_hit(
 }
 
 /// A hit of an entry probe (`ftrace_ops`), a tracepoint probe or a
-/// watchpoint (`crate::callbacks`).
+/// watchpoint (called by the callbacks).
 ///
 /// # Safety
 ///
