@@ -110,27 +110,7 @@ pub fn rejection(
     let func = funcspec::func_part(line.as_bytes())
         .and_then(|f| std::str::from_utf8(f).ok())
         .unwrap_or("");
-    let single = if tracepoint {
-        // `t[:[GRP/]EVENT] [MOD:]TRACEPOINT`.
-        trace_probe::cmdline::tokens(line.as_bytes())
-            .nth(1)
-            .and_then(|t| std::str::from_utf8(t).ok())
-            .map(|t| match t.split_once(':') {
-                Some((m, n)) => (Some(m.to_string()), n.to_string()),
-                None => (None, t.to_string()),
-            })
-    } else {
-        Spec::parse(func.as_bytes())
-            .ok()
-            .and_then(|s| s.single())
-            .filter(|i| !funcspec::is_glob(i.name))
-            .map(|i| {
-                (
-                    i.module.map(|m| String::from_utf8_lossy(m).into_owned()),
-                    String::from_utf8_lossy(i.name).into_owned(),
-                )
-            })
-    };
+    let single = single_target(line, func, tracepoint);
     for l in &out.logs {
         let word = word_at(&l.cmd, l.pos);
         match l.code {
@@ -182,6 +162,31 @@ pub fn rejection(
     }
     hints.dedup();
     hints
+}
+
+/// The one function or tracepoint a definition names, as (module, name):
+/// none for a list or a glob.
+fn single_target(line: &str, func: &str, tracepoint: bool) -> Option<(Option<String>, String)> {
+    if tracepoint {
+        // `t[:[GRP/]EVENT] [MOD:]TRACEPOINT`.
+        return trace_probe::cmdline::tokens(line.as_bytes())
+            .nth(1)
+            .and_then(|t| std::str::from_utf8(t).ok())
+            .map(|t| match t.split_once(':') {
+                Some((m, n)) => (Some(m.to_string()), n.to_string()),
+                None => (None, t.to_string()),
+            });
+    }
+    Spec::parse(func.as_bytes())
+        .ok()
+        .and_then(|s| s.single())
+        .filter(|i| !funcspec::is_glob(i.name))
+        .map(|i| {
+            (
+                i.module.map(|m| String::from_utf8_lossy(m).into_owned()),
+                String::from_utf8_lossy(i.name).into_owned(),
+            )
+        })
 }
 
 fn split_func(f: &str) -> (Option<String>, String) {

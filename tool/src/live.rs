@@ -535,17 +535,8 @@ impl Live {
         Ok(())
     }
 
-    fn stream_json(
-        &self,
-        formats: &[(String, rawbuf::Format)],
-        limit: Limit,
-        stop: &AtomicBool,
-        out: &mut impl Write,
-    ) -> Result<()> {
-        let page_size = std::fs::read_to_string(self.tracefs.join("buffer_subbuf_size_kb"))
-            .ok()
-            .and_then(|s| s.trim().parse::<usize>().ok())
-            .map_or(4096, |kb| kb * 1024);
+    /// Each CPU's `trace_pipe_raw`, opened non-blocking, by CPU number.
+    fn raw_pipes(&self) -> Result<Vec<(u32, std::fs::File)>> {
         let mut cpus = Vec::new();
         let per_cpu = self.tracefs.join("per_cpu");
         for e in std::fs::read_dir(&per_cpu).with_context(|| format!("{}", per_cpu.display()))? {
@@ -563,6 +554,21 @@ impl Live {
             cpus.push((cpu, f));
         }
         cpus.sort_by_key(|c| c.0);
+        Ok(cpus)
+    }
+
+    fn stream_json(
+        &self,
+        formats: &[(String, rawbuf::Format)],
+        limit: Limit,
+        stop: &AtomicBool,
+        out: &mut impl Write,
+    ) -> Result<()> {
+        let page_size = std::fs::read_to_string(self.tracefs.join("buffer_subbuf_size_kb"))
+            .ok()
+            .and_then(|s| s.trim().parse::<usize>().ok())
+            .map_or(4096, |kb| kb * 1024);
+        let mut cpus = self.raw_pipes()?;
         let by_id: HashMap<u16, (&str, &rawbuf::Format)> = formats
             .iter()
             .map(|(n, f)| (f.id, (n.as_str(), f)))

@@ -8,7 +8,7 @@
 use super::bytes::{put_u64, ByteWrite};
 use super::desc::FetchType;
 use super::probe::{ProbeArg, StoredDef};
-use super::symbolic::EnumTable;
+use super::symbolic::{EnumTable, Enumerator};
 
 /// C `fetch_type->fmttype`: the type string of the `format` file.
 pub const fn fmttype(ty: FetchType) -> &'static str {
@@ -213,25 +213,7 @@ pub fn write_print_fmt_with(
         let name = def.arg_name(a);
         let string = a.desc.ty.is_string();
         if symbolic(i, a) {
-            w.put(b", __print_symbolic(REC->")?;
-            w.put(name)?;
-            // libtraceevent (trace-cmd, perf) reads the field's bytes
-            // zero-extended and compares them with each value as an
-            // unsigned 64-bit number: write the values that way.
-            let bits = 8 * a.desc.ty.size();
-            let mask = if bits >= 64 {
-                u64::MAX
-            } else {
-                (1u64 << bits) - 1
-            };
-            for e in enums.of_arg(i) {
-                w.put(b", { ")?;
-                put_u64(w, e.value & mask)?;
-                w.put(b", \"")?;
-                w.put(e.name)?;
-                w.put(b"\" }")?;
-            }
-            w.put(b")")?;
+            put_print_symbolic(w, name, a, enums.of_arg(i))?;
             continue;
         }
         if a.desc.array != 0 {
@@ -251,6 +233,34 @@ pub fn write_print_fmt_with(
         }
     }
     Ok(())
+}
+
+/// `, __print_symbolic(REC->NAME, { VALUE, "NAME" }, ...)` of an `:enum`
+/// field. libtraceevent (trace-cmd, perf) reads the field's bytes
+/// zero-extended and compares them with each value as an unsigned 64-bit
+/// number: the values are written that way.
+fn put_print_symbolic<'e>(
+    w: &mut (impl ByteWrite + ?Sized),
+    name: &[u8],
+    a: &ProbeArg,
+    values: impl Iterator<Item = Enumerator<'e>>,
+) -> core::fmt::Result {
+    w.put(b", __print_symbolic(REC->")?;
+    w.put(name)?;
+    let bits = 8 * a.desc.ty.size();
+    let mask = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    for e in values {
+        w.put(b", { ")?;
+        put_u64(w, e.value & mask)?;
+        w.put(b", \"")?;
+        w.put(e.name)?;
+        w.put(b"\" }")?;
+    }
+    w.put(b")")
 }
 
 /// Write the `format` file from the `format:` line to the end (what does

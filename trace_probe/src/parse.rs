@@ -599,30 +599,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             ty = btf
                 .skip_modifiers(member_type)
                 .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
-            let mut at_idx = name.len();
-            for idx in IndexIter(indexes) {
-                // Caret on the index digits.
-                let pos = self.ctx.offset + at_idx as i64 + 1;
-                at_idx += idx.len;
-                let Some((elem, nelems, elem_size)) = btf.array_info(ty) else {
-                    return Err(perr(-EINVAL, ErrCode::NotArray, pos));
-                };
-                // A flexible array (0 elements) has no bound to check.
-                if nelems != 0 && idx.value >= u64::from(nelems) {
-                    return Err(perr(-EINVAL, ErrCode::ArrayIndex, pos));
-                }
-                let bits = idx
-                    .value
-                    .checked_mul(u64::from(elem_size) * 8)
-                    .and_then(|b| u32::try_from(b).ok())
-                    .and_then(|b| bitoffs.checked_add(b))
-                    .ok_or_else(|| perr(-EINVAL, ErrCode::ArrayIndex, pos))?;
-                bitoffs = bits;
-                self.ctx.last_bitsize = 0;
-                ty = btf
-                    .skip_modifiers(elem)
-                    .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
-            }
+            (bitoffs, ty) = self.index_member(btf, indexes, name.len(), bitoffs, ty)?;
             match next {
                 Some((is_ptr, tail)) => {
                     // C: ctx->offset += next - fieldname.
@@ -640,6 +617,41 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                 }
             }
         }
+    }
+
+    /// rfprobe: the array indexes after a member's name (`NAME[I][J]`), from
+    /// its bit offset and type to the element's. `at_idx`: where the
+    /// indexes start in the field text (the caret goes on their digits).
+    fn index_member(
+        &mut self,
+        btf: &B,
+        indexes: &[u8],
+        mut at_idx: usize,
+        mut bitoffs: u32,
+        mut ty: u32,
+    ) -> PResult<(u32, u32)> {
+        for idx in IndexIter(indexes) {
+            let pos = self.ctx.offset + at_idx as i64 + 1;
+            at_idx += idx.len;
+            let Some((elem, nelems, elem_size)) = btf.array_info(ty) else {
+                return Err(perr(-EINVAL, ErrCode::NotArray, pos));
+            };
+            // A flexible array (0 elements) has no bound to check.
+            if nelems != 0 && idx.value >= u64::from(nelems) {
+                return Err(perr(-EINVAL, ErrCode::ArrayIndex, pos));
+            }
+            bitoffs = idx
+                .value
+                .checked_mul(u64::from(elem_size) * 8)
+                .and_then(|b| u32::try_from(b).ok())
+                .and_then(|b| bitoffs.checked_add(b))
+                .ok_or_else(|| perr(-EINVAL, ErrCode::ArrayIndex, pos))?;
+            self.ctx.last_bitsize = 0;
+            ty = btf
+                .skip_modifiers(elem)
+                .ok_or_else(|| perr(-EINVAL, ErrCode::BadBtfTid, self.ctx.offset))?;
+        }
+        Ok((bitoffs, ty))
     }
 
     /// `parse_btf_field()`. `ty` is the pointer type the field chain starts
@@ -1032,26 +1044,35 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             }
             code.set(Op::Deref(0));
         }
-        // rfprobe: `@VAR` of the per-CPU section has a BTF type:
-        // `this_cpu_read(@VAR)` is typed by it, and `->FIELD` may follow
-        // (`this_cpu_ptr(@runqueues)->nr_running`,
-        // `this_cpu_read(@current_task)->pid`). Upstream types neither and
-        // ignores text after the closing parenthesis, as C 6.12 does for
-        // `+OFFS(...)`: so does rfprobe for anything but `->`.
+        let rest = inner.get(close + 1..).map(cstr).unwrap_or(&[]);
+        self.this_cpu_typed(var, rest, is_ptr, cur_offs + close as i64, code)?;
+        self.ctx.depth -= 1;
+        Ok(())
+    }
+
+    /// rfprobe: `@VAR` of the per-CPU section has a BTF type:
+    /// `this_cpu_read(@VAR)` is typed by it, and `->FIELD` may follow
+    /// (`this_cpu_ptr(@runqueues)->nr_running`,
+    /// `this_cpu_read(@current_task)->pid`). Upstream types neither and
+    /// ignores text after the closing parenthesis, as C 6.12 does for
+    /// `+OFFS(...)`: so does rfprobe for anything but `->`. `rest`: what
+    /// follows the closing parenthesis, at `close_offs`.
+    fn this_cpu_typed(
+        &mut self,
+        var: &[u8],
+        rest: &[u8],
+        is_ptr: bool,
+        close_offs: i64,
+        code: &mut Code,
+    ) -> PResult<()> {
         let name = var.strip_prefix(b"@").filter(|n| is_good_name(n));
         let found = name.and_then(|n| self.ctx.btf.and_then(|b| b.percpu_var(n)));
-        let rest = inner.get(close + 1..).map(cstr).unwrap_or(&[]);
         let Some((_, vty)) = found else {
             if rest.starts_with(b"->") {
                 // No type to resolve the field in (only per-CPU `@VAR`s
                 // have one): refused rather than silently ignored.
-                return Err(perr(
-                    -EINVAL,
-                    ErrCode::NoPtrStrct,
-                    cur_offs + close as i64 + 1,
-                ));
+                return Err(perr(-EINVAL, ErrCode::NoPtrStrct, close_offs + 1));
             }
-            self.ctx.depth -= 1;
             return Ok(());
         };
         let btf = self
@@ -1065,12 +1086,11 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         self.ctx.last_bitsize = 0;
         if let Some(field) = rest.strip_prefix(b"->") {
             // The per-CPU copy's address (struct) or the pointer read.
-            self.ctx.offset = cur_offs + close as i64 + 3;
+            self.ctx.offset = close_offs + 3;
             self.parse_btf_field(field, ty, is_ptr.then_some(0), code)?;
         } else if !is_ptr {
             self.ctx.last_type = Some(ty);
         }
-        self.ctx.depth -= 1;
         Ok(())
     }
 
@@ -1404,19 +1424,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         // value printed by name.
         let want_enum = at.type_text == Some(b"enum".as_slice());
         let type_text = if want_enum { None } else { at.type_text };
-        let mut ty = if arg == b"$comm" || arg == b"$COMM" || arg.starts_with(b"\\\"") {
-            if count != 0 || type_text.is_some_and(|t| t != b"string") {
-                return Err(perr(
-                    -EINVAL,
-                    ErrCode::NeedStringType,
-                    self.ctx.offset + type_offs,
-                ));
-            }
-            FetchType::String
-        } else {
-            find_fetch_type(type_text)
-                .ok_or_else(|| perr(-EINVAL, ErrCode::BadType, self.ctx.offset + type_offs))?
-        };
+        let mut ty = self.declared_type(arg, count, type_text, type_offs)?;
 
         let mut code = Code::new();
         self.ctx.last_type = None;
@@ -1454,20 +1462,62 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         }
         self.def.size = new_size;
 
-        // finalize_fetch_insn()
+        let btf_bf = self.finalize_fetch(&mut code, &mut ty, count, type_text, type_offs)?;
+        let mut parsed = build_desc(&code, ty, count, btf_bf);
+        parsed.enum_tid = enum_tid;
+        if let (Some(btf), true) = (self.ctx.btf, enum_tid != 0) {
+            parsed.enum_key = super::symbolic::enum_key(btf, enum_tid, ty.size());
+        }
+        Ok(parsed)
+    }
+
+    /// The type a body declares (`:TYPE`, or the default), before BTF
+    /// refines an undeclared one: `$comm` and immediate strings are strings.
+    fn declared_type(
+        &self,
+        arg: &[u8],
+        count: u32,
+        type_text: Option<&[u8]>,
+        type_offs: i64,
+    ) -> PResult<FetchType> {
+        if arg == b"$comm" || arg == b"$COMM" || arg.starts_with(b"\\\"") {
+            if count != 0 || type_text.is_some_and(|t| t != b"string") {
+                return Err(perr(
+                    -EINVAL,
+                    ErrCode::NeedStringType,
+                    self.ctx.offset + type_offs,
+                ));
+            }
+            return Ok(FetchType::String);
+        }
+        find_fetch_type(type_text)
+            .ok_or_else(|| perr(-EINVAL, ErrCode::BadType, self.ctx.offset + type_offs))
+    }
+
+    /// C's finalize_fetch_insn(): the store, a bitfield (declared, or
+    /// BTF's: returned) and an array's loop. `ty` becomes a declared
+    /// bitfield's type.
+    fn finalize_fetch(
+        &mut self,
+        code: &mut Code,
+        ty: &mut FetchType,
+        count: u32,
+        type_text: Option<&[u8]>,
+        type_offs: i64,
+    ) -> PResult<Option<BtfBitfield>> {
         let off = self.ctx.offset;
         let t_off = off + type_offs;
-        finalize_store(&mut code, ty, count, off, t_off)?;
+        finalize_store(code, *ty, count, off, t_off)?;
         let scode = code.ci;
         let mut btf_bf = None;
         if let Some(t) = type_text {
-            match self.parse_bitfield(t, ty, &mut code) {
-                Ok(Some(bf)) => ty = bf,
+            match self.parse_bitfield(t, *ty, code) {
+                Ok(Some(bf)) => *ty = bf,
                 Ok(None) => {}
                 Err(()) => return Err(perr(-EINVAL, ErrCode::BadBitfield, t_off)),
             }
         } else if self.ctx.last_type.is_some() {
-            btf_bf = self.btf_bitfield(&mut code, off)?;
+            btf_bf = self.btf_bitfield(code, off)?;
         }
         if count != 0 {
             let sop = code.ops.get(scode).copied().unwrap_or(Op::End);
@@ -1480,12 +1530,7 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
             }
             code.set(Op::LpArray);
         }
-        let mut parsed = build_desc(&code, ty, count, btf_bf);
-        parsed.enum_tid = enum_tid;
-        if let (Some(btf), true) = (self.ctx.btf, enum_tid != 0) {
-            parsed.enum_key = super::symbolic::enum_key(btf, enum_tid, ty.size());
-        }
-        Ok(parsed)
+        Ok(btf_bf)
     }
 
     /// `:enum` on the value just parsed: its BTF enum type (arrays of
@@ -1738,53 +1783,86 @@ fn split_arg_name<'a>(
 
 /// Translate the C instruction model into the [`ArgDesc`] contract.
 fn build_desc(code: &Code, ty: FetchType, count: u32, btf_bf: Option<BtfBitfield>) -> ParsedBody {
-    let mut desc = ArgDesc {
-        base: Base::Retval,
-        hops: [Hop::default(); MAX_HOPS],
-        nr_hops: 0,
-        ty,
-        array: count as u8,
-        btf_bitfield: btf_bf,
-        percpu: 0,
+    let mut b = DescBuilder {
+        desc: ArgDesc {
+            base: Base::Retval,
+            hops: [Hop::default(); MAX_HOPS],
+            nr_hops: 0,
+            ty,
+            array: count as u8,
+            btf_bitfield: btf_bf,
+            percpu: 0,
+        },
+        nh: 0,
+        imm_base: false,
+        symbol_errno: 0,
     };
-    let mut symbol_errno = 0;
-    let mut nh = 0usize;
-    let mut imm_base = false;
     for op in code.ops.iter() {
-        let hop = match *op {
-            Op::Nop | Op::End => break,
-            Op::Stack(n) => set_base(&mut desc, Base::Stack(n)),
-            Op::StackP => set_base(&mut desc, Base::StackPtr),
-            Op::Retval => set_base(&mut desc, Base::Retval),
+        if matches!(op, Op::Nop | Op::End) {
+            break;
+        }
+        let hop = b.hop(*op);
+        if let (Some(h), Some(slot)) = (hop, b.desc.hops.get_mut(b.nh)) {
+            *slot = h;
+            b.nh += 1;
+        }
+    }
+    b.desc.nr_hops = b.nh as u8;
+    ParsedBody {
+        desc: b.desc,
+        symbol_errno: b.symbol_errno,
+        enum_tid: 0,
+        enum_key: 0,
+    }
+}
+
+/// [`build_desc`]'s state: the description so far, its hop count, whether
+/// the base is an immediate, a symbol's lookup errno.
+struct DescBuilder {
+    desc: ArgDesc,
+    nh: usize,
+    imm_base: bool,
+    symbol_errno: i32,
+}
+
+impl DescBuilder {
+    /// What one operation adds: a base (no hop), a per-CPU mark, or a hop.
+    fn hop(&mut self, op: Op) -> Option<Hop> {
+        let desc = &mut self.desc;
+        match op {
+            Op::Nop | Op::End => None,
+            Op::Stack(n) => set_base(desc, Base::Stack(n)),
+            Op::StackP => set_base(desc, Base::StackPtr),
+            Op::Retval => set_base(desc, Base::Retval),
             Op::Imm(v) => {
-                imm_base = true;
+                self.imm_base = true;
                 if matches!(desc.base, Base::Symbol { .. }) {
                     None
                 } else {
-                    set_base(&mut desc, Base::Imm(v))
+                    set_base(desc, Base::Imm(v))
                 }
             }
-            Op::Comm => set_base(&mut desc, Base::Comm),
-            Op::Current => set_base(&mut desc, Base::Current),
-            Op::WatchAddr => set_base(&mut desc, Base::WatchAddr),
+            Op::Comm => set_base(desc, Base::Comm),
+            Op::Current => set_base(desc, Base::Current),
+            Op::WatchAddr => set_base(desc, Base::WatchAddr),
             // Before the next hop's access (or, as the last operation, on
             // the value that is stored).
             Op::CpuPtr => {
-                desc.percpu |= 1u16.checked_shl(nh as u32).unwrap_or(0);
+                desc.percpu |= 1u16.checked_shl(self.nh as u32).unwrap_or(0);
                 None
             }
-            Op::Arg(n) => set_base(&mut desc, Base::Arg(n as u16)),
-            Op::Data { start, len } => set_base(&mut desc, Base::ImmStr { start, len }),
-            Op::EData(slot) => set_base(&mut desc, Base::EntryData(slot)),
-            Op::Duration(slot) => set_base(&mut desc, Base::Duration(slot)),
+            Op::Arg(n) => set_base(desc, Base::Arg(n as u16)),
+            Op::Data { start, len } => set_base(desc, Base::ImmStr { start, len }),
+            Op::EData(slot) => set_base(desc, Base::EntryData(slot)),
+            Op::Duration(slot) => set_base(desc, Base::Duration(slot)),
             Op::NopSymbol {
                 start,
                 len,
                 offset,
                 errno,
             } => {
-                symbol_errno = errno;
-                set_base(&mut desc, Base::Symbol { start, len, offset })
+                self.symbol_errno = errno;
+                set_base(desc, Base::Symbol { start, len, offset })
             }
             Op::Deref(o) | Op::StMem(o) => Some(Hop {
                 offset: o,
@@ -1803,23 +1881,12 @@ fn build_desc(code: &Code, ty: FetchType, count: u32, btf_bf: Option<BtfBitfield
             // address (for `\IMM:string[N]` C reads the first string there
             // and fails the next elements; here the elements are the
             // pointers at IMM, see docs).
-            Op::StString { .. } if imm_base && nh == 0 => Some(Hop {
+            Op::StString { .. } if self.imm_base && self.nh == 0 => Some(Hop {
                 offset: 0,
                 user: false,
             }),
             Op::StString { .. } | Op::StRaw | Op::StSymstr | Op::ModBf | Op::LpArray => None,
-        };
-        if let (Some(h), Some(slot)) = (hop, desc.hops.get_mut(nh)) {
-            *slot = h;
-            nh += 1;
         }
-    }
-    desc.nr_hops = nh as u8;
-    ParsedBody {
-        desc,
-        symbol_errno,
-        enum_tid: 0,
-        enum_key: 0,
     }
 }
 
@@ -2431,9 +2498,7 @@ fn parse_watch_place<'l, E: ProbeEnv + ?Sized>(
     env: &E,
 ) -> Result<WatchPlace<'l>, (ErrCode, usize)> {
     if let Ok(a) = kstrtoul(place, 0) {
-        // User addresses can never be watched here; the hardware needs the
-        // alignment.
-        if a != 0 && (a < WATCH_MIN_ADDR || a % u64::from(len) != 0) {
+        if a != 0 && !watch_armable(a, len) {
             return Err((ErrCode::BadAccessAddr, 0));
         }
         return Ok((None, a));
@@ -2595,6 +2660,13 @@ fn btf_byte_size<B: BtfInfo + ?Sized>(btf: &B, ty: u32) -> Option<u32> {
 /// 4-level paging it starts at 0xffff_8000_0000_0000; what lies between is
 /// not canonical there, never accessed, and never trapped).
 pub const WATCH_MIN_ADDR: u64 = 0xff00_0000_0000_0000;
+
+/// Can a watchpoint of `len` bytes be armed at `addr`: a kernel address
+/// (user addresses are never watched here) aligned to the length, as the
+/// hardware needs (a length of 0 counts as 1).
+pub fn watch_armable(addr: u64, len: u8) -> bool {
+    addr >= WATCH_MIN_ADDR && addr % u64::from(len.max(1)) == 0
+}
 
 impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
     fn fail(&self, index: usize, e: PErr) -> Failure {

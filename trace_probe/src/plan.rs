@@ -354,23 +354,8 @@ fn decide_inner<K: Kernel, G: Groups>(
     }
     let append = check_name(k, line, def)?;
     registration_checks(k, line, def, resolved)?;
+    let target = target_of(k, line, def, count, per_func)?;
     let d = def.stored();
-    let target = if d.is_tracepoint() {
-        Target::Tracepoint {
-            found: k.tracepoint_exists(d.symbol()),
-        }
-    } else if let Some(n) = count {
-        if let Err(e) = k.can_attach_set() {
-            let f = registration(def, line, e);
-            return Err(Rejection::main(Failure {
-                errno: k.facts().registration_errno(f.errno),
-                ..f
-            }));
-        }
-        Target::Funcs { count: n, per_func }
-    } else {
-        Target::PendingFunc
-    };
     // `@SYM` step (C `traceprobe_update_arg()`): bad offsets, unknown symbols.
     if let Err(errno) = d.check_symbols(|name| k.symbol_exists(name)) {
         return Err(Rejection::main(registration(def, line, errno)));
@@ -395,6 +380,35 @@ fn decide_inner<K: Kernel, G: Groups>(
         typed_by,
         unmatched,
     }))
+}
+
+/// What a definition that passed its checks attaches to: its tracepoint,
+/// the `count` functions it resolved to, or a function of a module that is
+/// not loaded (`count` None).
+fn target_of<K: Kernel>(
+    k: &mut K,
+    line: &[u8],
+    def: &ProbeDef,
+    count: Option<usize>,
+    per_func: bool,
+) -> Result<Target, Rejection> {
+    let d = def.stored();
+    if d.is_tracepoint() {
+        return Ok(Target::Tracepoint {
+            found: k.tracepoint_exists(d.symbol()),
+        });
+    }
+    let Some(n) = count else {
+        return Ok(Target::PendingFunc);
+    };
+    if let Err(e) = k.can_attach_set() {
+        let f = registration(def, line, e);
+        return Err(Rejection::main(Failure {
+            errno: k.facts().registration_errno(f.errno),
+            ..f
+        }));
+    }
+    Ok(Target::Funcs { count: n, per_func })
 }
 
 /// A definition of a function in `module`, which is not loaded, whose BTF
@@ -564,11 +578,10 @@ fn decide_watch<K: Kernel>(k: &mut K, line: &[u8], def: &ProbeDef) -> Result<Ver
 /// offset, and an offset can leave the kernel's half: neither can be
 /// watched). `Err`: `BAD_ACCESS_ADDR`, the caret after the `@`.
 pub fn check_watch_address(def: &ProbeDef, line: &[u8], addr: u64) -> Result<(), Failure> {
-    let len = u64::from(def.stored().watch().len.max(1));
     if def.stored().watch_by_trigger() {
         return Ok(());
     }
-    if addr >= super::parse::WATCH_MIN_ADDR && addr % len == 0 {
+    if super::parse::watch_armable(addr, def.stored().watch().len) {
         return Ok(());
     }
     let spec = super::cmdline::tokens(line).nth(1).unwrap_or(&[]);

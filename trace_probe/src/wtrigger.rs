@@ -230,11 +230,10 @@ pub fn address(c: &Checked, record: &[u8]) -> Option<u64> {
     Some(u64::from_le_bytes(v).wrapping_add(c.adjust as u64))
 }
 
-/// Can a watchpoint of `len` bytes be armed at `addr`: a kernel address
-/// aligned to the length, as for a numeric `w@ADDR`.
+/// Can a watchpoint of `len` bytes be armed at `addr`: the rule of a
+/// numeric `w@ADDR` (`parse::watch_armable`).
 pub fn armable(addr: u64, len: u8) -> bool {
-    let len = u64::from(len.max(1));
-    addr >= super::parse::WATCH_MIN_ADDR && addr % len == 0
+    super::parse::watch_armable(addr, len)
 }
 
 /// Writes a trigger as the `triggers` file lists it (without the state
