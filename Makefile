@@ -5,9 +5,9 @@
 #                     (KVER=7.3: the 7.3 one; or KDIR=/path/to/a/rust-enabled/
 #                     6.12-or-7.3/build)
 #   make demo         set-up + kernel + module + boot + a short demonstration
-#   make check        set-up + host tests + module + VM suites: 6.12 fast and
-#                     debug, 7.3 fast
-#   make check-debug-7.3  the 7.3 debug kernel's VM suite and stress suite
+#   make check        set-up + host tests + module + VM suites: 6.12 debug,
+#                     7.3 fast (a distribution's options), install paths
+#   make check-more   the other test kernels: 6.12 fast and 7.3 debug
 #   make vmtest       run .tc tests in the VM: KVARIANT=fast|debug KVER=6.12|7.3 T="path ..."
 #   make vng-check    run the .tc suite under virtme-ng on a kernel you built:
 #                     KDIR=/path/to/build [T="tests ..."] [TCG=1: no KVM]
@@ -56,7 +56,7 @@ MODDIR := $(TOP)/build/kdir-$(shell echo $(abspath $(KDIR)) | sha1sum | cut -c1-
 KDIR_CMD := echo $(abspath $(KDIR))
 endif
 
-.PHONY: all module setup kernel demo check check-debug-7.3 vmtest vng-check check-installed host-test bench tool-bench clean install dkms-source dkms-install dkms-remove tool tool-install
+.PHONY: all module setup kernel demo check check-more vmtest vng-check check-installed host-test bench tool-bench clean install dkms-source dkms-install dkms-remove tool tool-install
 
 all: module
 
@@ -89,9 +89,9 @@ demo:
 check:
 	@$(SELFTESTS)/check.sh
 
-# The 7.3 debug kernel's VM suite and stress suite (beside make check).
-check-debug-7.3:
-	@$(SELFTESTS)/check-debug.sh 7.3
+# The test kernels make check leaves out: 6.12 fast, 7.3 debug.
+check-more:
+	@$(SELFTESTS)/check-more.sh
 
 bench: setup tool-bench
 	@$(MAKE) --no-print-directory KVARIANT=fast KDIR= module && $(SELFTESTS)/bench/run.sh $(BENCH)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Build (or reuse from the cache) a test kernel variant: fast | debug | user.
-# Prints the build directory on stdout. Rebuilds only when the cache key
+# Build (or reuse from the cache) a test kernel variant: fast | debug, or the
+# user tree (configured and prepared for module builds, not built). Prints
+# the build directory on stdout. Rebuilds only when the cache key
 # (kernel version + config fragments + toolchain versions) changes.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
@@ -68,13 +69,19 @@ while IFS= read -r line; do
 done < <(cat $frags)
 [ $bad = 0 ] || die "the $variant kernel config lost required options (see above)"
 
-"${K[@]}" -j"$JOBS" >>"$log" 2>&1 || { grep -E "error|Error" "$log" | tail -30 >&2; die "building the $variant kernel failed (log: $log)"; }
-for f in arch/x86/boot/bzImage vmlinux rust/libkernel.rmeta; do
-	[ -e "$out/$f" ] || die "$variant build produced no $f"
-done
-# Raw BTF blobs for host tests (vmlinux and one module's split BTF).
-llvm-objcopy$LLVM_SUFFIX -O binary --only-section=.BTF "$out/vmlinux" "$out/vmlinux.btf"
-if [ "$variant" != user ]; then
+if [ "$variant" = user ]; then
+	# A tree to build modules against, not a kernel to boot: what
+	# modules_prepare makes (the Rust crates and proc macros included).
+	"${K[@]}" -j"$JOBS" modules_prepare >>"$log" 2>&1 ||
+		{ grep -E "error|Error" "$log" | tail -30 >&2; die "preparing the $variant tree failed (log: $log)"; }
+	[ -e "$out/rust/libkernel.rmeta" ] || die "$variant tree has no rust/libkernel.rmeta"
+else
+	"${K[@]}" -j"$JOBS" >>"$log" 2>&1 || { grep -E "error|Error" "$log" | tail -30 >&2; die "building the $variant kernel failed (log: $log)"; }
+	for f in arch/x86/boot/bzImage vmlinux rust/libkernel.rmeta; do
+		[ -e "$out/$f" ] || die "$variant build produced no $f"
+	done
+	# Raw BTF blobs for host tests (vmlinux and one module's split BTF).
+	llvm-objcopy$LLVM_SUFFIX -O binary --only-section=.BTF "$out/vmlinux" "$out/vmlinux.btf"
 	mod=$(find "$out/samples" -name 'trace-events-sample.ko' | head -1)
 	[ -n "$mod" ] || die "$variant build has no trace-events-sample.ko"
 	# In a .ko, .BTF is not an allocated section: -O binary would drop it.

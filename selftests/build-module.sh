@@ -25,13 +25,19 @@ rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' --exclude=
 # A user's build builds on any configuration the code supports and fails
 # only on real errors. make check and CI set RFPROBE_LINT=1: Rust warnings
 # then fail the build, and CLIPPY=1 (Debian's clippy-driver matching the
-# kernel's rustc) applies the kernel's clippy lints.
+# kernel's rustc) applies the kernel's clippy lints; an objtool warning
+# fails it too (a function objtool cannot follow gets no unwind data).
 lint=()
 if [ "${RFPROBE_LINT:-0}" = 1 ]; then
 	lint=(CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver KRUSTFLAGS=-Dwarnings)
 fi
 # The kernel's own compiler, rustc and bindgen (from its .config).
 read -r -a kflags <<< "$("$RFPROBE_TOP/scripts/kbuild-flags.sh" "$kdir")"
-make -C "$kdir" ${kflags[@]+"${kflags[@]}"} ${lint[@]+"${lint[@]}"} M="$outdir" -j"$JOBS" modules >&2
+make -C "$kdir" ${kflags[@]+"${kflags[@]}"} ${lint[@]+"${lint[@]}"} M="$outdir" -j"$JOBS" modules 2>&1 |
+	tee "$outdir/build.log" >&2
+[ "${PIPESTATUS[0]}" = 0 ] || die "building rfprobe.ko against $kdir failed"
+if [ ${#lint[@]} != 0 ] && grep -q 'warning: objtool:' "$outdir/build.log"; then
+	die "objtool warnings (above; RFPROBE_LINT=1)"
+fi
 [ -f "$outdir/rfprobe.ko" ] || die "no rfprobe.ko produced in $outdir"
 echo "$outdir/rfprobe.ko"

@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make check: set-up, host tests, the test kernels (6.12: fast and debug;
-# 7.3: fast), the module for each, the VM suites, stress on 6.12's debug
-# kernel, the ported and upstream tests against each kernel's C, the
-# runner's own failure tests and the install paths. The 7.3 debug kernel's
-# suite and stress: make check-debug-7.3.
+# make check: set-up, host tests, the two test kernels (common.sh
+# check_variant: 6.12's debug kernel, 7.3's fast kernel with a
+# distribution's options) and the module for each, the VM suites, stress on
+# 6.12's debug kernel, the ported and upstream tests against each kernel's
+# C, the runner's own failure tests, a benchmark smoke run and the install
+# paths. The other two kernels (6.12 fast, 7.3 debug): make check-more.
 #
 # Two lanes run side by side, as a test VM keeps about one of the 2 cores
-# busy: the 6.12 lane (its kernels, the host tests, its suites, the runner's
-# failure tests, the bench smoke run, the debug suite) and the 7.3 lane
-# (its kernel, the host tests on its BTF, its suites, then the user kernel,
-# the install paths and the stress suite on 6.12's debug kernel). Each stage writes build/check/<stage>.log; a
-# lane's output is printed when it ends, then the summary of both, with a
-# final "N passed, N failed" line.
+# busy: the 6.12 lane (its kernel, the host tests, its suites, the kCFI
+# self-test) and the 7.3 lane (its kernel, the host tests on its BTF, its
+# suites, the runner's failure tests, the bench smoke run, the install
+# paths, then the stress suite on 6.12's debug kernel). Each stage writes build/check/<stage>.log; a lane's
+# output is printed when it ends, then the summary of both, with a final
+# "N passed, N failed" line.
 set -uo pipefail
 . "$(dirname "$0")/lib/common.sh"
 cd "$RFPROBE_TOP"
@@ -28,11 +29,6 @@ stage() { echo; echo "=== $* ($(($(date +%s) - start)) s)"; }
 record() { # lane kind name log rc [pattern]
 	local lane=$1; shift
 	(IFS=$'\t'; echo "$*") >>"build/check/results-$lane"
-}
-# The build directory of a variant of series KVER (common.sh's paths and
-# tools are the series').
-series_variant_dir() { # KVER variant
-	KVER=$1 bash -c '. selftests/lib/common.sh && variant_dir "$0"' "$2"
 }
 # Adds "N passed, N failed[, N skipped]" from the last such line of a log to
 # the totals (skips: only those on selftests/skip-allowlist; run-vm.sh fails
@@ -93,69 +89,42 @@ rm -f build/check/results-*
 build_tool() { cargo build --release --quiet -p rfprobe-tool; }
 
 lane_612() {
-	stage "6.12: test kernel: fast"
-	selftests/build-kernel.sh fast || die "fast kernel build failed"
+	local kdir rc
+	stage "6.12: test kernel: debug (KASAN, lockdep, kmemleak, full preemption, kCFI)"
+	kdir=$(selftests/build-kernel.sh debug) || die "debug kernel build failed"
 
-	stage "6.12: test kernel: debug (background) + host tests + module + VM suite on fast"
-	selftests/build-kernel.sh debug >build/check/kernel-debug.out 2>&1 &
-	local kdebug=$! kdir rc
-	# Host tests after the fast kernel: its BTF blobs are part of them.
+	stage "6.12: host tests, module + VM suite on debug"
+	# Host tests after the kernel: its BTF blobs are part of them.
 	selftests/host-test.sh 2>&1 | tee build/check/host.log
 	record 612 count "host tests" build/check/host.log "${PIPESTATUS[0]}"
 	build_tool || die "the rfprobe tool does not build"
-	kdir=$(variant_dir fast)
-	selftests/build-module.sh "$kdir" build/fast >/dev/null || die "module build (fast) failed"
-	selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko 2>&1 | tee build/check/vm-fast.log
-	record 612 count "VM suite (fast)" build/check/vm-fast.log "${PIPESTATUS[0]}"
-
-	stage "6.12: ported upstream tests against the C implementation (their expectations are C's)"
-	selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko -e RFPROBE_TEST_TARGET=c selftests/test.d/dynevent \
-		2>&1 | tee build/check/vm-c-target.log
-	record 612 count "ported tests against C (fast)" build/check/vm-c-target.log "${PIPESTATUS[0]}"
-
-	stage "6.12: upstream's own ftrace selftests, unmodified, against C and rfprobe (selftests/upstream/expected-6.12.txt)"
-	selftests/upstream/run.sh -k fast -m build/fast/rfprobe.ko 2>&1 | tee build/check/vm-upstream.log
-	record 612 count "upstream ftracetest (fast)" build/check/vm-upstream.log "${PIPESTATUS[0]}"
-
-	stage "6.12: runner self-tests (each run must fail)"
-	selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko selftests/runner-tests/deliberate_fail.tc \
-		selftests/runner-tests/deliberate_skip.tc >build/check/runner-fail.log 2>&1
-	rc=$?
-	record 612 expect "failing .tc" build/check/runner-fail.log $rc '[0-9]+ passed, 2 failed'
-	record 612 expect "skip not on the allowlist" build/check/runner-fail.log $rc \
-		'must count as FAILED.*\[UNSUPPORTED\] \[FAIL: a skip not on selftests/skip-allowlist\]'
-	selftests/run-vm.sh -k fast -m build/fast/rfprobe.ko -p selftest_warn=1 selftests/test.d/harness/module_files.tc \
-		>build/check/runner-warn.log 2>&1
-	record 612 expect "WARN at module load" build/check/runner-warn.log $? 'WARNING:.*rfprobe'
-
-	stage "6.12: benchmark smoke run (the machinery works; ratios are not judged here)"
-	selftests/bench/run.sh --smoke 2>&1 | tee build/check/bench-smoke.log
-	record 612 rc "benchmark smoke run" build/check/bench-smoke.log "${PIPESTATUS[0]}"
-
-	stage "6.12: module + VM suite on debug (KASAN, lockdep, kmemleak)"
-	wait $kdebug || { cat build/check/kernel-debug.out; die "debug kernel build failed"; }
-	cat build/check/kernel-debug.out
-	kdir=$(variant_dir debug)
 	selftests/build-module.sh "$kdir" build/debug >/dev/null || die "module build (debug) failed"
 	selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko 2>&1 | tee build/check/vm-debug.log
 	record 612 count "VM suite (debug)" build/check/vm-debug.log "${PIPESTATUS[0]}"
 
+	stage "6.12: ported upstream tests against the C implementation (their expectations are C's)"
+	selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko -e RFPROBE_TEST_TARGET=c selftests/test.d/dynevent \
+		2>&1 | tee build/check/vm-c-target.log
+	record 612 count "ported tests against C (debug)" build/check/vm-c-target.log "${PIPESTATUS[0]}"
+
+	stage "6.12: upstream's own ftrace selftests, unmodified, against C and rfprobe (selftests/upstream/expected-6.12.txt)"
+	selftests/upstream/run.sh -k debug -m build/debug/rfprobe.ko 2>&1 | tee build/check/vm-upstream.log
+	record 612 count "upstream ftracetest (debug)" build/check/vm-upstream.log "${PIPESTATUS[0]}"
+
 	# kCFI is on in the debug kernel (not permissive): a wrong-typed
 	# indirect call must fail the run as the splat it is.
+	stage "6.12: kCFI self-test (the run must fail)"
 	selftests/run-vm.sh -k debug -m build/debug/rfprobe.ko -p selftest_cfi=1 -c true \
 		>build/check/runner-cfi.log 2>&1
 	record 612 expect "kCFI failure at module load (debug)" build/check/runner-cfi.log $? 'CFI failure at .*rfprobe'
+
 }
 
 # 7.3: the same suites against 7.3's own C (selftests/lib/common.sh KVER).
 lane_73() {
-	stage "7.3: test kernel: fast"
-	KVER=7.3 selftests/build-kernel.sh fast || die "fast 7.3 kernel build failed"
-	local kdir rc kuser
-	kdir=$(series_variant_dir 7.3 fast)
-	# The user kernel (configured unlike the test kernels) builds meanwhile.
-	selftests/build-kernel.sh user >build/check/kernel-user.out 2>&1 &
-	kuser=$!
+	local kdir rc
+	stage "7.3: test kernel: fast (a distribution's options: dist.config)"
+	kdir=$(KVER=7.3 selftests/build-kernel.sh fast) || die "fast 7.3 kernel build failed"
 
 	stage "7.3: host tests on its BTF, module + VM suite on fast, ported tests against 7.3's C, upstream 7.3's ftracetest"
 	# The host tests that read the 7.3 kernel's BTF: facts, layouts, the
@@ -178,14 +147,22 @@ lane_73() {
 	KVER=7.3 selftests/upstream/run.sh -k fast -m build/fast-7.3/rfprobe.ko 2>&1 | tee build/check/vm-upstream-7.3.log
 	record 73 count "upstream ftracetest (fast 7.3)" build/check/vm-upstream-7.3.log "${PIPESTATUS[0]}"
 
-	# The 7.3 debug kernel's suite and stress run by "make check-debug-7.3"
-	# (selftests/check-debug.sh 7.3): with them make check would not fit its
-	# time on 2 cores.
-	stage "install paths: make install, DKMS, a user's build on another kernel configuration"
-	# install-test.sh uses 6.12's fast kernel too (the other lane builds it
-	# first; this waits for that build if it is still running).
-	selftests/build-kernel.sh fast >/dev/null || die "fast kernel build failed"
-	wait $kuser || cat build/check/kernel-user.out
+	stage "7.3: runner self-tests (each run must fail)"
+	KVER=7.3 selftests/run-vm.sh -k fast -m build/fast-7.3/rfprobe.ko selftests/runner-tests/deliberate_fail.tc \
+		selftests/runner-tests/deliberate_skip.tc >build/check/runner-fail.log 2>&1
+	rc=$?
+	record 73 expect "failing .tc" build/check/runner-fail.log $rc '[0-9]+ passed, 2 failed'
+	record 73 expect "skip not on the allowlist" build/check/runner-fail.log $rc \
+		'must count as FAILED.*\[UNSUPPORTED\] \[FAIL: a skip not on selftests/skip-allowlist\]'
+	KVER=7.3 selftests/run-vm.sh -k fast -m build/fast-7.3/rfprobe.ko -p selftest_warn=1 \
+		selftests/test.d/harness/module_files.tc >build/check/runner-warn.log 2>&1
+	record 73 expect "WARN at module load" build/check/runner-warn.log $? 'WARNING:.*rfprobe'
+
+	stage "7.3: benchmark smoke run (the machinery works; ratios are not judged here)"
+	KVER=7.3 selftests/bench/run.sh --smoke 2>&1 | tee build/check/bench-smoke.log
+	record 73 rc "benchmark smoke run" build/check/bench-smoke.log "${PIPESTATUS[0]}"
+
+	stage "7.3: install paths: make install, signatures, DKMS, a headers tree, a user's build (GCC), lockdown, virtme-ng"
 	selftests/install-test.sh 2>&1 | tee build/check/install.log
 	record 73 count "install paths" build/check/install.log "${PIPESTATUS[0]}"
 
@@ -193,7 +170,7 @@ lane_73() {
 	# (churn and livefuzz take longer under TCG and are run by hand:
 	# selftests/run-vm.sh -k debug -t 3000 selftests/stress), on 6.12's
 	# debug kernel, in this lane for the lanes' balance (its own build of
-	# the module: the other lane builds build/debug meanwhile).
+	# the module: the other lane's build/debug may be in use).
 	stage "6.12: stress suite on debug (references, module tracepoints, nesting, faults, watchpoint triggers)"
 	kdir=$(selftests/build-kernel.sh debug) || die "debug kernel build failed"
 	selftests/build-module.sh "$kdir" build/debug-stress >/dev/null || die "module build (debug, stress) failed"

@@ -196,7 +196,7 @@ run_test() {
 	# one "module verification failed" taint line is expected (-u). One
 	# vCPU by default: this GCC-built kernel hits the TCG int3 problem of
 	# selftests/known-issues/tcg-int3.sh on two (seen: "Oops: int3" in
-	# __schedule, then a panic, in functions.tc), as the user kernel does.
+	# __schedule, then a panic, in functions.tc), as a GCC-built 6.12 does.
 	KVER=$DEB_KSERIES KSRC=$SRC "$RFPROBE_TOP/selftests/run-vm.sh" -k "$KB" -K "$image" \
 		-M "$DK/testmod" -m "$DK/module/rfprobe.ko" -u -s 1 "$@"
 }

@@ -7,18 +7,20 @@ set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 cd "$RFPROBE_TOP"
 
-kdir=$(variant_dir fast 2>/dev/null || true)
-if [ -n "$kdir" ] && [ -f "$kdir/.rfprobe-built" ]; then
+# The BTF of the kernels make check tests (common.sh check_variant), which
+# the goldens were captured on.
+kdir=$(series_variant_dir 6.12 "$(check_variant 6.12)")
+if [ -f "$kdir/.rfprobe-built" ]; then
 	export RFPROBE_TEST_BTF_VMLINUX=${RFPROBE_TEST_BTF_VMLINUX:-$kdir/vmlinux.btf}
 	export RFPROBE_TEST_BTF_MODULE=${RFPROBE_TEST_BTF_MODULE:-$kdir/trace-events-sample.btf}
 	# The 6.12 tree the syntax-error tables are checked against.
-	export RFPROBE_LINUX_SRC=${RFPROBE_LINUX_SRC:-$KSRC}
+	export RFPROBE_LINUX_SRC=${RFPROBE_LINUX_SRC:-$RFPROBE_CACHE/src/linux-source-6.12}
 else
-	info "fast test kernel not built: tests needing its BTF will print SKIP"
+	info "the 6.12 $(check_variant 6.12) kernel is not built: tests needing its BTF will print SKIP"
 fi
-# The 7.3 fast kernel's BTF (facts and layouts derived from it).
-if [ -f "$RFPROBE_CACHE/kernel/fast-7.3/.rfprobe-built" ]; then
-	export RFPROBE_TEST_BTF_VMLINUX_73=${RFPROBE_TEST_BTF_VMLINUX_73:-$RFPROBE_CACHE/kernel/fast-7.3/vmlinux.btf}
+kdir73=$(series_variant_dir 7.3 "$(check_variant 7.3)")
+if [ -f "$kdir73/.rfprobe-built" ]; then
+	export RFPROBE_TEST_BTF_VMLINUX_73=${RFPROBE_TEST_BTF_VMLINUX_73:-$kdir73/vmlinux.btf}
 fi
 
 info "cargo fmt --check (and rustfmt of the kernel crate)"

@@ -98,6 +98,9 @@ if [ -n "$testmods" ]; then
 else
 	stage_test_modules "$kdir" "$RFPROBE_TOP/build/$bname/testmod" "$stage/lib/modules" "$logdir/testmod-build.log"
 fi
+# On a kernel with module signatures, the modules load signed with its key
+# (as modules_install signs them); -f files are copied as they are.
+stage_sign_modules "$kdir" "$stage"/lib/modules/*.ko
 
 # Dynamically linked host tools the tests use (trace-cmd, perf, readelf), with their libraries.
 copy_bin() {

@@ -142,7 +142,16 @@ fn header(blob: &[u8]) -> Result<&[u8], Error> {
 /// The sections (offset, length), sorted by offset, must tile the `len`
 /// bytes after the header exactly, in any order.
 fn check_tiling(secs: &mut [(u32, u32)], len: usize) -> Result<(), Error> {
-    secs.sort_unstable();
+    // Insertion sort of a handful: core's sort has a panic path for
+    // inconsistent orders that the kernel's objtool does not know returns
+    // nowhere.
+    for i in 1..secs.len() {
+        let mut j = i;
+        while j > 0 && secs.get(j - 1) > secs.get(j) {
+            secs.swap(j - 1, j);
+            j -= 1;
+        }
+    }
     let mut end = 0u32;
     for &(off, len) in secs.iter() {
         if off != end {

@@ -15,6 +15,7 @@
 # Slower than run.sh (a callback per executed block): CALLS defaults to 20000.
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../lib/stage.sh"
 
 n=20000 module= logdir= top=40
 while getopts "n:m:o:t:h" opt; do
@@ -49,6 +50,7 @@ stop=0x$(nm "$b/bench" | awk '$3 == "prof_marker_stop" { print $1 }')
 [ "$start" != 0x ] && [ "$stop" != 0x ] || die "markers not found in $b/bench"
 kdir=$(variant_dir fast)
 floor_ko=$("$RFPROBE_TOP/selftests/bench/build-floor.sh" "$logdir")
+stage_sign_modules "$(variant_dir fast)" "$floor_ko"
 
 "$RFPROBE_TOP/selftests/run-vm.sh" -k fast -m "$module" -t 3000 -o "$logdir" -s 1 \
 	-q "-icount shift=0,sleep=off -plugin $b/insnprof.so,start=$start,stop=$stop,out=$logdir/insnprof.out" \

@@ -21,6 +21,7 @@
 # also exits 0 when targets are missed (they are reported as MISS).
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../lib/stage.sh"
 
 mode=full n= module= logdir= only=
 while [ $# -gt 0 ]; do
@@ -54,6 +55,9 @@ stripped=$RFPROBE_TOP/build/bench/rfprobe-stripped.ko.$$
 strip --strip-debug -o "$stripped" "$module" || die "cannot strip $module"
 # The floor module (selftests/bench/floor), built for the fast kernel.
 floor_ko=$("$RFPROBE_TOP/selftests/bench/build-floor.sh" "$logdir")
+# Signed with the tree's key as make install signs them, on a kernel with
+# module signatures (run-vm.sh signs the modules it stages itself).
+stage_sign_modules "$(variant_dir fast)" "$stripped" "$floor_ko"
 # The BPF peers (selftests/bench/bpf): the programs against the fast
 # kernel's BTF, and their static loader.
 bpf_dir=$("$RFPROBE_TOP/selftests/bench/build-bpf.sh" "$logdir")

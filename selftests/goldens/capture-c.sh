@@ -5,7 +5,7 @@
 #
 #   capture-c.sh [-k fast|debug] [-T c|rfprobe] [-m MODULE.ko] [-o OUT] [DEFINITIONS]
 #
-# Defaults: -k fast, -T c, DEFINITIONS = selftests/goldens/definitions.txt,
+# Defaults: -k the series' make check kernel (common.sh check_variant), -T c, DEFINITIONS = selftests/goldens/definitions.txt,
 # OUT = trace_probe/tests/golden/c-$KVER.txt (for -T rfprobe:
 # build/goldens/rfprobe-$KVER.txt, so the two can be diffed); KVER (6.12 or
 # 7.3, default 6.12) picks the kernel series, as for run-vm.sh.
@@ -16,7 +16,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-variant=fast target=c out= module=
+. "$top/selftests/lib/common.sh"
+variant=$(check_variant "$KVER") target=c out= module=
 while getopts "k:T:m:o:h" opt; do
 	case $opt in
 	k) variant=$OPTARG ;;
@@ -30,8 +31,8 @@ shift $((OPTIND - 1))
 defs=${1:-$here/definitions.txt}
 [ -f "$defs" ] || { echo "capture-c.sh: no definitions file $defs" >&2; exit 1; }
 case $target in
-c) : "${out:=$top/trace_probe/tests/golden/c-${KVER:-6.12}.txt}" ;;
-rfprobe) : "${out:=$top/build/goldens/rfprobe-${KVER:-6.12}.txt}" ;;
+c) : "${out:=$top/trace_probe/tests/golden/c-$KVER.txt}" ;;
+rfprobe) : "${out:=$top/build/goldens/rfprobe-$KVER.txt}" ;;
 *) echo "capture-c.sh: -T c or -T rfprobe" >&2; exit 2 ;;
 esac
 

@@ -40,13 +40,31 @@ JOBS=${JOBS:-$(($(nproc) + 1))}
 die() { echo "rfprobe: error: $*" >&2; exit 1; }
 info() { echo "rfprobe: $*" >&2; }
 
+# The series whose fast kernel is configured as distributions configure
+# theirs (dist.config): make check runs the install paths on it (lockdown,
+# module signatures, virtme-ng).
+DIST_KVER=7.3
+# The kernel make check builds and tests of each series: 6.12's debug kernel
+# (KASAN, lockdep, kmemleak, full preemption, kCFI) and 7.3's fast kernel
+# (distribution options, dist.config). The host tests read their BTF and
+# the C goldens are captured on them. make check-more runs the other two.
+check_variant() { # KVER
+	case $1 in
+	6.12) echo debug ;;
+	7.3) echo fast ;;
+	*) die "no make check kernel for series $1" ;;
+	esac
+}
+
 # Fragments making up a kernel variant, in merge order.
 variant_fragments() {
 	local c=$RFPROBE_TOP/selftests/config
 	case "$1" in
-	fast) echo "$c/base.config $c/fast.config" ;;
+	fast)
+		echo "$c/base.config $c/fast.config"
+		[ "$KVER" != "$DIST_KVER" ] || echo "$c/dist.config" ;;
 	debug) echo "$c/base.config $c/fast.config $c/debug.config $c/debug-$KVER.config" ;;
-	user) echo "$c/base.config $c/user.config" ;;
+	user) echo "$c/base.config $c/dist.config $c/user.config" ;;
 	*) die "unknown kernel variant '$1' (want fast, debug or user)" ;;
 	esac
 }
@@ -78,4 +96,10 @@ variant_key() {
 # Build directory (O=) of a variant; exists and is complete when .rfprobe-built is there.
 variant_dir() {
 	echo "$RFPROBE_CACHE/kernel/$1-$(kernel_version)-$(variant_key "$1")"
+}
+
+# The build directory of a variant of another series (its paths and tools
+# are that series').
+series_variant_dir() { # KVER variant
+	KVER=$1 bash -c '. "$0" && variant_dir "$1"' "$RFPROBE_TOP/selftests/lib/common.sh" "$2"
 }

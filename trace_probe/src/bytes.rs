@@ -91,19 +91,28 @@ impl<const N: usize> ByteBuf<N> {
     }
 }
 
+/// Copies what fits of `src` to the start of `dst`. Unlike
+/// `copy_from_slice`, no length-mismatch panic path: the kernel's objtool
+/// does not know every noreturn function of every rustc's core (it warns
+/// that the caller falls through to the next function).
+fn copy(dst: &mut [u8], src: &[u8]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = *s;
+    }
+}
+
 impl<const N: usize> ByteWrite for ByteBuf<N> {
     fn put(&mut self, bytes: &[u8]) -> fmt::Result {
         let end = self.len.checked_add(bytes.len()).ok_or(fmt::Error)?;
         match self.buf.get_mut(self.len..end) {
             Some(dst) => {
-                dst.copy_from_slice(bytes);
+                copy(dst, bytes);
                 self.len = end;
                 Ok(())
             }
             None => {
-                let room = N.saturating_sub(self.len);
-                if let (Some(dst), Some(src)) = (self.buf.get_mut(self.len..N), bytes.get(..room)) {
-                    dst.copy_from_slice(src);
+                if let Some(dst) = self.buf.get_mut(self.len..N) {
+                    copy(dst, bytes);
                     self.len = N;
                 }
                 Err(fmt::Error)
