@@ -224,7 +224,11 @@ rfprobe_sidebyside() {
 	echo > trace
 	_sb_mask=$(cat tracing_cpumask)
 	echo 1 > tracing_cpumask
-	taskset -p 1 ${PID:-$$} > /dev/null
+	# The shell that runs the workload: this one, which is often a
+	# pipeline's subshell (ftracetest's PID is the test's shell, and $$ is
+	# ftracetest's): a builtin's redirection opens /proc/self as it.
+	read -r _sb_self _ < /proc/self/stat
+	taskset -p 1 $_sb_self > /dev/null
 	echo 1 > events/cref/enable
 	echo 1 > events/rfsbs/enable
 	echo 1 > tracing_on
