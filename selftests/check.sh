@@ -9,9 +9,9 @@
 #
 # Two lanes run side by side, as a test VM keeps about one of the 2 cores
 # busy: the 6.12 lane (its kernel, the host tests, its suites, the kCFI
-# self-test) and the 7.3 lane (its kernel, the host tests on its BTF, its
-# suites, the runner's failure tests, the bench smoke run, the install
-# paths, then the stress suite on 6.12's debug kernel). Each stage writes build/check/<stage>.log; a lane's
+# self-test) and the 7.3 lane (the stress suite on 6.12's debug kernel
+# while its kernel builds, then the host tests on its BTF, its suites, the
+# runner's failure tests, the bench smoke run, the install paths). Each stage writes build/check/<stage>.log; a lane's
 # output is printed when it ends, then the summary of both, with a final
 # "N passed, N failed" line.
 set -uo pipefail
@@ -122,8 +122,29 @@ lane_612() {
 
 # 7.3: the same suites against 7.3's own C (selftests/lib/common.sh KVER).
 lane_73() {
-	local kdir rc
-	stage "7.3: test kernel: fast (a distribution's options: dist.config)"
+	local kdir rc kbuild
+	stage "7.3: test kernel: fast (a distribution's options: dist.config), in the background"
+	KVER=7.3 selftests/build-kernel.sh fast >build/check/kernel-7.3.out 2>&1 &
+	kbuild=$!
+
+	# The tests of selftests/stress/ that fit make check's time on 2 cores
+	# (churn and livefuzz take longer under TCG and are run by hand:
+	# selftests/run-vm.sh -k debug -t 3000 selftests/stress), on 6.12's
+	# debug kernel, in this lane for the lanes' balance (its own build of
+	# the module: the other lane's build/debug may be in use), while the
+	# 7.3 kernel builds when it is not in the cache.
+	stage "6.12: stress suite on debug (references, module tracepoints, nesting, faults, watchpoint triggers)"
+	kdir=$(selftests/build-kernel.sh debug) || die "debug kernel build failed"
+	selftests/build-module.sh "$kdir" build/debug-stress >/dev/null || die "module build (debug, stress) failed"
+	selftests/run-vm.sh -k debug -m build/debug-stress/rfprobe.ko -t 2400 \
+		selftests/stress/refs.tc selftests/stress/module_tp.tc selftests/stress/module_funcs.tc \
+		selftests/stress/nesting.tc selftests/stress/rmmod_race.tc \
+		selftests/stress/faults.tc selftests/stress/watch_triggers.tc 2>&1 |
+		tee build/check/vm-stress.log
+	record 73 count "stress suite (6.12 debug)" build/check/vm-stress.log "${PIPESTATUS[0]}"
+
+	stage "7.3: test kernel: fast (waiting for its build)"
+	wait $kbuild || { cat build/check/kernel-7.3.out; die "fast 7.3 kernel build failed"; }
 	kdir=$(KVER=7.3 selftests/build-kernel.sh fast) || die "fast 7.3 kernel build failed"
 
 	stage "7.3: host tests on its BTF, module + VM suite on fast, ported tests against 7.3's C, upstream 7.3's ftracetest"
@@ -166,20 +187,6 @@ lane_73() {
 	selftests/install-test.sh 2>&1 | tee build/check/install.log
 	record 73 count "install paths" build/check/install.log "${PIPESTATUS[0]}"
 
-	# The tests of selftests/stress/ that fit make check's time on 2 cores
-	# (churn and livefuzz take longer under TCG and are run by hand:
-	# selftests/run-vm.sh -k debug -t 3000 selftests/stress), on 6.12's
-	# debug kernel, in this lane for the lanes' balance (its own build of
-	# the module: the other lane's build/debug may be in use).
-	stage "6.12: stress suite on debug (references, module tracepoints, nesting, faults, watchpoint triggers)"
-	kdir=$(selftests/build-kernel.sh debug) || die "debug kernel build failed"
-	selftests/build-module.sh "$kdir" build/debug-stress >/dev/null || die "module build (debug, stress) failed"
-	selftests/run-vm.sh -k debug -m build/debug-stress/rfprobe.ko -t 2400 \
-		selftests/stress/refs.tc selftests/stress/module_tp.tc selftests/stress/module_funcs.tc \
-		selftests/stress/nesting.tc selftests/stress/rmmod_race.tc \
-		selftests/stress/faults.tc selftests/stress/watch_triggers.tc 2>&1 |
-		tee build/check/vm-stress.log
-	record 73 count "stress suite (6.12 debug)" build/check/vm-stress.log "${PIPESTATUS[0]}"
 }
 
 lane_612 >build/check/lane-6.12.out 2>&1 &
