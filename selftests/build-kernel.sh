@@ -56,7 +56,7 @@ while IFS= read -r line; do
 		opt=${line%%=*}
 		gone "$opt" && continue
 		grep -qxF "$line" "$out/.config" || {
-			echo "rfprobe: $variant: $opt: wanted '$line', got '$(grep -E "^(# )?$opt[= ]" "$out/.config" || echo unset)'" >&2
+			echo "rfprobe: $variant: $opt: wanted '$line', got '$(grep -E "^(# )?${opt}[= ]" "$out/.config" || echo unset)'" >&2
 			bad=1
 		} ;;
 	"# CONFIG_"*" is not set")
