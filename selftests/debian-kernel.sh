@@ -194,9 +194,9 @@ run_test() {
 	# The 7.3 tree's ftracetest; Debian's kernel checks module signatures
 	# (not enforced) and rfprobe cannot be signed with Debian's key: the
 	# one "module verification failed" taint line is expected (-u). One
-	# vCPU by default: this GCC-built kernel hits the TCG int3 problem of
-	# selftests/known-issues/tcg-int3.sh on two (seen: "Oops: int3" in
-	# __schedule, then a panic, in functions.tc), as a GCC-built 6.12 does.
+	# vCPU by default, as Documentation/debian-kernel.rst's runs were: on
+	# two in multi-threaded TCG it hit selftests/known-issues/tcg-int3.sh
+	# (seen: "Oops: int3" in __schedule, then a panic, in functions.tc).
 	KVER=$DEB_KSERIES KSRC=$SRC "$RFPROBE_TOP/selftests/run-vm.sh" -k "$KB" -K "$image" \
 		-M "$DK/testmod" -m "$DK/module/rfprobe.ko" -u -s 1 "$@"
 }
