@@ -9,10 +9,10 @@
 # __do_trace_sched_switch()), then "Fatal exception in interrupt".
 # Seen on GCC-built kernels (6.12 with GCC 12, Debian's 7.3 with GCC 14)
 # and on the clang-built fast 7.3 test kernel with dist.config: in make
-# check's 7.3 suite once, and here in 1 of 2 boots. selftests/run-vm.sh
+# check's 7.3 suite once, and in 4 of 5 boots of this script. selftests/run-vm.sh
 # therefore boots every guest in single-threaded TCG (the vCPUs take turns
 # on one host thread, so none runs code another has just patched as it
-# was), where this script ran clean in 3 of 3 boots. To see it:
+# was), where this script ran clean in 6 of 6 boots. To see it:
 #   RFPROBE_TCG_THREAD=multi KVER=7.3 selftests/run-vm.sh -k fast \
 #       -f selftests/known-issues/tcg-int3.sh:/r.sh \
 #       -c 'rmmod rfprobe; sh /r.sh; insmod /lib/modules/rfprobe.ko'
