@@ -178,6 +178,12 @@ lane_73() {
 	KVER=7.3 selftests/run-vm.sh -k fast -m build/fast-7.3/rfprobe.ko -p selftest_warn=1 \
 		selftests/test.d/harness/module_files.tc >build/check/runner-warn.log 2>&1
 	record 73 expect "WARN at module load" build/check/runner-warn.log $? 'WARNING:.*rfprobe'
+	# A lint build fails on an objtool warning (a function objtool cannot
+	# follow: rustc's panics it does not know as noreturn were such).
+	KVER=7.3 RFPROBE_SELFTEST_OBJTOOL=y selftests/build-module.sh "$kdir" build/objtool-selftest \
+		>build/check/runner-objtool.log 2>&1
+	record 73 expect "objtool warning in a lint build" build/check/runner-objtool.log $? \
+		'warning: objtool: rfprobe_selftest_objtool.*falls through'
 
 	stage "7.3: benchmark smoke run (the machinery works; ratios are not judged here)"
 	KVER=7.3 selftests/bench/run.sh --smoke 2>&1 | tee build/check/bench-smoke.log

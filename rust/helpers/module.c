@@ -56,3 +56,16 @@ void rfprobe_module_put(void)
 {
 	module_put(THIS_MODULE);
 }
+
+#ifdef RFPROBE_SELFTEST_OBJTOOL
+/*
+ * make check's runner self-test (RFPROBE_SELFTEST_OBJTOOL=y in a lint
+ * build): a function that falls through into the next, which objtool must
+ * report and the lint build must fail on. Never called.
+ */
+void rfprobe_selftest_objtool(void);
+__attribute__((naked, used)) void rfprobe_selftest_objtool(void)
+{
+	asm volatile("nop");
+}
+#endif
