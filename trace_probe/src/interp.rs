@@ -428,6 +428,88 @@ impl Dyn {
         self.commit(rec, dl, room);
     }
 
+    /// [`Dyn::put_bytes`] of a slice that may be missing (a fault).
+    #[inline(always)]
+    fn put_slice(&mut self, rec: &mut [u8], dl: usize, bytes: Option<&[u8]>) {
+        match bytes {
+            Some(t) => self.put_bytes(rec, dl, t),
+            None => self.fault(rec, dl),
+        }
+    }
+
+    /// [`Insn::StStr`]: the string at the argument's value plus `off`, or
+    /// (`count` > 0) the strings that `count` pointers there point to.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn st_str<M: Machine + ?Sized>(
+        &mut self,
+        m: &M,
+        rec: &mut [u8],
+        a: &ArgState,
+        dst: usize,
+        off: i64,
+        count: u8,
+        user: bool,
+        ptr_user: bool,
+    ) {
+        let addr = a.val.wrapping_add(off as u64);
+        if count == 0 {
+            if a.ok {
+                self.put_string(m, rec, dst, addr, user);
+            } else {
+                self.fault(rec, dst);
+            }
+            return;
+        }
+        for i in 0..usize::from(count) {
+            let dl = dst + 4 * i;
+            if !a.ok {
+                self.fault(rec, dl);
+                continue;
+            }
+            match read_word(m, addr.wrapping_add(8 * i as u64), ptr_user) {
+                Ok(p) => self.put_string(m, rec, dl, p, user),
+                Err(Fault) => self.fault(rec, dl),
+            }
+        }
+    }
+
+    /// [`Insn::StComm`]: the current task's name.
+    #[inline(always)]
+    fn st_comm<M: Machine + ?Sized>(&mut self, m: &M, rec: &mut [u8], dst: usize) {
+        let comm = m.comm();
+        let n = comm
+            .iter()
+            .position(|&b| b == 0)
+            .unwrap_or(TASK_COMM_LEN - 1);
+        self.put_bytes(rec, dst, comm.get(..n).unwrap_or(&[]));
+    }
+
+    /// [`Insn::StSymStr`]: the argument's value as `symbol+offset/size`.
+    #[inline(always)]
+    fn st_sym_str<M: Machine + ?Sized>(&mut self, m: &M, rec: &mut [u8], a: &ArgState, dst: usize) {
+        let room = self.room(KSYM_SYMBOL_LEN);
+        if !a.ok {
+            self.fault(rec, dst);
+            return;
+        }
+        if room == 0 {
+            self.truncated = true;
+            self.fault(rec, dst);
+            return;
+        }
+        let pos = self.pos;
+        let Some(out) = rec.get_mut(pos..pos + room - 1) else {
+            self.fault(rec, dst);
+            return;
+        };
+        let n = m.symbolize(a.val, out).min(room - 1);
+        if let Some(z) = rec.get_mut(pos + n) {
+            *z = 0;
+        }
+        self.commit(rec, dst, n + 1);
+    }
+
     /// Read the NUL-terminated string at `addr` once, into the dynamic
     /// area; see the module documentation for the exact semantics.
     #[inline(never)]
@@ -634,6 +716,51 @@ impl ArgState {
         };
     }
 
+    /// [`Insn::StRaw`]: the value itself (a bitfield extracted), `size`
+    /// bytes; resets the state. Returns 1 on a fault.
+    #[inline(always)]
+    fn st_raw(&mut self, rec: &mut [u8], dst: usize, size: u8) -> u32 {
+        let size = usize::from(size.min(8));
+        let faults = if self.ok {
+            let v = match self.bits {
+                Some(b) => b.extract(self.val, 0),
+                None => self.val,
+            };
+            write_le(rec, dst, size, v);
+            0
+        } else {
+            zero(rec, dst, size);
+            1
+        };
+        *self = ArgState::new();
+        faults
+    }
+
+    /// [`Insn::StMem`]: the memory at the value plus `off` (`count`
+    /// elements, or one scalar); resets the state. Returns the number of
+    /// faulting elements.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn st_mem<M: Machine + ?Sized>(
+        &mut self,
+        m: &M,
+        rec: &mut [u8],
+        dst: usize,
+        off: i64,
+        size: u8,
+        count: u8,
+        user: bool,
+    ) -> u32 {
+        let addr = self.val.wrapping_add(off as u64);
+        let faults = if count == 0 && self.ok {
+            store_scalar(m, rec, dst, addr, size, user, self.bits)
+        } else {
+            store_mem(m, rec, dst, addr, size, count, user, self.ok, self.bits)
+        };
+        *self = ArgState::new();
+        faults
+    }
+
     /// Executes one instruction of the fixed-size class (loads, `Deref`,
     /// `Bits`, `StRaw`, `StMem` and the fused `StVal`, `StArgMem`, which
     /// leave the state alone); every other instruction only resets the
@@ -683,22 +810,7 @@ impl ArgState {
                     signed,
                 });
             }
-            Insn::StRaw { dst, size } => {
-                let size = usize::from(size.min(8));
-                let faults = if self.ok {
-                    let v = match self.bits {
-                        Some(b) => b.extract(self.val, 0),
-                        None => self.val,
-                    };
-                    write_le(rec, dst as usize, size, v);
-                    0
-                } else {
-                    zero(rec, dst as usize, size);
-                    1
-                };
-                *self = ArgState::new();
-                return faults;
-            }
+            Insn::StRaw { dst, size } => return self.st_raw(rec, dst as usize, size),
             Insn::StVal { src, dst, size } => return st_val(m, rec, src, dst, size),
             Insn::StArgMem {
                 arg,
@@ -714,27 +826,13 @@ impl ArgState {
                 size,
                 count,
                 user,
-            } => {
-                let addr = self.val.wrapping_add(off as u64);
-                let faults = if count == 0 && self.ok {
-                    store_scalar(m, rec, dst as usize, addr, size, user, self.bits)
-                } else {
-                    store_mem(
-                        m,
-                        rec,
-                        dst as usize,
-                        addr,
-                        size,
-                        count,
-                        user,
-                        self.ok,
-                        self.bits,
-                    )
-                };
-                *self = ArgState::new();
-                return faults;
-            }
-            _ => *self = ArgState::new(),
+            } => return self.st_mem(m, rec, dst as usize, off, size, count, user),
+            Insn::StArgStr { .. }
+            | Insn::StStr { .. }
+            | Insn::StComm { .. }
+            | Insn::StImmStr { .. }
+            | Insn::StSymStr { .. }
+            | Insn::EntryStore { .. } => *self = ArgState::new(),
         }
         0
     }
@@ -1022,25 +1120,6 @@ where
                 st_arg_str::<M, false>(m, rec, &mut d, arg, dst, nr, offs);
                 a = ArgState::new();
             }
-            Insn::Arg(_)
-            | Insn::Entry(_)
-            | Insn::Since(_)
-            | Insn::Retval
-            | Insn::StackPtr
-            | Insn::Stack(_)
-            | Insn::Imm(_)
-            | Insn::Current
-            | Insn::CpuPtr
-            | Insn::Deref { .. }
-            | Insn::Bits { .. }
-            | Insn::StRaw { .. }
-            | Insn::StVal { .. }
-            | Insn::StArgMem { .. }
-            | Insn::StArgBits { .. }
-            | Insn::StMem { .. } => {
-                let faults = a.step_fixed(insn, m, rec);
-                d.faults = d.faults.saturating_add(faults);
-            }
             Insn::StStr {
                 dst,
                 off,
@@ -1048,36 +1127,11 @@ where
                 user,
                 ptr_user,
             } => {
-                let dst = dst as usize;
-                let addr = a.val.wrapping_add(off as u64);
-                if count == 0 {
-                    if a.ok {
-                        d.put_string(m, rec, dst, addr, user);
-                    } else {
-                        d.fault(rec, dst);
-                    }
-                } else {
-                    for i in 0..usize::from(count) {
-                        let dl = dst + 4 * i;
-                        if !a.ok {
-                            d.fault(rec, dl);
-                            continue;
-                        }
-                        match read_word(m, addr.wrapping_add(8 * i as u64), ptr_user) {
-                            Ok(p) => d.put_string(m, rec, dl, p, user),
-                            Err(Fault) => d.fault(rec, dl),
-                        }
-                    }
-                }
+                d.st_str(m, rec, &a, dst as usize, off, count, user, ptr_user);
                 a = ArgState::new();
             }
             Insn::StComm { dst } => {
-                let comm = m.comm();
-                let n = comm
-                    .iter()
-                    .position(|&b| b == 0)
-                    .unwrap_or(TASK_COMM_LEN - 1);
-                d.put_bytes(rec, dst as usize, comm.get(..n).unwrap_or(&[]));
+                d.st_comm(m, rec, dst as usize);
                 a = ArgState::new();
             }
             Insn::StImmStr {
@@ -1086,37 +1140,24 @@ where
                 start,
                 len,
             } => {
-                let text = bodies.body(arg);
                 let s = usize::from(start);
-                match text.get(s..s + usize::from(len)) {
-                    Some(t) => d.put_bytes(rec, dst as usize, t),
-                    None => d.fault(rec, dst as usize),
-                }
+                d.put_slice(
+                    rec,
+                    dst as usize,
+                    bodies.body(arg).get(s..s + usize::from(len)),
+                );
                 a = ArgState::new();
             }
             Insn::StSymStr { dst } => {
-                let dst = dst as usize;
-                let room = d.room(KSYM_SYMBOL_LEN);
-                if !a.ok {
-                    d.fault(rec, dst);
-                } else if room == 0 {
-                    d.truncated = true;
-                    d.fault(rec, dst);
-                } else {
-                    let pos = d.pos;
-                    if let Some(out) = rec.get_mut(pos..pos + room - 1) {
-                        let n = m.symbolize(a.val, out).min(room - 1);
-                        if let Some(z) = rec.get_mut(pos + n) {
-                            *z = 0;
-                        }
-                        d.commit(rec, dst, n + 1);
-                    } else {
-                        d.fault(rec, dst);
-                    }
-                }
+                d.st_sym_str(m, rec, &a, dst as usize);
                 a = ArgState::new();
             }
             Insn::EntryStore { .. } => {}
+            // The fixed-size class (`step_fixed`'s match is exhaustive).
+            _ => {
+                let faults = a.step_fixed(insn, m, rec);
+                d.faults = d.faults.saturating_add(faults);
+            }
         }
     }
     Ok(RunResult {
