@@ -74,7 +74,7 @@ fi
 if [ "$(conf CONFIG_RUST)" = y ] && [ -z "${BINDGEN:-}" ]; then
 	# shellcheck disable=SC2046
 	bindgen=$(pick "$(conf CONFIG_BINDGEN_VERSION_TEXT)" $(which -a bindgen 2>/dev/null) "$HOME/.cargo/bin/bindgen" \
-		"$HOME"/.cache/rfprobe/bindgen-*/bin/bindgen)
+		"${RFPROBE_CACHE:-$HOME/.cache/rfprobe}"/bindgen-*/bin/bindgen)
 	out="$out BINDGEN=$bindgen"
 fi
 echo $out
