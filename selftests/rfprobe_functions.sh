@@ -238,7 +238,10 @@ rfprobe_sidebyside() {
 	echo 0 > events/rfsbs/enable
 	echo $_sb_mask > tracing_cpumask
 	_sb_fail=0
-	rfprobe_sbs_compare trace "sbsc" "sbsr" records $_sb_n $_sb_defs || _sb_fail=1
+	# One read of the trace for all the definitions' comparisons
+	# (formatting the records is the slow part on the debug kernels).
+	cat trace > $TMPDIR/sbs.trace
+	rfprobe_sbs_compare $TMPDIR/sbs.trace "sbsc" "sbsr" records $_sb_n $_sb_defs || _sb_fail=1
 	rfprobe_sbs_tracecmd $_sb_n $_sb_defs || _sb_fail=1
 	if [ "${RFPROBE_SBS_C_TWICE:-}" = 1 ]; then
 		# perf enables the events one by one: C's samples are single until
