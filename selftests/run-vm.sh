@@ -98,6 +98,7 @@ if [ -n "$testmods" ]; then
 else
 	stage_test_modules "$kdir" "$RFPROBE_TOP/build/$bname/testmod" "$stage/lib/modules" "$logdir/testmod-build.log"
 fi
+stage_test_bpf "$kdir" "$RFPROBE_TOP/build/$bname/testbpf" "$stage" "$logdir/testbpf-build.log"
 # On a kernel with module signatures, the modules load signed with its key
 # (as modules_install signs them); -f files are copied as they are.
 stage_sign_modules "$kdir" "$stage"/lib/modules/*.ko

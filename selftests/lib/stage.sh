@@ -55,6 +55,33 @@ stage_test_modules() {
 	exec {lock}>&-
 }
 
+# stage_test_bpf KDIR BUILDDIR DST LOG: builds the BPF programs of
+# bpf_coexist.tc (selftests/testbpf) for KDIR's BTF into BUILDDIR, when
+# their sources or the kernel's BTF are newer than the build, and copies
+# them into the initramfs root DST: /usr/bin/bpfcount (static, libbpf) and
+# /lib/bpf/coexist.bpf.o.
+stage_test_bpf() {
+	local kdir=$1 tb=$2 dst=$3 log=$4 src=$RFPROBE_TOP/selftests/testbpf lock btf
+	btf=$kdir/vmlinux.btf
+	[ -f "$btf" ] || btf=$kdir/vmlinux
+	[ -f "$btf" ] || { info "note: $kdir has no vmlinux BTF: no BPF test programs in the guest"; return 0; }
+	mkdir -p "$tb" "$dst/usr/bin" "$dst/lib/bpf"
+	exec {lock}>"$tb.lock"
+	flock "$lock"
+	if ! [ -f "$tb/bpfcount" ] || [ "$btf" -nt "$tb/bpfcount" ] ||
+		[ "$src/coexist.bpf.c" -nt "$tb/bpfcount" ] || [ "$src/bpfcount.c" -nt "$tb/bpfcount" ]; then
+		{
+			bpftool btf dump file "$btf" format c >"$tb/vmlinux.h" &&
+				clang$LLVM_SUFFIX -target bpf -O2 -g -Wall -Werror -fms-extensions -Wno-microsoft-anon-tag \
+					-I "$tb" -c "$src/coexist.bpf.c" -o "$tb/coexist.bpf.o" &&
+				gcc -static -O2 -Wall -Werror -o "$tb/bpfcount" "$src/bpfcount.c" -lbpf -lelf -lz -lzstd
+		} >"$log" 2>&1 || die "test BPF build failed (see $log)"
+	fi
+	cp "$tb/bpfcount" "$dst/usr/bin/"
+	cp "$tb/coexist.bpf.o" "$dst/lib/bpf/"
+	exec {lock}>&-
+}
+
 # stage_sign_modules KDIR KO...: signs the modules with the kernel tree's
 # own key, as modules_install does, when the kernel has module signatures
 # (an unsigned module taints it: "module verification failed", a failure in
