@@ -231,16 +231,29 @@ rfprobe_sidebyside() {
 	taskset -p 1 $_sb_self > /dev/null
 	echo 1 > events/cref/enable
 	echo 1 > events/rfsbs/enable
+	# Interrupts: the only way need-resched can be set between the two
+	# handlers of a hit (rfprobe_sbs_interrupted).
+	for _sb_e in events/irq_vectors events/irq/irq_handler_entry; do
+		[ ! -e $_sb_e/enable ] || echo 1 > $_sb_e/enable
+	done
 	echo 1 > tracing_on
 	"$1"
 	echo 0 > tracing_on
 	echo 0 > events/cref/enable
 	echo 0 > events/rfsbs/enable
+	for _sb_e in events/irq_vectors events/irq/irq_handler_entry; do
+		[ ! -e $_sb_e/enable ] || echo 0 > $_sb_e/enable
+	done
 	echo $_sb_mask > tracing_cpumask
 	_sb_fail=0
 	# One read of the trace for all the definitions' comparisons
 	# (formatting the records is the slow part on the debug kernels).
 	cat trace > $TMPDIR/sbs.trace
+	_sb_i=1
+	while [ $_sb_i -le $_sb_n ]; do
+		rfprobe_sbs_interrupted $TMPDIR/sbs.trace $_sb_i > $TMPDIR/sbs.irq$_sb_i
+		_sb_i=$((_sb_i + 1))
+	done
 	rfprobe_sbs_compare $TMPDIR/sbs.trace "sbsc" "sbsr" records $_sb_n $_sb_defs || _sb_fail=1
 	rfprobe_sbs_tracecmd $_sb_n $_sb_defs || _sb_fail=1
 	if [ "${RFPROBE_SBS_C_TWICE:-}" = 1 ]; then
@@ -437,6 +450,30 @@ rfprobe_sbs_undouble() {
 		"$1" > "$1.single" && mv "$1.single" "$1"
 }
 
+# rfprobe_sbs_interrupted TRACE I: the hits (1, 2, ... in time order) of
+# definition I whose C record (sbscI) and rfprobe record (sbsrI) have an
+# interrupt's record between them in TRACE (the text trace of one CPU, with
+# the irq_vectors and irq_handler_entry events on), one per line. With
+# RFPROBE_SBS_C_TWICE=1, C's records of a hit are two (rfprobe_sbs_undouble):
+# an interrupt anywhere among the three records counts.
+rfprobe_sbs_interrupted() {
+	awk -v c=" sbsc$2: " -v r=" sbsr$2: " -v twice="${RFPROBE_SBS_C_TWICE:-0}" '
+		!/^ *[^ #][^ ]*-[0-9]+ +\[[0-9]+\] / { next }
+		index($0, c) { cl[++nc] = n; next }
+		index($0, r) { rl[++nr] = n; next }
+		/ (sbsc|sbsr)[0-9]+: / { next }
+		{ n++ }
+		END {
+			w = twice == 1 ? 2 : 1
+			for (k = 1; k * w <= nc && k <= nr; k++) {
+				lo = cl[k * w - w + 1]; hi = cl[k * w]
+				if (rl[k] < lo) lo = rl[k]
+				if (rl[k] > hi) hi = rl[k]
+				if (lo != hi) print k
+			}
+		}' "$1"
+}
+
 # rfprobe_sbs_compare FILE CPREFIX RPREFIX WHAT N DEFS: for each definition
 # 1..N, the text after "CPREFIXi: " and after "RPREFIXi: " in FILE must be
 # the same lines in the same order, and there must be some.
@@ -468,30 +505,29 @@ rfprobe_sbs_edges_only() {
 # The whole line is compared but for the timestamp and the event's name:
 # task, PID, CPU, the latency columns (irqs-off, need-resched, hard/softirq,
 # preemption and migrate-disable depth) and the arguments.
-# rfprobe_sbs_resched_only C R: do the two lists differ only in the
-# need-resched state of at most 3 lines, each time in the same direction?
-# The two handlers of one hit run one after the other with preemption off,
-# and an interrupt between them may set need-resched (never clear it): the
-# handler that runs second can have bits the first lacks, not the reverse
-# (seen: a softirq-context exit probe, C 0x10, rfprobe 0x34).
+# rfprobe_sbs_resched_only C R IRQS: do the two lists differ only in the
+# need-resched state of lines whose hits IRQS lists (rfprobe_sbs_interrupted),
+# each time in the same direction? The two handlers of one hit run one after
+# the other with preemption off, and only an interrupt between them can set
+# need-resched (never clear it): the handler that runs second can have bits
+# the first lacks, not the reverse (seen: a softirq-context exit probe, C
+# 0x10, rfprobe 0x34), and only where an interrupt came between them.
 rfprobe_sbs_resched_only() {
 	awk "$_rfprobe_resched_awk"'
-		NR == FNR { c[FNR] = $0; nc = FNR; next }
+		FILENAME == ARGV[1] { irq[$1] = 1; next }
+		FILENAME == ARGV[2] { c[FNR] = $0; nc = FNR; next }
 		{ r[FNR] = $0; nr = FNR }
 		END {
 			if (nc != nr) exit 1
 			for (i = 1; i <= nc; i++) {
 				if (c[i] == r[i]) continue
-				if (norm(c[i]) != norm(r[i])) exit 1
+				if (norm(c[i]) != norm(r[i]) || !(i in irq)) exit 1
 				cb = bits(c[i]); rb = bits(r[i])
 				side = gained(rb, cb) ? "r" : gained(cb, rb) ? "c" : "x"
 				if (side == "x" || (dir != "" && side != dir)) exit 1
 				dir = side
-				d++
 			}
-			# A race, not a rule: at most 3 lines.
-			if (d > 3) exit 1
-		}' "$1" "$2"
+		}' "$3" "$1" "$2"
 }
 
 rfprobe_sbs_compare() {
@@ -546,8 +582,8 @@ rfprobe_sbs_compare() {
 			echo "  identical but for samples at the start or end (perf enables and disables the events one by one, first the $_sp_first side):"
 			diff $TMPDIR/sbs.c $TMPDIR/sbs.r | grep '^[0-9]' | sed 's/^/  /' || :
 		elif [ "$4" != samples ] && ! cmp -s $TMPDIR/sbs.c $TMPDIR/sbs.r &&
-			rfprobe_sbs_resched_only $TMPDIR/sbs.c $TMPDIR/sbs.r; then
-			echo "  identical but for need-resched set between the two handlers of a hit:"
+			rfprobe_sbs_resched_only $TMPDIR/sbs.c $TMPDIR/sbs.r $TMPDIR/sbs.irq$_sc_i; then
+			echo "  identical but for need-resched set by an interrupt between the two handlers of a hit:"
 			diff $TMPDIR/sbs.c $TMPDIR/sbs.r | sed 's/^/  /' || :
 		elif ! cmp -s $TMPDIR/sbs.c $TMPDIR/sbs.r; then
 			echo "  $4 differ (C <, rfprobe >):"
