@@ -21,13 +21,12 @@ use crate::percpu::SCRATCH_SIZE;
 use crate::perf::{perf_size, PerfSample, PERF_RECORD_MAX};
 use crate::probe::Probe;
 use crate::regs::{Regs, RegsMachine};
-use crate::ring::{CoreBuffer, Direct, EventFile, Filtered, Reserve, RingBuffer};
+use crate::ring::{CoreBuffer, CoreRec, Direct, DirectRec, EventFile, Filtered, FilteredRec};
 use crate::trace_probe::fetch::{Insn, Program};
 use crate::trace_probe::interp;
 use crate::trace_probe::profile::Outcome;
 use crate::trigs::TrigList;
 use core::ffi::c_void;
-use core::ptr::NonNull;
 use kernel::ffi::{c_int, c_ulong};
 
 /// The largest record a default 4 KiB ring-buffer sub-buffer takes
@@ -102,34 +101,16 @@ unsafe fn machine(probe: &Probe, regs: Regs, edata: *const u8) -> RegsMachine<'_
     unsafe { RegsMachine::new(regs, &probe.entry_prog, edata, probe.fault_counter()) }
 }
 
-/// The `len` bytes of a reservation.
-///
-/// # Safety
-///
-/// `p` is a reservation of `len` bytes, open until the returned slice is
-/// no longer used.
+/// Fills a fixed-size record `rec` reserved for `hit` (the program's
+/// static size): the header, then the program run straight into it
+/// ([`interp::run_static`]; out of line, in the one copy
+/// [`run_static_shared`], if `SHARED`). The one body of the three ways of
+/// reserving a static record.
 #[inline(always)]
-unsafe fn reserved<'r>(p: NonNull<u8>, len: usize) -> &'r mut [u8] {
-    // SAFETY: Caller.
-    unsafe { core::slice::from_raw_parts_mut(p.as_ptr(), len) }
-}
-
-/// Fills a fixed-size record reserved for `hit`: the header, then the
-/// program run straight into it ([`interp::run_static`]; out of line, in
-/// the one copy [`run_static_shared`], if `SHARED`). The one body of the
-/// three ways of reserving a static record.
-///
-/// # Safety
-///
-/// `p` is an open reservation of `size` bytes, the program's static size.
-#[inline(always)]
-unsafe fn fill_static<const EXIT: bool, const FULL_REGS: bool, const SHARED: bool>(
+fn fill_static<const EXIT: bool, const FULL_REGS: bool, const SHARED: bool>(
     hit: &Hit<'_, EXIT, FULL_REGS>,
-    p: NonNull<u8>,
-    size: usize,
+    rec: &mut [u8],
 ) {
-    // SAFETY: Caller.
-    let rec = unsafe { reserved(p, size) };
     hit.write_head(rec);
     if SHARED {
         // SAFETY: The hit's, built by the handler from its arguments.
@@ -183,11 +164,9 @@ fn record_static<const EXIT: bool, const FULL_REGS: bool>(
     size: usize,
 ) -> Outcome {
     match file.reserve_direct(size) {
-        Direct::Rec(p, buffer) => {
-            // SAFETY: The reservation holds `size` bytes, open until the
-            // commit.
-            unsafe { fill_static::<EXIT, FULL_REGS, true>(hit, p, size) };
-            buffer.commit();
+        Direct::Rec(mut r) => {
+            fill_static::<EXIT, FULL_REGS, true>(hit, r.bytes());
+            r.commit();
             Outcome::Written
         }
         Direct::Miss => file.refused(),
@@ -205,14 +184,12 @@ fn record_static_filtered<const EXIT: bool, const FULL_REGS: bool>(
     size: usize,
 ) -> Option<Outcome> {
     match file.reserve_filtered(size) {
-        Reserve::Rec(p, filtered) => {
-            // SAFETY: The reservation holds `size` bytes, open until the
-            // commit.
-            unsafe { fill_static::<EXIT, FULL_REGS, false>(hit, p, size) };
-            Some(filtered.commit(file, p))
+        Filtered::Rec(mut r) => {
+            fill_static::<EXIT, FULL_REGS, false>(hit, r.bytes());
+            Some(r.commit())
         }
-        Reserve::Miss => Some(file.refused()),
-        Reserve::No => None,
+        Filtered::Miss => Some(file.refused()),
+        Filtered::No => None,
     }
 }
 
@@ -230,14 +207,12 @@ fn record_static_generic<const EXIT: bool, const FULL_REGS: bool, const SHARED: 
         }
     }
     let mut fb = CoreBuffer::new();
-    let p = match fb.reserve::<false>(file, size) {
-        Ok(p) => p,
+    let mut r = match fb.reserve::<false>(file, size) {
+        Ok(r) => r,
         Err(o) => return o,
     };
-    // SAFETY: The reservation holds `size` bytes, open until the commit.
-    unsafe { fill_static::<EXIT, FULL_REGS, SHARED>(hit, p, size) };
-    // SAFETY: From the reservation above, on `file`.
-    unsafe { fb.commit(file, hit.commit_regs()) }
+    fill_static::<EXIT, FULL_REGS, SHARED>(hit, r.bytes());
+    r.commit(hit.commit_regs())
 }
 
 /// Writes one record of any program into `file`'s ring buffer.
@@ -258,12 +233,38 @@ fn record<const EXIT: bool, const FULL_REGS: bool>(
     }
 }
 
-/// Where a dynamic record was reserved, to commit it there.
-enum Reserved {
-    Direct(RingBuffer),
+/// A dynamic record, reserved where it could be.
+enum Reserved<'b> {
+    Direct(DirectRec),
     /// Direct, with the event's filter to run at the commit.
-    Filtered(Filtered),
-    Generic,
+    Filtered(FilteredRec<'b>),
+    Generic(CoreRec<'b>),
+}
+
+impl Reserved<'_> {
+    /// The record: all the bytes reserved.
+    #[inline(always)]
+    fn bytes(&mut self) -> &mut [u8] {
+        match self {
+            Reserved::Direct(r) => r.bytes(),
+            Reserved::Filtered(r) => r.bytes(),
+            Reserved::Generic(r) => r.bytes(),
+        }
+    }
+
+    /// Commits the filled record (`regs`: for the generic path's stack
+    /// traces).
+    #[inline(always)]
+    fn commit(self, regs: Regs) -> Outcome {
+        match self {
+            Reserved::Direct(r) => {
+                r.commit();
+                Outcome::Written
+            }
+            Reserved::Filtered(r) => r.commit(),
+            Reserved::Generic(r) => r.commit(regs),
+        }
+    }
 }
 
 /// A record with strings (or other dynamic data): the program runs into
@@ -325,25 +326,16 @@ unsafe fn record_dynamic<'h, const EXIT: bool, const FULL_REGS: bool>(
         return Outcome::Full;
     };
     let mut fb = CoreBuffer::new();
-    let (p, how) = match reserve_dynamic(&hit, scratch, &mut fb, file, &mut res) {
+    let mut r = match reserve_dynamic(&hit, scratch, &mut fb, file, &mut res) {
         Ok(r) => r,
         Err(o) => return o,
     };
-    // SAFETY: The reservation holds `res.len` bytes, open until the commit.
-    let rec = unsafe { reserved(p, res.len) };
+    let rec = r.bytes();
     if let (Some(dst), Some(src)) = (rec.get_mut(hdr..), scratch.get(hdr..res.len)) {
         dst.copy_from_slice(src);
     }
     hit.write_head(rec);
-    match how {
-        Reserved::Direct(buffer) => {
-            buffer.commit();
-            Outcome::Written
-        }
-        Reserved::Filtered(filtered) => filtered.commit(file, p),
-        // SAFETY: `fb` was filled by the reservation above, on `file`.
-        Reserved::Generic => unsafe { fb.commit(file, hit.commit_regs()) },
-    }
+    r.commit(hit.commit_regs())
 }
 
 /// Reserves a dynamic record of `res.len` bytes: straight in the ring
@@ -351,22 +343,22 @@ unsafe fn record_dynamic<'h, const EXIT: bool, const FULL_REGS: bool>(
 /// sub-buffer, with its strings truncated ([`truncated_retry`]). `Err`:
 /// nothing could be reserved, and why.
 #[inline(always)]
-fn reserve_dynamic<const EXIT: bool, const FULL_REGS: bool>(
+fn reserve_dynamic<'b, const EXIT: bool, const FULL_REGS: bool>(
     hit: &Hit<'_, EXIT, FULL_REGS>,
     scratch: &mut [u8],
-    fb: &mut CoreBuffer,
-    file: EventFile<'_>,
+    fb: &'b mut CoreBuffer,
+    file: EventFile<'b>,
     res: &mut interp::RunResult,
-) -> Result<(NonNull<u8>, Reserved), Outcome> {
+) -> Result<Reserved<'b>, Outcome> {
     let why = match file.reserve_direct(res.len) {
-        Direct::Rec(p, buffer) => return Ok((p, Reserved::Direct(buffer))),
+        Direct::Rec(r) => return Ok(Reserved::Direct(r)),
         Direct::Miss => file.refused(),
         Direct::Generic => match file.reserve_filtered(res.len) {
-            Reserve::Rec(p, filtered) => return Ok((p, Reserved::Filtered(filtered))),
-            Reserve::Miss => file.refused(),
+            Filtered::Rec(r) => return Ok(Reserved::Filtered(r)),
+            Filtered::Miss => file.refused(),
             // The triggers ran before the program.
-            Reserve::No => match fb.reserve::<true>(file, res.len) {
-                Ok(p) => return Ok((p, Reserved::Generic)),
+            Filtered::No => match fb.reserve::<true>(file, res.len) {
+                Ok(r) => return Ok(Reserved::Generic(r)),
                 Err(o) => o,
             },
         },
@@ -394,27 +386,27 @@ fn reserve_dynamic<const EXIT: bool, const FULL_REGS: bool>(
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn truncated_retry(
+unsafe fn truncated_retry<'b>(
     probe: &Probe,
     regs: Regs,
     edata: *const u8,
     scratch: &mut [u8],
-    fb: &mut CoreBuffer,
-    file: EventFile<'_>,
+    fb: &'b mut CoreBuffer,
+    file: EventFile<'b>,
     res: &mut interp::RunResult,
-) -> Option<(NonNull<u8>, Reserved)> {
+) -> Option<Reserved<'b>> {
     let small = scratch.get_mut(..SAFE_RECORD_SIZE.max(probe.prog.fixed_size()))?;
     // SAFETY: Caller.
     *res = unsafe { run_shared(probe, regs, edata, small) }.ok()?;
     match file.reserve_direct(res.len) {
-        Direct::Rec(p, buffer) => Some((p, Reserved::Direct(buffer))),
+        Direct::Rec(r) => Some(Reserved::Direct(r)),
         Direct::Miss => None,
         // Generic at the first reservation, or something changed since.
         // The triggers ran before the first reservation.
         Direct::Generic => fb
             .reserve::<true>(file, res.len)
             .ok()
-            .map(|p| (p, Reserved::Generic)),
+            .map(Reserved::Generic),
     }
 }
 
@@ -436,10 +428,8 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
         if let Some(file) = out.first_file(hit.ctx) {
             let o = match probe.prog.static_size() {
                 Some(size) => match file.reserve_direct(size) {
-                    Direct::Rec(p, buffer) => {
-                        // SAFETY: The reservation holds `size` bytes, open
-                        // until the commit.
-                        let rec = unsafe { reserved(p, size) };
+                    Direct::Rec(mut r) => {
+                        let rec = r.bytes();
                         hit.write_head(rec);
                         if probe.prog.is_fused() {
                             // No argument (`noargs`): nothing to run.
@@ -452,7 +442,7 @@ unsafe fn trace_hit<const EXIT: bool, const FULL_REGS: bool>(hit: Hit<'_, EXIT, 
                             // arguments (caller).
                             unsafe { run_steps_into(probe, hit.regs, hit.edata, rec) };
                         }
-                        buffer.commit();
+                        r.commit();
                         return;
                     }
                     d => record_static_rest(&hit, file, size, d),

@@ -89,7 +89,7 @@ impl FileSlot {
 #[derive(Clone, Copy)]
 pub(crate) struct EventFile<'h>(FileId, PhantomData<&'h ()>);
 
-impl EventFile<'_> {
+impl<'h> EventFile<'h> {
     /// `file->flags`, as the core may change them at any time.
     #[inline(always)]
     pub(crate) fn flags(self) -> u32 {
@@ -158,7 +158,7 @@ impl EventFile<'_> {
         // SAFETY: A live, enabled file in handler context (type invariant).
         let d = unsafe { bindings::rfprobe_direct_reserve(self.0.as_ptr(), len as c_ulong) };
         match (NonNull::new(d.rec.cast::<u8>()), NonNull::new(d.buffer)) {
-            (Some(rec), Some(buffer)) => Direct::Rec(rec, RingBuffer(buffer)),
+            (Some(rec), Some(buffer)) => Direct::Rec(DirectRec { rec, len, buffer }),
             (None, Some(_)) => Direct::Miss,
             _ => Direct::Generic,
         }
@@ -174,12 +174,12 @@ impl EventFile<'_> {
     /// For a file whose only reason for the generic path is a filter
     /// (and where the direct path is available): reserves a record of
     /// `len` bytes straight in the ring buffer, to be committed through
-    /// [`Filtered::commit`], which runs the filter once and discards what
-    /// it rejects. [`Reserve::No`]: take the generic path.
+    /// [`FilteredRec::commit`], which runs the filter once and discards what
+    /// it rejects. [`Filtered::No`]: take the generic path.
     #[inline(always)]
-    pub(crate) fn reserve_filtered(self, len: usize) -> Reserve<Filtered> {
+    pub(crate) fn reserve_filtered(self, len: usize) -> Filtered<'h> {
         if !self.filter_only() {
-            return Reserve::No;
+            return Filtered::No;
         }
         let mut event = core::ptr::null_mut();
         // SAFETY: A live, enabled file in handler context (type invariant);
@@ -188,9 +188,15 @@ impl EventFile<'_> {
             bindings::rfprobe_direct_reserve_ev(self.0.as_ptr(), len as c_ulong, &mut event)
         };
         match (NonNull::new(d.rec.cast::<u8>()), NonNull::new(d.buffer)) {
-            (Some(rec), Some(buffer)) => Reserve::Rec(rec, Filtered { buffer, event }),
-            (None, Some(_)) => Reserve::Miss,
-            _ => Reserve::No,
+            (Some(rec), Some(buffer)) => Filtered::Rec(FilteredRec {
+                rec,
+                len,
+                buffer,
+                event,
+                file: self,
+            }),
+            (None, Some(_)) => Filtered::Miss,
+            _ => Filtered::No,
         }
     }
 }
@@ -295,52 +301,90 @@ pub(crate) fn direct_init(vmlinux: &crate::btf::BtfData) {
     }
 }
 
-/// An open direct reservation's ring buffer.
-#[must_use = "an open reservation must be committed"]
-pub(crate) struct RingBuffer(NonNull<bindings::trace_buffer>);
+/// The bytes of an open reservation of `len` bytes at `rec`.
+///
+/// # Safety
+///
+/// `rec` is an open reservation of `len` bytes that only the caller
+/// writes, and stays open while the returned slice is used.
+#[inline(always)]
+unsafe fn reserved<'r>(rec: NonNull<u8>, len: usize) -> &'r mut [u8] {
+    // SAFETY: Caller.
+    unsafe { core::slice::from_raw_parts_mut(rec.as_ptr(), len) }
+}
 
-impl RingBuffer {
-    /// Commits the record reserved on this buffer.
+/// A record reserved straight in the ring buffer, its `trace_entry`
+/// header written: its bytes to fill ([`DirectRec::bytes`]), then its
+/// commit.
+#[must_use = "an open reservation must be committed"]
+pub(crate) struct DirectRec {
+    rec: NonNull<u8>,
+    len: usize,
+    buffer: NonNull<bindings::trace_buffer>,
+}
+
+impl DirectRec {
+    /// The record: all the bytes reserved.
+    #[inline(always)]
+    pub(crate) fn bytes(&mut self) -> &mut [u8] {
+        // SAFETY: Made only by `reserve_direct`, for its open reservation
+        // of `len` bytes, which stays open until `commit` consumes `self`.
+        unsafe { reserved(self.rec, self.len) }
+    }
+
+    /// Commits the record.
     #[inline(always)]
     pub(crate) fn commit(self) {
-        // SAFETY: Made only by `reserve_direct` for its open reservation,
-        // which this consumes.
-        unsafe { bindings::rfprobe_direct_commit(self.0.as_ptr()) };
+        // SAFETY: Made only by `reserve_direct` for its open reservation on
+        // `buffer`, which this consumes.
+        unsafe { bindings::rfprobe_direct_commit(self.buffer.as_ptr()) };
     }
 }
 
 /// How [`EventFile::reserve_filtered`] went.
-pub(crate) enum Reserve<T> {
-    /// The record (header written) and what commits it.
-    Rec(NonNull<u8>, T),
+pub(crate) enum Filtered<'h> {
+    /// The record.
+    Rec(FilteredRec<'h>),
     /// The ring buffer refused the reservation.
     Miss,
     /// Not for this path: take the generic one.
     No,
 }
 
-/// An open direct reservation of a filtered event: its ring buffer and
-/// ring-buffer event.
+/// A record of a filtered event reserved straight in the ring buffer: its
+/// bytes to fill ([`FilteredRec::bytes`]), then the filter and the commit.
 #[must_use = "an open reservation must be committed"]
-pub(crate) struct Filtered {
+pub(crate) struct FilteredRec<'h> {
+    rec: NonNull<u8>,
+    len: usize,
     buffer: NonNull<bindings::trace_buffer>,
     event: *mut bindings::ring_buffer_event,
+    file: EventFile<'h>,
 }
 
-impl Filtered {
-    /// Runs `file`'s filter on the filled record `rec` and commits it
+impl FilteredRec<'_> {
+    /// The record: all the bytes reserved.
+    #[inline(always)]
+    pub(crate) fn bytes(&mut self) -> &mut [u8] {
+        // SAFETY: Made only by `reserve_filtered`, for its open
+        // reservation of `len` bytes, which stays open until `commit`
+        // consumes `self`.
+        unsafe { reserved(self.rec, self.len) }
+    }
+
+    /// Runs the file's filter on the filled record and commits it
     /// ([`Outcome::Written`]) or discards it ([`Outcome::Filtered`]).
     #[inline(always)]
-    pub(crate) fn commit(self, file: EventFile<'_>, rec: NonNull<u8>) -> Outcome {
+    pub(crate) fn commit(self) -> Outcome {
         // SAFETY: Made only by `reserve_filtered` on `file` (live in handler
         // context) for its open reservation of `rec`; either call ends the
         // reservation, which this consumes.
         unsafe {
             if !bindings::rfprobe_direct_filter(
-                file.0.as_ptr(),
+                self.file.0.as_ptr(),
                 self.buffer.as_ptr(),
                 self.event,
-                rec.as_ptr().cast(),
+                self.rec.as_ptr().cast(),
             ) {
                 return Outcome::Filtered;
             }
@@ -352,9 +396,8 @@ impl Filtered {
 
 /// How [`EventFile::reserve_direct`] went.
 pub(crate) enum Direct {
-    /// The record (`trace_entry` header written, the rest for the caller)
-    /// and the ring buffer to commit it to.
-    Rec(NonNull<u8>, RingBuffer),
+    /// The record.
+    Rec(DirectRec),
     /// The ring buffer refused the reservation (off or full).
     Miss,
     /// The event needs the tracing core's generic path.
@@ -378,11 +421,11 @@ impl CoreBuffer {
     /// `RETRY`: a second reservation for the same hit, whose triggers ran at
     /// the first). `Err`: nothing to write, and why.
     #[inline(always)]
-    pub(crate) fn reserve<const RETRY: bool>(
-        &mut self,
-        file: EventFile<'_>,
+    pub(crate) fn reserve<'b, const RETRY: bool>(
+        &'b mut self,
+        file: EventFile<'b>,
         len: usize,
-    ) -> core::result::Result<NonNull<u8>, Outcome> {
+    ) -> core::result::Result<CoreRec<'b>, Outcome> {
         if !RETRY {
             if let Some(o) = file.skip(file.flags()) {
                 return Err(o);
@@ -397,21 +440,46 @@ impl CoreBuffer {
                 len as c_ulong,
             )
         };
-        NonNull::new(rec.cast::<u8>()).ok_or_else(|| file.refused())
+        match NonNull::new(rec.cast::<u8>()) {
+            Some(rec) => Ok(CoreRec {
+                fb: self,
+                file,
+                rec,
+                len,
+            }),
+            None => Err(file.refused()),
+        }
+    }
+}
+
+/// A record reserved through the tracing core, in its [`CoreBuffer`]: its
+/// bytes to fill ([`CoreRec::bytes`]), then the commit.
+#[must_use = "an open reservation must be committed"]
+pub(crate) struct CoreRec<'b> {
+    fb: &'b mut CoreBuffer,
+    file: EventFile<'b>,
+    rec: NonNull<u8>,
+    len: usize,
+}
+
+impl CoreRec<'_> {
+    /// The record: all the bytes reserved.
+    #[inline(always)]
+    pub(crate) fn bytes(&mut self) -> &mut [u8] {
+        // SAFETY: Made only by `CoreBuffer::reserve`, for its open
+        // reservation of `len` bytes, which stays open until `commit`
+        // consumes `self`.
+        unsafe { reserved(self.rec, self.len) }
     }
 
-    /// Commits the record of a successful [`CoreBuffer::reserve`] on
-    /// `file`; `regs` for stack traces ([`Regs::NONE`]: none). Returns
-    /// what the core did with it: [`Outcome::Written`], or discarded it
-    /// (filter, soft disable, pid filter; see rfprobe_commit_verdict()).
-    ///
-    /// # Safety
-    ///
-    /// The last [`CoreBuffer::reserve`] on `self` succeeded, for `file`, and
-    /// was not committed.
+    /// Commits the record; `regs` for stack traces ([`Regs::NONE`]:
+    /// none). Returns what the core did with it: [`Outcome::Written`], or
+    /// discarded it (filter, soft disable, pid filter; see
+    /// rfprobe_commit_verdict()).
     #[inline(always)]
-    pub(crate) unsafe fn commit(&mut self, file: EventFile<'_>, regs: Regs) -> Outcome {
-        let fb = self.0.as_mut_ptr();
+    pub(crate) fn commit(self, regs: Regs) -> Outcome {
+        let file = self.file;
+        let fb = self.fb.0.as_mut_ptr();
         let discard = bindings::EVENT_FILE_FL_SOFT_DISABLED
             | bindings::EVENT_FILE_FL_FILTERED
             | bindings::EVENT_FILE_FL_PID_FILTER;
@@ -419,10 +487,11 @@ impl CoreBuffer {
             0
         } else {
             // SAFETY: `file` is live (its invariant); `entry` is the record
-            // reserved in `fb` (caller), filled.
+            // reserved in `fb` (made only by a successful reservation).
             unsafe { bindings::rfprobe_commit_verdict(file.0.as_ptr(), (*fb).entry) }
         };
-        // SAFETY: Filled by the reservation (caller).
+        // SAFETY: Filled by the successful reservation that made `self`,
+        // which this consumes.
         unsafe {
             (*fb).regs = regs.as_ptr();
             bindings::trace_event_buffer_commit(fb)
