@@ -207,9 +207,12 @@ fn record_static_generic<const EXIT: bool, const FULL_REGS: bool, const SHARED: 
         }
     }
     let mut fb = CoreBuffer::new();
-    let mut r = match fb.reserve::<false>(file, size) {
-        Ok(r) => r,
-        Err(o) => return o,
+    if let Err(o) = fb.reserve::<false>(file, size) {
+        return o;
+    }
+    // Always a record: the reservation succeeded.
+    let Some(mut r) = fb.take() else {
+        return Outcome::Full;
     };
     fill_static::<EXIT, FULL_REGS, SHARED>(hit, r.bytes());
     r.commit(hit.commit_regs())
@@ -346,7 +349,7 @@ unsafe fn record_dynamic<'h, const EXIT: bool, const FULL_REGS: bool>(
 fn reserve_dynamic<'b, const EXIT: bool, const FULL_REGS: bool>(
     hit: &Hit<'_, EXIT, FULL_REGS>,
     scratch: &mut [u8],
-    fb: &'b mut CoreBuffer,
+    fb: &'b mut CoreBuffer<'b>,
     file: EventFile<'b>,
     res: &mut interp::RunResult,
 ) -> Result<Reserved<'b>, Outcome> {
@@ -358,7 +361,7 @@ fn reserve_dynamic<'b, const EXIT: bool, const FULL_REGS: bool>(
             Filtered::Miss => file.refused(),
             // The triggers ran before the program.
             Filtered::No => match fb.reserve::<true>(file, res.len) {
-                Ok(r) => return Ok(Reserved::Generic(r)),
+                Ok(()) => return fb.take().map(Reserved::Generic).ok_or(Outcome::Full),
                 Err(o) => o,
             },
         },
@@ -391,7 +394,7 @@ unsafe fn truncated_retry<'b>(
     regs: Regs,
     edata: *const u8,
     scratch: &mut [u8],
-    fb: &'b mut CoreBuffer,
+    fb: &'b mut CoreBuffer<'b>,
     file: EventFile<'b>,
     res: &mut interp::RunResult,
 ) -> Option<Reserved<'b>> {
@@ -403,10 +406,10 @@ unsafe fn truncated_retry<'b>(
         Direct::Miss => None,
         // Generic at the first reservation, or something changed since.
         // The triggers ran before the first reservation.
-        Direct::Generic => fb
-            .reserve::<true>(file, res.len)
-            .ok()
-            .map(Reserved::Generic),
+        Direct::Generic => {
+            fb.reserve::<true>(file, res.len).ok()?;
+            fb.take().map(Reserved::Generic)
+        }
     }
 }
 

@@ -405,50 +405,75 @@ pub(crate) enum Direct {
 }
 
 /// The tracing core's `trace_event_buffer`: local storage for one record
-/// reserved on the generic path.
-pub(crate) struct CoreBuffer(MaybeUninit<bindings::trace_event_buffer>);
+/// reserved on the generic path, and that record until it is taken.
+pub(crate) struct CoreBuffer<'h> {
+    fb: MaybeUninit<bindings::trace_event_buffer>,
+    /// The record of the last successful [`CoreBuffer::reserve`] and its
+    /// file, until [`CoreBuffer::take`].
+    open: Option<(NonNull<u8>, usize, EventFile<'h>)>,
+}
 
-impl CoreBuffer {
+impl<'h> CoreBuffer<'h> {
     /// Uninitialised: `trace_event_buffer_reserve()` sets every field on
     /// success.
     #[inline(always)]
     pub(crate) fn new() -> Self {
-        CoreBuffer(MaybeUninit::uninit())
+        CoreBuffer {
+            fb: MaybeUninit::uninit(),
+            open: None,
+        }
     }
 
     /// Reserves a record of `len` bytes for `file` through the tracing
     /// core, after its triggers, soft disable and PID filter (unless
     /// `RETRY`: a second reservation for the same hit, whose triggers ran at
-    /// the first). `Err`: nothing to write, and why.
+    /// the first), to [`CoreBuffer::take`]. `Err`: nothing to write, and
+    /// why ([`Outcome::Nested`] if the buffer still holds a record not
+    /// taken). Two steps, so that a failed reservation leaves the buffer
+    /// free for another one.
     #[inline(always)]
-    pub(crate) fn reserve<'b, const RETRY: bool>(
-        &'b mut self,
-        file: EventFile<'b>,
+    pub(crate) fn reserve<const RETRY: bool>(
+        &mut self,
+        file: EventFile<'h>,
         len: usize,
-    ) -> core::result::Result<CoreRec<'b>, Outcome> {
+    ) -> core::result::Result<(), Outcome> {
+        if self.open.is_some() {
+            return Err(Outcome::Nested);
+        }
         if !RETRY {
             if let Some(o) = file.skip(file.flags()) {
                 return Err(o);
             }
         }
-        // SAFETY: `self` is local storage; `file` is live and enabled, in
-        // handler context (its invariant).
+        // SAFETY: `self.fb` is local storage; `file` is live and enabled,
+        // in handler context (its invariant).
         let rec = unsafe {
             bindings::trace_event_buffer_reserve(
-                self.0.as_mut_ptr(),
+                self.fb.as_mut_ptr(),
                 file.0.as_ptr(),
                 len as c_ulong,
             )
         };
         match NonNull::new(rec.cast::<u8>()) {
-            Some(rec) => Ok(CoreRec {
-                fb: self,
-                file,
-                rec,
-                len,
-            }),
+            Some(rec) => {
+                self.open = Some((rec, len, file));
+                Ok(())
+            }
             None => Err(file.refused()),
         }
+    }
+
+    /// The record the last successful [`CoreBuffer::reserve`] opened, to
+    /// fill and commit (`None` if there is none).
+    #[inline(always)]
+    pub(crate) fn take(&mut self) -> Option<CoreRec<'_>> {
+        let (rec, len, file) = self.open.take()?;
+        Some(CoreRec {
+            fb: &mut self.fb,
+            file,
+            rec,
+            len,
+        })
     }
 }
 
@@ -456,7 +481,7 @@ impl CoreBuffer {
 /// bytes to fill ([`CoreRec::bytes`]), then the commit.
 #[must_use = "an open reservation must be committed"]
 pub(crate) struct CoreRec<'b> {
-    fb: &'b mut CoreBuffer,
+    fb: &'b mut MaybeUninit<bindings::trace_event_buffer>,
     file: EventFile<'b>,
     rec: NonNull<u8>,
     len: usize,
@@ -466,9 +491,9 @@ impl CoreRec<'_> {
     /// The record: all the bytes reserved.
     #[inline(always)]
     pub(crate) fn bytes(&mut self) -> &mut [u8] {
-        // SAFETY: Made only by `CoreBuffer::reserve`, for its open
-        // reservation of `len` bytes, which stays open until `commit`
-        // consumes `self`.
+        // SAFETY: Made only by `CoreBuffer::take`, once, for the open
+        // reservation of `len` bytes of a successful `reserve`, which stays
+        // open until `commit` consumes `self`.
         unsafe { reserved(self.rec, self.len) }
     }
 
@@ -479,7 +504,7 @@ impl CoreRec<'_> {
     #[inline(always)]
     pub(crate) fn commit(self, regs: Regs) -> Outcome {
         let file = self.file;
-        let fb = self.fb.0.as_mut_ptr();
+        let fb = self.fb.as_mut_ptr();
         let discard = bindings::EVENT_FILE_FL_SOFT_DISABLED
             | bindings::EVENT_FILE_FL_FILTERED
             | bindings::EVENT_FILE_FL_PID_FILTER;
