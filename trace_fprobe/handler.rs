@@ -21,7 +21,7 @@ use crate::percpu::SCRATCH_SIZE;
 use crate::perf::{perf_size, PerfSample, PERF_RECORD_MAX};
 use crate::probe::Probe;
 use crate::regs::{Regs, RegsMachine};
-use crate::ring::{CoreBuffer, CoreRec, Direct, DirectRec, EventFile, Filtered, FilteredRec};
+use crate::ring::{CoreBuffer, Direct, EventFile, Filtered, Record};
 use crate::trace_probe::fetch::{Insn, Program};
 use crate::trace_probe::interp;
 use crate::trace_probe::profile::Outcome;
@@ -207,12 +207,9 @@ fn record_static_generic<const EXIT: bool, const FULL_REGS: bool, const SHARED: 
         }
     }
     let mut fb = CoreBuffer::new();
-    if let Err(o) = fb.reserve::<false>(file, size) {
-        return o;
-    }
-    // Always a record: the reservation succeeded.
-    let Some(mut r) = fb.take() else {
-        return Outcome::Full;
+    let mut r = match fb.reserve::<false>(file, size) {
+        Ok(r) => r,
+        Err(o) => return o,
     };
     fill_static::<EXIT, FULL_REGS, SHARED>(hit, r.bytes());
     r.commit(hit.commit_regs())
@@ -232,40 +229,6 @@ fn record<const EXIT: bool, const FULL_REGS: bool>(
             record_dynamic::<EXIT, FULL_REGS>(
                 hit.ctx, hit.probe, hit.regs, hit.edata, hit.ip, hit.ret_ip, file,
             )
-        }
-    }
-}
-
-/// A dynamic record, reserved where it could be.
-enum Reserved<'b> {
-    Direct(DirectRec),
-    /// Direct, with the event's filter to run at the commit.
-    Filtered(FilteredRec<'b>),
-    Generic(CoreRec<'b>),
-}
-
-impl Reserved<'_> {
-    /// The record: all the bytes reserved.
-    #[inline(always)]
-    fn bytes(&mut self) -> &mut [u8] {
-        match self {
-            Reserved::Direct(r) => r.bytes(),
-            Reserved::Filtered(r) => r.bytes(),
-            Reserved::Generic(r) => r.bytes(),
-        }
-    }
-
-    /// Commits the filled record (`regs`: for the generic path's stack
-    /// traces).
-    #[inline(always)]
-    fn commit(self, regs: Regs) -> Outcome {
-        match self {
-            Reserved::Direct(r) => {
-                r.commit();
-                Outcome::Written
-            }
-            Reserved::Filtered(r) => r.commit(),
-            Reserved::Generic(r) => r.commit(regs),
         }
     }
 }
@@ -328,8 +291,8 @@ unsafe fn record_dynamic<'h, const EXIT: bool, const FULL_REGS: bool>(
     let Ok(mut res) = run else {
         return Outcome::Full;
     };
-    let mut fb = CoreBuffer::new();
-    let mut r = match reserve_dynamic(&hit, scratch, &mut fb, file, &mut res) {
+    let (mut fb, mut fb_retry) = (CoreBuffer::new(), CoreBuffer::new());
+    let mut r = match reserve_dynamic(&hit, scratch, [&mut fb, &mut fb_retry], file, &mut res) {
         Ok(r) => r,
         Err(o) => return o,
     };
@@ -342,33 +305,34 @@ unsafe fn record_dynamic<'h, const EXIT: bool, const FULL_REGS: bool>(
 }
 
 /// Reserves a dynamic record of `res.len` bytes: straight in the ring
-/// buffer, or through the tracing core (`fb`), or, when it does not fit a
-/// sub-buffer, with its strings truncated ([`truncated_retry`]). `Err`:
-/// nothing could be reserved, and why.
+/// buffer, or through the tracing core (in `fb[0]`), or, when it does not
+/// fit a sub-buffer, with its strings truncated ([`truncated_retry`], in
+/// `fb[1]`). `Err`: nothing could be reserved, and why.
 #[inline(always)]
 fn reserve_dynamic<'b, const EXIT: bool, const FULL_REGS: bool>(
     hit: &Hit<'_, EXIT, FULL_REGS>,
     scratch: &mut [u8],
-    fb: &'b mut CoreBuffer<'b>,
+    fb: [&'b mut CoreBuffer; 2],
     file: EventFile<'b>,
     res: &mut interp::RunResult,
-) -> Result<Reserved<'b>, Outcome> {
+) -> Result<Record<'b>, Outcome> {
+    let [fb, fb_retry] = fb;
     let why = match file.reserve_direct(res.len) {
-        Direct::Rec(r) => return Ok(Reserved::Direct(r)),
+        Direct::Rec(r) => return Ok(r.into()),
         Direct::Miss => file.refused(),
         Direct::Generic => match file.reserve_filtered(res.len) {
-            Filtered::Rec(r) => return Ok(Reserved::Filtered(r)),
+            Filtered::Rec(r) => return Ok(r.into()),
             Filtered::Miss => file.refused(),
             // The triggers ran before the program.
             Filtered::No => match fb.reserve::<true>(file, res.len) {
-                Ok(()) => return fb.take().map(Reserved::Generic).ok_or(Outcome::Full),
+                Ok(r) => return Ok(r.into()),
                 Err(o) => o,
             },
         },
     };
     if why == Outcome::Full && res.len > SAFE_RECORD_SIZE {
         // SAFETY: The hit's, built by the handler from its arguments.
-        let r = unsafe { truncated_retry(hit.probe, hit.regs, hit.edata, scratch, fb, file, res) };
+        let r = unsafe { truncated_retry(hit.probe, hit.regs, hit.edata, scratch, fb_retry, file, res) };
         if let Some(r) = r {
             return Ok(r);
         }
@@ -394,22 +358,19 @@ unsafe fn truncated_retry<'b>(
     regs: Regs,
     edata: *const u8,
     scratch: &mut [u8],
-    fb: &'b mut CoreBuffer<'b>,
+    fb: &'b mut CoreBuffer,
     file: EventFile<'b>,
     res: &mut interp::RunResult,
-) -> Option<Reserved<'b>> {
+) -> Option<Record<'b>> {
     let small = scratch.get_mut(..SAFE_RECORD_SIZE.max(probe.prog.fixed_size()))?;
     // SAFETY: Caller.
     *res = unsafe { run_shared(probe, regs, edata, small) }.ok()?;
     match file.reserve_direct(res.len) {
-        Direct::Rec(r) => Some(Reserved::Direct(r)),
+        Direct::Rec(r) => Some(r.into()),
         Direct::Miss => None,
         // Generic at the first reservation, or something changed since.
         // The triggers ran before the first reservation.
-        Direct::Generic => {
-            fb.reserve::<true>(file, res.len).ok()?;
-            fb.take().map(Reserved::Generic)
-        }
+        Direct::Generic => fb.reserve::<true>(file, res.len).ok().map(Record::from),
     }
 }
 

@@ -405,75 +405,48 @@ pub(crate) enum Direct {
 }
 
 /// The tracing core's `trace_event_buffer`: local storage for one record
-/// reserved on the generic path, and that record until it is taken.
-pub(crate) struct CoreBuffer<'h> {
-    fb: MaybeUninit<bindings::trace_event_buffer>,
-    /// The record of the last successful [`CoreBuffer::reserve`] and its
-    /// file, until [`CoreBuffer::take`].
-    open: Option<(NonNull<u8>, usize, EventFile<'h>)>,
-}
+/// reserved on the generic path. A hit that may reserve twice (the
+/// truncated retry of a record too large) has a second one for the second
+/// reservation, as a failed reservation leaves its buffer borrowed.
+pub(crate) struct CoreBuffer(MaybeUninit<bindings::trace_event_buffer>);
 
-impl<'h> CoreBuffer<'h> {
+impl CoreBuffer {
     /// Uninitialised: `trace_event_buffer_reserve()` sets every field on
     /// success.
     #[inline(always)]
     pub(crate) fn new() -> Self {
-        CoreBuffer {
-            fb: MaybeUninit::uninit(),
-            open: None,
-        }
+        CoreBuffer(MaybeUninit::uninit())
     }
 
     /// Reserves a record of `len` bytes for `file` through the tracing
     /// core, after its triggers, soft disable and PID filter (unless
     /// `RETRY`: a second reservation for the same hit, whose triggers ran at
-    /// the first), to [`CoreBuffer::take`]. `Err`: nothing to write, and
-    /// why ([`Outcome::Nested`] if the buffer still holds a record not
-    /// taken). Two steps, so that a failed reservation leaves the buffer
-    /// free for another one.
+    /// the first). `Err`: nothing to write, and why.
     #[inline(always)]
-    pub(crate) fn reserve<const RETRY: bool>(
-        &mut self,
-        file: EventFile<'h>,
+    pub(crate) fn reserve<'b, const RETRY: bool>(
+        &'b mut self,
+        file: EventFile<'b>,
         len: usize,
-    ) -> core::result::Result<(), Outcome> {
-        if self.open.is_some() {
-            return Err(Outcome::Nested);
-        }
+    ) -> core::result::Result<CoreRec<'b>, Outcome> {
         if !RETRY {
             if let Some(o) = file.skip(file.flags()) {
                 return Err(o);
             }
         }
-        // SAFETY: `self.fb` is local storage; `file` is live and enabled,
-        // in handler context (its invariant).
+        // SAFETY: `self` is local storage; `file` is live and enabled, in
+        // handler context (its invariant).
         let rec = unsafe {
-            bindings::trace_event_buffer_reserve(
-                self.fb.as_mut_ptr(),
-                file.0.as_ptr(),
-                len as c_ulong,
-            )
+            bindings::trace_event_buffer_reserve(self.0.as_mut_ptr(), file.0.as_ptr(), len as c_ulong)
         };
         match NonNull::new(rec.cast::<u8>()) {
-            Some(rec) => {
-                self.open = Some((rec, len, file));
-                Ok(())
-            }
+            Some(rec) => Ok(CoreRec {
+                fb: &mut self.0,
+                file,
+                rec,
+                len,
+            }),
             None => Err(file.refused()),
         }
-    }
-
-    /// The record the last successful [`CoreBuffer::reserve`] opened, to
-    /// fill and commit (`None` if there is none).
-    #[inline(always)]
-    pub(crate) fn take(&mut self) -> Option<CoreRec<'_>> {
-        let (rec, len, file) = self.open.take()?;
-        Some(CoreRec {
-            fb: &mut self.fb,
-            file,
-            rec,
-            len,
-        })
     }
 }
 
@@ -491,9 +464,9 @@ impl CoreRec<'_> {
     /// The record: all the bytes reserved.
     #[inline(always)]
     pub(crate) fn bytes(&mut self) -> &mut [u8] {
-        // SAFETY: Made only by `CoreBuffer::take`, once, for the open
-        // reservation of `len` bytes of a successful `reserve`, which stays
-        // open until `commit` consumes `self`.
+        // SAFETY: Made only by a successful `CoreBuffer::reserve`, for its
+        // open reservation of `len` bytes, which stays open until `commit`
+        // consumes `self`.
         unsafe { reserved(self.rec, self.len) }
     }
 
@@ -526,6 +499,94 @@ impl CoreRec<'_> {
             1 => Outcome::Filtered,
             2 => Outcome::SoftDisabled,
             _ => Outcome::PidFiltered,
+        }
+    }
+}
+
+/// A record however it was reserved ([`DirectRec`], [`FilteredRec`],
+/// [`CoreRec`]), for the paths that reserve where they can: its bytes to
+/// fill ([`Record::bytes`]), then its commit. The bytes are common to all
+/// three, so filling them does not depend on how they were reserved.
+#[must_use = "an open reservation must be committed"]
+pub(crate) struct Record<'b> {
+    rec: NonNull<u8>,
+    len: usize,
+    how: Commit<'b>,
+}
+
+/// How a [`Record`] is committed: what its reservation left.
+enum Commit<'b> {
+    Direct(NonNull<bindings::trace_buffer>),
+    Filtered(
+        NonNull<bindings::trace_buffer>,
+        *mut bindings::ring_buffer_event,
+        EventFile<'b>,
+    ),
+    Core(&'b mut MaybeUninit<bindings::trace_event_buffer>, EventFile<'b>),
+}
+
+impl From<DirectRec> for Record<'_> {
+    #[inline(always)]
+    fn from(r: DirectRec) -> Self {
+        Record {
+            rec: r.rec,
+            len: r.len,
+            how: Commit::Direct(r.buffer),
+        }
+    }
+}
+
+impl<'b> From<FilteredRec<'b>> for Record<'b> {
+    #[inline(always)]
+    fn from(r: FilteredRec<'b>) -> Self {
+        Record {
+            rec: r.rec,
+            len: r.len,
+            how: Commit::Filtered(r.buffer, r.event, r.file),
+        }
+    }
+}
+
+impl<'b> From<CoreRec<'b>> for Record<'b> {
+    #[inline(always)]
+    fn from(r: CoreRec<'b>) -> Self {
+        Record {
+            rec: r.rec,
+            len: r.len,
+            how: Commit::Core(r.fb, r.file),
+        }
+    }
+}
+
+impl Record<'_> {
+    /// The record: all the bytes reserved.
+    #[inline(always)]
+    pub(crate) fn bytes(&mut self) -> &mut [u8] {
+        // SAFETY: Made only from a reservation's own record of `len` bytes
+        // at `rec`, which stays open until `commit` consumes `self`.
+        unsafe { reserved(self.rec, self.len) }
+    }
+
+    /// Commits the filled record as its reservation commits it (`regs`:
+    /// for the generic path's stack traces) and returns what became of it.
+    #[inline(always)]
+    pub(crate) fn commit(self, regs: Regs) -> Outcome {
+        let (rec, len) = (self.rec, self.len);
+        // Each is the reservation this was made from, given back.
+        match self.how {
+            Commit::Direct(buffer) => {
+                DirectRec { rec, len, buffer }.commit();
+                Outcome::Written
+            }
+            Commit::Filtered(buffer, event, file) => FilteredRec {
+                rec,
+                len,
+                buffer,
+                event,
+                file,
+            }
+            .commit(),
+            Commit::Core(fb, file) => CoreRec { fb, file, rec, len }.commit(regs),
         }
     }
 }
