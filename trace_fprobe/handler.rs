@@ -332,7 +332,9 @@ fn reserve_dynamic<'b, const EXIT: bool, const FULL_REGS: bool>(
     };
     if why == Outcome::Full && res.len > SAFE_RECORD_SIZE {
         // SAFETY: The hit's, built by the handler from its arguments.
-        let r = unsafe { truncated_retry(hit.probe, hit.regs, hit.edata, scratch, fb_retry, file, res) };
+        let r = unsafe {
+            truncated_retry(hit.probe, hit.regs, hit.edata, scratch, fb_retry, file, res)
+        };
         if let Some(r) = r {
             return Ok(r);
         }

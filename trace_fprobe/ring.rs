@@ -436,7 +436,11 @@ impl CoreBuffer {
         // SAFETY: `self` is local storage; `file` is live and enabled, in
         // handler context (its invariant).
         let rec = unsafe {
-            bindings::trace_event_buffer_reserve(self.0.as_mut_ptr(), file.0.as_ptr(), len as c_ulong)
+            bindings::trace_event_buffer_reserve(
+                self.0.as_mut_ptr(),
+                file.0.as_ptr(),
+                len as c_ulong,
+            )
         };
         match NonNull::new(rec.cast::<u8>()) {
             Some(rec) => Ok(CoreRec {
@@ -522,7 +526,10 @@ enum Commit<'b> {
         *mut bindings::ring_buffer_event,
         EventFile<'b>,
     ),
-    Core(&'b mut MaybeUninit<bindings::trace_event_buffer>, EventFile<'b>),
+    Core(
+        &'b mut MaybeUninit<bindings::trace_event_buffer>,
+        EventFile<'b>,
+    ),
 }
 
 impl From<DirectRec> for Record<'_> {
