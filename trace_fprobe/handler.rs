@@ -291,33 +291,73 @@ unsafe fn record_dynamic<'h, const EXIT: bool, const FULL_REGS: bool>(
     let Ok(mut res) = run else {
         return Outcome::Full;
     };
-    let (mut fb, mut fb_retry) = (CoreBuffer::new(), CoreBuffer::new());
-    let mut r = match reserve_dynamic(&hit, scratch, [&mut fb, &mut fb_retry], file, &mut res) {
-        Ok(r) => r,
-        Err(o) => return o,
-    };
-    let rec = r.bytes();
-    if let (Some(dst), Some(src)) = (rec.get_mut(hdr..), scratch.get(hdr..res.len)) {
+    // The direct path in line; the others, with their commit chosen at
+    // run time, out of line.
+    match file.reserve_direct(res.len) {
+        Direct::Rec(mut r) => {
+            fill_dynamic(&hit, r.bytes(), scratch, hdr);
+            r.commit();
+            Outcome::Written
+        }
+        d => record_dynamic_rest(&hit, scratch, hdr, file, d, &mut res),
+    }
+}
+
+/// Fills a dynamic record `rec` from the program's output in `scratch`:
+/// the data after the header, then the header.
+#[inline(always)]
+fn fill_dynamic<const EXIT: bool, const FULL_REGS: bool>(
+    hit: &Hit<'_, EXIT, FULL_REGS>,
+    rec: &mut [u8],
+    scratch: &[u8],
+    hdr: usize,
+) {
+    let len = rec.len();
+    if let (Some(dst), Some(src)) = (rec.get_mut(hdr..), scratch.get(hdr..len)) {
         dst.copy_from_slice(src);
     }
     hit.write_head(rec);
-    r.commit(hit.commit_regs())
 }
 
-/// Reserves a dynamic record of `res.len` bytes: straight in the ring
-/// buffer, or through the tracing core (in `fb[0]`), or, when it does not
-/// fit a sub-buffer, with its strings truncated ([`truncated_retry`], in
-/// `fb[1]`). `Err`: nothing could be reserved, and why.
+/// [`record_dynamic`] where the direct reservation gave `direct` and no
+/// record: reserves through the tracing core, or, when the record does
+/// not fit a sub-buffer, with its strings truncated, then fills and
+/// commits it.
+#[inline(never)]
+fn record_dynamic_rest<const EXIT: bool, const FULL_REGS: bool>(
+    hit: &Hit<'_, EXIT, FULL_REGS>,
+    scratch: &mut [u8],
+    hdr: usize,
+    file: EventFile<'_>,
+    direct: Direct,
+    res: &mut interp::RunResult,
+) -> Outcome {
+    let (mut fb, mut fb_retry) = (CoreBuffer::new(), CoreBuffer::new());
+    match reserve_dynamic(hit, scratch, [&mut fb, &mut fb_retry], file, direct, res) {
+        Ok(mut r) => {
+            fill_dynamic(hit, r.bytes(), scratch, hdr);
+            r.commit(hit.commit_regs())
+        }
+        Err(o) => o,
+    }
+}
+
+/// Reserves a dynamic record of `res.len` bytes where the direct
+/// reservation gave `direct`: straight in the ring buffer, or through the
+/// tracing core (in `fb[0]`), or, when it does not fit a sub-buffer, with
+/// its strings truncated ([`truncated_retry`], in `fb[1]`). `Err`: nothing
+/// could be reserved, and why.
 #[inline(always)]
 fn reserve_dynamic<'b, const EXIT: bool, const FULL_REGS: bool>(
     hit: &Hit<'_, EXIT, FULL_REGS>,
     scratch: &mut [u8],
     fb: [&'b mut CoreBuffer; 2],
     file: EventFile<'b>,
+    direct: Direct,
     res: &mut interp::RunResult,
 ) -> Result<Record<'b>, Outcome> {
     let [fb, fb_retry] = fb;
-    let why = match file.reserve_direct(res.len) {
+    let why = match direct {
         Direct::Rec(r) => return Ok(r.into()),
         Direct::Miss => file.refused(),
         Direct::Generic => match file.reserve_filtered(res.len) {
