@@ -5,12 +5,12 @@
 //! (kCFI checks those calls): they turn the C arguments into a `&Probe`
 //! and [`Regs`] and call the handlers of [`crate::handler`].
 
-use crate::attach::ExitFprobe;
 use crate::bindings;
 use crate::compat;
 #[cfg(not(any(CONFIG_FTRACE_RECORD_RECURSION, CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING)))]
 use crate::cpu::RecursionGuard;
 use crate::handler::{exit_entry, exit_hit, ops_entry};
+use crate::probe::fexit::ExitFprobe;
 use crate::probe::Probe;
 use crate::regs::Regs;
 use core::ffi::c_void;

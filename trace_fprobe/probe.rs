@@ -1,26 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! One probe (one definition line) of an event, and how it attaches:
+//! One probe (one definition line) of an event. How it attaches is its
+//! kind's, one file each ([`kind`]):
 //!
-//! * entry `f` probes: a private `ftrace_ops` without
-//!   `FTRACE_OPS_FL_SAVE_REGS` (ftrace saves the argument registers, stack
-//!   and instruction pointers, all an entry probe reads);
-//! * exit `f` probes: an `fprobe` with an exit handler (and an entry handler
-//!   that stores entry arguments);
-//! * `t` probes: rfprobe's own tracepoint probe (`rust/helpers/tracepoint.c`);
-//! * `w` probes: a hardware breakpoint on every CPU while enabled.
+//! * entry `f` probes ([`fentry`]): a private `ftrace_ops`;
+//! * exit `f` probes ([`fexit`]): an `fprobe` with an exit handler;
+//! * `t` probes ([`tprobe`]): rfprobe's own tracepoint probe;
+//! * `w` probes ([`wprobe`]): a hardware breakpoint on every CPU while
+//!   enabled.
 //!
 //! A probe is shared with the handlers (`&Probe`) from the moment it is
 //! attached; what changes while it exists (attached or not, the tracepoint
 //! of a module that comes and goes, earlier miss counts) is [`ProbeState`],
 //! owned by the event under `event_mutex`.
 
-use crate::attach::{EntryOps, ExitFprobe, HwWatch, TpProbe};
+pub(crate) mod fentry;
+pub(crate) mod fexit;
+mod kind;
+pub(crate) mod tprobe;
+pub(crate) mod wprobe;
+
+use self::fexit::ExitFprobe;
+use self::kind::{Attach, KindOps};
 use crate::funcs::FuncSet;
+use crate::hwwatch::HwWatch;
 use crate::outputs::Outputs;
 use crate::percpu::Counters;
 use crate::trace_probe::fetch::{self, EntryProgram, Insn, Program};
-use crate::trace_probe::probe::Access;
 use crate::trace_probe::profile::{Outcome, Profile, ALL, OUTCOMES};
 use crate::trace_probe::{DefHead, ProbeArg, StoredDef};
 use crate::tracepoint::Tracepoint;
@@ -68,27 +74,15 @@ impl OwnedDef {
     }
 }
 
-/// How a probe attaches: one owned kernel object per kind. The exit
-/// probe's `fprobe` is embedded first in the [`Probe`] (its handlers get
-/// its address and recover the probe from it).
-enum Attach {
-    /// Entry `f` probe.
-    Entry(EntryOps),
-    /// Exit `f` probe: [`Probe::fp`].
-    Exit,
-    /// `t` probe.
-    Tracepoint(TpProbe),
-    /// `w` probe, and the address it watches (resolved when defined).
-    Watch(HwWatch, u64),
-}
-
 /// One probe. `repr(C)` with the `fprobe` first: fprobe handlers get a
 /// pointer to it and recover the probe.
 #[repr(C)]
 pub(crate) struct Probe {
     /// Exit probes only; the fprobe core writes to it while registered.
     fp: ExitFprobe,
-    /// The kernel object this probe attaches with.
+    /// The kernel object this probe attaches with, its kind's. An exit
+    /// probe's is `fp`, embedded first (its handlers get its address and
+    /// recover the probe from it).
     attach: Attach,
     /// Where the owning event's records go (set before the probe is first
     /// attached; the event outlives its probes).
@@ -215,7 +209,7 @@ impl Probe {
     /// A watchpoint's hardware breakpoints.
     pub(crate) fn watch(&self) -> Option<&HwWatch> {
         match &self.attach {
-            Attach::Watch(w, _) => Some(w),
+            Attach::Watch(w) => Some(&w.hw),
             _ => None,
         }
     }
@@ -299,7 +293,7 @@ impl Probe {
             Probe {
                 fp: ExitFprobe::new(),
                 // Replaced below, once the probe's address is known.
-                attach: Attach::Exit,
+                attach: Attach::Exit(fexit::ExitProbe),
                 out: core::ptr::null(),
                 home: match home {
                     Some(m) => {
@@ -322,15 +316,8 @@ impl Probe {
         )?;
         // The C objects point back at the probe: its box address is stable.
         let me = core::ptr::from_ref::<Probe>(&probe).cast_mut().cast();
-        if def.is_tracepoint() {
-            probe.attach = Attach::Tracepoint(TpProbe::new(me)?);
-        } else if def.is_watch() {
-            // Compiled above: the symbol resolved.
-            let addr = watch_addr.ok_or(code::EINVAL)?;
-            probe.attach = Attach::Watch(HwWatch::new(me, def.watch_by_trigger())?, addr);
-        } else if !def.is_return() {
-            probe.attach = Attach::Entry(EntryOps::new(me)?);
-        }
+        // A watchpoint's address: compiled above, the symbol resolved.
+        probe.attach = Attach::new(def, me, watch_addr)?;
         let mut state = ProbeState {
             tracepoint,
             attached: false,
@@ -364,56 +351,9 @@ impl Probe {
         if st.attached {
             return Ok(());
         }
-        match &self.attach {
-            Attach::Tracepoint(t) => {
-                let Some(tp) = st.tracepoint else {
-                    // Pending module tracepoint: enabling succeeds, the probe
-                    // attaches when the module comes (C: TRACEPOINT_STUB).
-                    return Ok(());
-                };
-                // SAFETY: Detached (`st.attached`); module tracepoints are
-                // dropped in `tracepoint_going` while their module is still
-                // there.
-                unsafe { t.attach(tp) }?;
-            }
-            Attach::Watch(w, addr) => {
-                if st.gone {
-                    // The watched variable's module went.
-                    return Err(code::ENODEV);
-                }
-                let spec = self.def().watch();
-                let access = match spec.access {
-                    Access::Read => 1,
-                    Access::Write => 2,
-                    Access::ReadWrite => 3,
-                };
-                // SAFETY: Detached (`st.attached`).
-                unsafe { w.attach(*addr, spec.len, access) }?;
-            }
-            // A module function whose module is not loaded: attaches when
-            // it comes.
-            _ if st.funcs.is_empty() => return Ok(()),
-            // SAFETY: Not registered (`st.attached`).
-            Attach::Entry(ops) => unsafe { ops.register(&st.addrs()?) }?,
-            Attach::Exit => self.register_fprobe(&st.addrs()?)?,
-        }
-        st.attached = true;
+        // SAFETY: Detached (`st.attached`); the probe's own attachment.
+        st.attached = unsafe { self.attach.attach_probe(self, st) }?;
         Ok(())
-    }
-
-    /// The exit probe's entry data size, if it reads arguments at entry.
-    fn entry_data(&self) -> Option<usize> {
-        (!self.entry_prog.is_empty()).then(|| self.entry_prog.data_size())
-    }
-
-    /// Registers the exit probe's fprobe on `addrs`.
-    fn register_fprobe(&self, addrs: &[c_ulong]) -> Result {
-        // SAFETY: Not registered (the caller checked `attached`); the probe
-        // is boxed, so the fprobe stays put until after `detach`.
-        unsafe {
-            self.fp
-                .register(addrs, self.entry_data(), self.def().maxactive())
-        }
     }
 
     /// Detaches the probe; on return no handler of this probe runs.
@@ -421,19 +361,8 @@ impl Probe {
         if !st.attached {
             return;
         }
-        match &self.attach {
-            // SAFETY: Attached (`st.attached`).
-            Attach::Tracepoint(t) => unsafe { t.detach() },
-            // SAFETY: Attached (`st.attached`).
-            Attach::Watch(w, _) => unsafe { w.detach() },
-            // SAFETY: Registered (`st.attached`).
-            Attach::Entry(ops) => unsafe { ops.unregister() },
-            Attach::Exit => {
-                // SAFETY: Registered in `attach`.
-                let missed = unsafe { self.fp.unregister() };
-                st.old_nmissed = st.old_nmissed.wrapping_add(missed);
-            }
-        }
+        // SAFETY: Attached (`st.attached`); the probe's own attachment.
+        unsafe { self.attach.detach_probe(self, st) };
         st.attached = false;
     }
 
@@ -446,42 +375,23 @@ impl Probe {
     ///
     /// Attached; a removal leaves at least one function.
     unsafe fn update_attached(&self, addrs: &[c_ulong], all: &[c_ulong], remove: bool) -> Result {
-        match &self.attach {
-            // SAFETY: Registered (caller); callers never remove the last
-            // function (`drop_tagged` detaches instead).
-            Attach::Entry(ops) => unsafe { ops.update(addrs, remove) },
-            // SAFETY: Registered (the caller checked `attached`), with
-            // these entry data and maxactive.
-            Attach::Exit => unsafe {
-                self.fp.update(
-                    addrs,
-                    all,
-                    remove,
-                    self.entry_data(),
-                    self.def().maxactive(),
-                )
-            },
-            Attach::Tracepoint(_) | Attach::Watch(..) => Err(code::EINVAL),
-        }
+        // SAFETY: Attached, and a removal leaves a function (caller); the
+        // probe's own attachment.
+        unsafe { self.attach.update_funcs(self, addrs, all, remove) }
     }
 
-    /// The functions of module `name` leave the probe (it goes; the
-    /// module is still live during its GOING notification, its ftrace
-    /// records with it). Returns whether any did. A single-function probe
-    /// is pending until the module comes back.
-    ///
-    /// A watchpoint on a variable of module `name` is detached for good
-    /// (its address may be anything's once the module is gone): `ENODEV`,
-    /// which the caller logs, and enabling it fails with `ENODEV`.
+    /// Module `name` goes (it is still live during its GOING
+    /// notification, its ftrace records with it): what the probe's kind
+    /// does then ([`KindOps::module_going`]). Returns whether the probe
+    /// changed.
     pub(crate) fn module_going(&self, st: &mut ProbeState, name: &[u8]) -> Result<bool> {
-        if let Attach::Watch(..) = &self.attach {
-            if self.home() != Some(name) || st.gone {
-                return Ok(false);
-            }
-            self.detach(st);
-            st.gone = true;
-            return Err(code::ENODEV);
-        }
+        self.attach.module_going(self, st, name)
+    }
+
+    /// The functions of module `name` leave the probe. Returns whether any
+    /// did. A single-function probe is pending until the module comes
+    /// back.
+    fn drop_module_funcs(&self, st: &mut ProbeState, name: &[u8]) -> Result<bool> {
         let Some(m) = st.mods.iter().position(|n| n[..] == *name) else {
             return Ok(false);
         };
@@ -656,13 +566,7 @@ impl Probe {
     /// are `exit_missed` (fprobe counts both causes as one), the others'
     /// `nested`.
     pub(crate) fn profile(&self, st: &ProbeState) -> Profile {
-        let live = match &self.attach {
-            Attach::Entry(ops) => ops.nmissed(),
-            Attach::Tracepoint(t) => t.nmissed(),
-            Attach::Exit if st.attached => self.fp.nmissed(),
-            // The debug exception does not nest: no hit is refused.
-            Attach::Exit | Attach::Watch(..) => 0,
-        };
+        let live = self.attach.missed(self, st.attached);
         let c = self.counts.sums();
         let mut p = Profile {
             faulted: self.faults.sums()[0],
@@ -677,11 +581,7 @@ impl Probe {
         // A hit in flight may have its hit counted and not yet its outcome:
         // it reads as written until then.
         p.add_hits(Outcome::Written, hits.wrapping_sub(lost));
-        let unseen = match self.attach {
-            Attach::Exit => Outcome::ExitMissed,
-            _ => Outcome::Nested,
-        };
-        p.add_hits(unseen, st.old_nmissed.wrapping_add(live));
+        p.add_hits(self.attach.unseen(), st.old_nmissed.wrapping_add(live));
         p
     }
 }

@@ -43,6 +43,7 @@ mod files;
 mod ftrace_funcs;
 mod funcs;
 mod handler;
+mod hwwatch;
 // Right after `handler`, out of alphabetical order: LLVM receives the
 // crate's functions in declaration order, which steers its inlining, and
 // here the callbacks compile to the hot path `make bench` measures.

@@ -12,7 +12,7 @@
 //! watchpoint's [`HwWatch`], which lives in the watchpoint event's only
 //! probe: that event cannot be removed while the entry exists (pinned).
 
-use crate::attach::HwWatch;
+use crate::hwwatch::HwWatch;
 use crate::trace_probe::wtrigger::{self, Checked, WCmd};
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicU64, Ordering};
