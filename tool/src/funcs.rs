@@ -207,7 +207,7 @@ pub fn run_watch(
         anyhow::bail!("no kallsyms (give --kallsyms FILE, or run on the target kernel)");
     };
     let sel = Selector::new(patterns);
-    let min = trace_probe::parse::WATCH_MIN_ADDR;
+    let min = trace_probe::wparse::WATCH_MIN_ADDR;
     let vars: Vec<_> = ks
         .data
         .iter()

@@ -188,7 +188,7 @@ pub enum Command<'a> {
     /// A malformed removal line: fail with this errno (no log entry).
     BadRemove(i32),
     /// An `f`/`t` definition: parse it with
-    /// [`super::parse::parse_definition`].
+    /// [`super::define::parse_definition`].
     Define,
     /// Not an `f`/`t` line, or fewer than two tokens: every C parser
     /// cancels, the write fails with `-EINVAL` and nothing is logged.

@@ -43,7 +43,7 @@ pub fn func_part(line: &[u8]) -> Option<&[u8]> {
 
 /// Did a line fail for want of a function's BTF prototype (its arguments
 /// name parameters)? A list or glob is then parsed again for each of its
-/// functions ([`super::parse::parse_definition_for`]); a module function
+/// functions ([`super::define::parse_definition_for`]); a module function
 /// whose module is not loaded waits for it.
 pub fn needs_function_btf(f: &super::errors::Failure) -> bool {
     use super::errors::ErrCode;
@@ -250,7 +250,7 @@ impl<'a> Spec<'a> {
 
     /// The function whose BTF prototype types the arguments when the spec
     /// names one function; `None` for sets (each member is parsed on its
-    /// own, see [`super::parse::parse_definition_for`]).
+    /// own, see [`super::define::parse_definition_for`]).
     pub fn btf_name(&self) -> Option<&'a [u8]> {
         self.single().map(|i| i.name)
     }

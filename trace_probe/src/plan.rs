@@ -108,7 +108,7 @@ pub trait Kernel {
     /// vmlinux; `None`: vmlinux). `no_funcs`: no function prototypes (a
     /// function of a module that is not loaded must not be typed by a
     /// vmlinux function of its name); `func`: type the arguments by this
-    /// function's prototype ([`super::parse::parse_definition_for`]).
+    /// function's prototype ([`super::define::parse_definition_for`]).
     fn parse(
         &mut self,
         line: &[u8],
@@ -581,7 +581,7 @@ pub fn check_watch_address(def: &ProbeDef, line: &[u8], addr: u64) -> Result<(),
     if def.stored().watch_by_trigger() {
         return Ok(());
     }
-    if super::parse::watch_armable(addr, def.stored().watch().len) {
+    if super::wparse::watch_armable(addr, def.stored().watch().len) {
         return Ok(());
     }
     let spec = super::cmdline::tokens(line).nth(1).unwrap_or(&[]);

@@ -19,6 +19,7 @@ pub mod btf_adapter;
 pub mod bytes;
 pub mod cmdline;
 pub mod core_layout;
+pub mod define;
 pub mod errno;
 pub mod errors;
 pub mod facts;
@@ -32,13 +33,14 @@ pub mod probe;
 pub mod profile;
 pub mod resolve;
 pub mod symbolic;
+pub mod wparse;
 pub mod wtrigger;
 pub use self::cmdline::{classify, split_commands, tokens, Command, RemoveSpec};
+pub use self::define::{parse_definition, parse_definition_for};
 pub use self::errors::{
     write_error_log_entry, write_error_log_entry_for, ErrCode, Failure, LogEntry,
 };
 pub use self::facts::KernelFacts;
-pub use self::parse::{parse_definition, parse_definition_for};
 pub use self::probe::{DefHead, ProbeArg, ProbeDef, ProbeKind, StoredDef, MAX_TRACE_ARGS};
 pub use self::resolve::{BtfInfo, DentryOffsets, ProbeEnv, TracepointLookup};
 

@@ -231,9 +231,9 @@ pub fn address(c: &Checked, record: &[u8]) -> Option<u64> {
 }
 
 /// Can a watchpoint of `len` bytes be armed at `addr`: the rule of a
-/// numeric `w@ADDR` (`parse::watch_armable`).
+/// numeric `w@ADDR` (`wparse::watch_armable`).
 pub fn armable(addr: u64, len: u8) -> bool {
-    super::parse::watch_armable(addr, len)
+    super::wparse::watch_armable(addr, len)
 }
 
 /// Writes a trigger as the `triggers` file lists it (without the state

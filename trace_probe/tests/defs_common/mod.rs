@@ -13,7 +13,7 @@ use trace_probe::cmdline::{classify, Command};
 use trace_probe::errors::{write_error_log_entry, Failure, LogEntry, EINVAL, ENOENT};
 use trace_probe::facts::KernelFacts;
 use trace_probe::funcspec::{glob_match, Spec};
-use trace_probe::parse::{parse_definition, parse_definition_for};
+use trace_probe::define::{parse_definition, parse_definition_for};
 use trace_probe::plan::{self, ModName, NameUse, Resolved, Verdict, Workspace};
 use trace_probe::probe::{ProbeDef, StoredDef};
 use trace_probe::resolve::{DentryOffsets, ProbeEnv, TracepointLookup};
