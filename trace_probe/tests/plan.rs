@@ -8,9 +8,9 @@
 mod defs_common;
 
 use defs_common::{Env, DATA_SYMBOLS};
+use trace_probe::define::parse_definition_for;
 use trace_probe::errors::{Detail, ErrCode, Failure, EEXIST, EINVAL, ENOENT, EPERM};
 use trace_probe::funcspec::{At, Spec};
-use trace_probe::define::parse_definition_for;
 use trace_probe::plan::{
     self, Groups, Kernel, ModName, NameUse, Resolved, Target, Verdict, Workspace,
 };
