@@ -231,8 +231,8 @@ rfprobe_sidebyside() {
 	taskset -p 1 $_sb_self > /dev/null
 	echo 1 > events/cref/enable
 	echo 1 > events/rfsbs/enable
-	# Interrupts: the only way need-resched can be set between the two
-	# handlers of a hit (rfprobe_sbs_interrupted).
+	# Interrupts, one of the ways need-resched can be set between the two
+	# handlers of a hit (rfprobe_sbs_resched_only), for the diffs.
 	for _sb_e in events/irq_vectors events/irq/irq_handler_entry; do
 		[ ! -e $_sb_e/enable ] || echo 1 > $_sb_e/enable
 	done
@@ -251,7 +251,7 @@ rfprobe_sidebyside() {
 	cat trace > $TMPDIR/sbs.trace
 	_sb_i=1
 	while [ $_sb_i -le $_sb_n ]; do
-		rfprobe_sbs_interrupted $TMPDIR/sbs.trace $_sb_i > $TMPDIR/sbs.irq$_sb_i
+		rfprobe_sbs_order $TMPDIR/sbs.trace $_sb_i > $TMPDIR/sbs.order$_sb_i
 		_sb_i=$((_sb_i + 1))
 	done
 	rfprobe_sbs_compare $TMPDIR/sbs.trace "sbsc" "sbsr" records $_sb_n $_sb_defs || _sb_fail=1
@@ -450,27 +450,21 @@ rfprobe_sbs_undouble() {
 		"$1" > "$1.single" && mv "$1.single" "$1"
 }
 
-# rfprobe_sbs_interrupted TRACE I: the hits (1, 2, ... in time order) of
-# definition I whose C record (sbscI) and rfprobe record (sbsrI) have an
-# interrupt's record between them in TRACE (the text trace of one CPU, with
-# the irq_vectors and irq_handler_entry events on), one per line. With
-# RFPROBE_SBS_C_TWICE=1, C's records of a hit are two (rfprobe_sbs_undouble):
-# an interrupt anywhere among the three records counts.
-rfprobe_sbs_interrupted() {
+# rfprobe_sbs_order TRACE I: for each hit (1, 2, ... in time order) of
+# definition I, "HIT c" if its C record (sbscI) was written after its
+# rfprobe record (sbsrI) in TRACE (the text trace of one CPU), "HIT r" if
+# before, one per line. With RFPROBE_SBS_C_TWICE=1, C's records of a hit
+# are two (rfprobe_sbs_undouble): C's second one counts.
+rfprobe_sbs_order() {
 	awk -v c=" sbsc$2: " -v r=" sbsr$2: " -v twice="${RFPROBE_SBS_C_TWICE:-0}" '
 		!/^ *[^ #][^ ]*-[0-9]+ +\[[0-9]+\] / { next }
+		{ n++ }
 		index($0, c) { cl[++nc] = n; next }
 		index($0, r) { rl[++nr] = n; next }
-		/ (sbsc|sbsr)[0-9]+: / { next }
-		{ n++ }
 		END {
 			w = twice == 1 ? 2 : 1
-			for (k = 1; k * w <= nc && k <= nr; k++) {
-				lo = cl[k * w - w + 1]; hi = cl[k * w]
-				if (rl[k] < lo) lo = rl[k]
-				if (rl[k] > hi) hi = rl[k]
-				if (lo != hi) print k
-			}
+			for (k = 1; k * w <= nc && k <= nr; k++)
+				print k, (cl[k * w] > rl[k] ? "c" : "r")
 		}' "$1"
 }
 
@@ -505,27 +499,30 @@ rfprobe_sbs_edges_only() {
 # The whole line is compared but for the timestamp and the event's name:
 # task, PID, CPU, the latency columns (irqs-off, need-resched, hard/softirq,
 # preemption and migrate-disable depth) and the arguments.
-# rfprobe_sbs_resched_only C R IRQS: do the two lists differ only in the
-# need-resched state of lines whose hits IRQS lists (rfprobe_sbs_interrupted),
-# each time in the same direction? The two handlers of one hit run one after
-# the other with preemption off, and only an interrupt between them can set
-# need-resched (never clear it): the handler that runs second can have bits
-# the first lacks, not the reverse (seen: a softirq-context exit probe, C
-# 0x10, rfprobe 0x34), and only where an interrupt came between them.
+# rfprobe_sbs_resched_only C R ORDER: do the two lists differ only in the
+# need-resched state of some lines, each time set in the record written
+# second (ORDER: rfprobe_sbs_order)? The two handlers of one hit run one
+# after the other with preemption off: need-resched can be set between
+# them, never cleared. An interrupt sets it, and so does rcu_read_unlock()
+# with preemption off in a task whose RCU read-side section needs a
+# deferred quiescent state (rcu_read_unlock_special(),
+# kernel/rcu/tree_plugin.h), with no interrupt (seen on the full-preemption
+# debug kernels under load). The record written second can have bits the
+# first lacks, not the reverse (seen: a softirq-context exit probe, C 0x10,
+# rfprobe 0x34).
 rfprobe_sbs_resched_only() {
 	awk "$_rfprobe_resched_awk"'
-		FILENAME == ARGV[1] { irq[$1] = 1; next }
+		FILENAME == ARGV[1] { second[$1] = $2; next }
 		FILENAME == ARGV[2] { c[FNR] = $0; nc = FNR; next }
 		{ r[FNR] = $0; nr = FNR }
 		END {
 			if (nc != nr) exit 1
 			for (i = 1; i <= nc; i++) {
 				if (c[i] == r[i]) continue
-				if (norm(c[i]) != norm(r[i]) || !(i in irq)) exit 1
+				if (norm(c[i]) != norm(r[i]) || !(i in second)) exit 1
 				cb = bits(c[i]); rb = bits(r[i])
 				side = gained(rb, cb) ? "r" : gained(cb, rb) ? "c" : "x"
-				if (side == "x" || (dir != "" && side != dir)) exit 1
-				dir = side
+				if (side != second[i]) exit 1
 			}
 		}' "$3" "$1" "$2"
 }
@@ -582,8 +579,8 @@ rfprobe_sbs_compare() {
 			echo "  identical but for samples at the start or end (perf enables and disables the events one by one, first the $_sp_first side):"
 			diff $TMPDIR/sbs.c $TMPDIR/sbs.r | grep '^[0-9]' | sed 's/^/  /' || :
 		elif [ "$4" != samples ] && ! cmp -s $TMPDIR/sbs.c $TMPDIR/sbs.r &&
-			rfprobe_sbs_resched_only $TMPDIR/sbs.c $TMPDIR/sbs.r $TMPDIR/sbs.irq$_sc_i; then
-			echo "  identical but for need-resched set by an interrupt between the two handlers of a hit:"
+			rfprobe_sbs_resched_only $TMPDIR/sbs.c $TMPDIR/sbs.r $TMPDIR/sbs.order$_sc_i; then
+			echo "  identical but for need-resched set between the two handlers of a hit, in the record written second:"
 			diff $TMPDIR/sbs.c $TMPDIR/sbs.r | sed 's/^/  /' || :
 		elif ! cmp -s $TMPDIR/sbs.c $TMPDIR/sbs.r; then
 			echo "  $4 differ (C <, rfprobe >):"

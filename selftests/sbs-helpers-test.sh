@@ -48,48 +48,51 @@ undouble "$(txt sh-4 'd..2.')"$'\n'"$(txt sh-4 'd..1.')"$'\n' 1
 undouble "$(raw dd-3 0)"$'\n'"$(raw dd-4 0)"$'\n' 1
 undouble "$(raw dd-3 0)"$'\n' 1
 
-# resched_only C R IRQS WANT-RC
+# resched_only C R ORDER WANT-RC
 resched_only() {
 	printf '%s\n' "$1" >"$TMPDIR/c"
 	printf '%s\n' "$2" >"$TMPDIR/r"
-	printf '%s' "$3" >"$TMPDIR/irq"
-	rfprobe_sbs_resched_only "$TMPDIR/c" "$TMPDIR/r" "$TMPDIR/irq"
+	printf '%s' "$3" >"$TMPDIR/order"
+	rfprobe_sbs_resched_only "$TMPDIR/c" "$TMPDIR/r" "$TMPDIR/order"
 	local rc=$?
 	if [ "$rc" = "$4" ]; then
 		ok
 	else
-		bad "resched_only: exit $rc, want $4, for C:"$'\n'"$1"$'\n'"rfprobe:"$'\n'"$2"$'\n'"interrupted hits: $3"
+		bad "resched_only: exit $rc, want $4, for C:"$'\n'"$1"$'\n'"rfprobe:"$'\n'"$2"$'\n'"order: $3"
 	fi
 }
-# The second handler of a hit may have gained need-resched bits, in one
-# direction, where an interrupt came between the two handlers.
-resched_only "$(raw dd-3 10)" "$(raw dd-3 34)" $'1\n' 0
-resched_only "$(txt sh-4 'd..2.')" "$(txt sh-4 'dN.2.')" $'1\n' 0
+# The record written second may have gained need-resched bits.
+resched_only "$(raw dd-3 10)" "$(raw dd-3 34)" $'1 r\n' 0
+resched_only "$(txt sh-4 'd..2.')" "$(txt sh-4 'dN.2.')" $'1 r\n' 0
+resched_only "$(txt sh-4 'dN.2.')" "$(txt sh-4 'd..2.')" $'1 c\n' 0
 resched_only "$(raw dd-3 0)"$'\n'"$(raw dd-3 0)"$'\n'"$(raw dd-4 0)" \
-	"$(raw dd-3 4)"$'\n'"$(raw dd-3 0)"$'\n'"$(raw dd-4 4)" $'1\n3\n' 0
-resched_only "$(txt sh-4 'd..2.')" "$(txt sh-4 'dN.2.')" $'2\n' 1
+	"$(raw dd-3 4)"$'\n'"$(raw dd-3 0)"$'\n'"$(raw dd-4 4)" $'1 r\n2 r\n3 r\n' 0
+resched_only "$(raw dd-3 4)"$'\n'"$(raw dd-5 0)" "$(raw dd-3 0)"$'\n'"$(raw dd-5 4)" $'1 c\n2 r\n' 0
+# Not the record written first, not without an order, nor anything else.
+resched_only "$(txt sh-4 'd..2.')" "$(txt sh-4 'dN.2.')" $'1 c\n' 1
+resched_only "$(txt sh-4 'd..2.')" "$(txt sh-4 'dN.2.')" $'2 r\n' 1
 resched_only "$(txt sh-4 'd..2.')" "$(txt sh-4 'dN.2.')" '' 1
-resched_only "$(raw dd-3 34)"$'\n'"$(raw dd-5 0)" "$(raw dd-3 10)"$'\n'"$(raw dd-5 4)" $'1\n2\n' 1
-resched_only "$(raw dd-3 0)" "$(raw dd-3 1)" $'1\n' 1
-resched_only "$(raw dd-3 0)" "$(raw dd-3 0)"$'\n'"$(raw dd-3 0)" $'1\n' 1
+resched_only "$(raw dd-3 34)"$'\n'"$(raw dd-5 0)" "$(raw dd-3 10)"$'\n'"$(raw dd-5 4)" $'1 r\n2 r\n' 1
+resched_only "$(raw dd-3 0)" "$(raw dd-3 1)" $'1 r\n' 1
+resched_only "$(raw dd-3 0)" "$(raw dd-3 0)"$'\n'"$(raw dd-3 0)" $'1 r\n' 1
 
-# interrupted TRACE-LINES WANT: the hits of definition 1 with an interrupt's
-# record between C's and rfprobe's.
-interrupted() {
+# order TRACE-LINES WANT: for each hit of definition 1, which record was
+# written second.
+order() {
 	printf '%s\n' "$1" >"$TMPDIR/trace"
 	local got
-	got=$(rfprobe_sbs_interrupted "$TMPDIR/trace" 1 | tr '\n' ' ')
+	got=$(rfprobe_sbs_order "$TMPDIR/trace" 1 | tr '\n' ',')
 	if [ "$got" = "$2" ]; then
 		ok
 	else
-		bad "interrupted: got '$got', want '$2', for:"$'\n'"$1"
+		bad "order: got '$got', want '$2', for:"$'\n'"$1"
 	fi
 }
 ev() { # TASK EVENT: a trace line of one event
 	echo "  $1-7 [000] d.h1. 5.000001: $2: x=1"
 }
-interrupted "$(ev dd sbsc1)"$'\n'"$(ev dd sbsc2)"$'\n'"$(ev dd sbsr1)"$'\n'"$(ev dd sbsr2)"$'\n'"$(ev dd sbsc1)"$'\n'"$(ev dd local_timer_entry)"$'\n'"$(ev dd local_timer_exit)"$'\n'"$(ev dd sbsr1)"$'\n'"$(ev '<idle>' irq_handler_entry)"$'\n'"$(ev dd sbsc1)"$'\n'"$(ev dd sbsr1)" '2 '
-RFPROBE_SBS_C_TWICE=1 interrupted "$(ev dd sbsc1)"$'\n'"$(ev dd sbsc1)"$'\n'"$(ev dd sbsr1)"$'\n'"$(ev dd sbsc1)"$'\n'"$(ev dd irq_handler_entry)"$'\n'"$(ev dd sbsc1)"$'\n'"$(ev dd sbsr1)" '2 '
-interrupted "# tracer: nop"$'\n'"$(ev dd sbsc11)"$'\n'"$(ev dd irq_work_entry)"$'\n'"$(ev dd sbsr11)"$'\n'"$(ev dd sbsc1)"$'\n'"$(ev dd sbsr1)" ''
+order "$(ev dd sbsc1)"$'\n'"$(ev dd sbsc2)"$'\n'"$(ev dd sbsr1)"$'\n'"$(ev dd sbsr2)"$'\n'"$(ev dd sbsr1)"$'\n'"$(ev dd local_timer_entry)"$'\n'"$(ev dd sbsc1)"$'\n'"$(ev '<idle>' irq_handler_entry)"$'\n'"$(ev dd sbsc1)"$'\n'"$(ev dd sbsr1)" '1 r,2 c,3 r,'
+RFPROBE_SBS_C_TWICE=1 order "$(ev dd sbsc1)"$'\n'"$(ev dd sbsr1)"$'\n'"$(ev dd sbsc1)"$'\n'"$(ev dd sbsc1)"$'\n'"$(ev dd sbsc1)"$'\n'"$(ev dd sbsr1)" '1 c,2 r,'
+order "# tracer: nop"$'\n'"$(ev dd sbsc11)"$'\n'"$(ev dd sbsr11)"$'\n'"$(ev dd sbsr1)"$'\n'"$(ev dd sbsc1)" '1 c,'
 echo "side-by-side tolerances: $pass passed, $fail failed"
 [ "$fail" = 0 ]
