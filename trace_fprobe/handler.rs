@@ -329,7 +329,7 @@ fn record_dynamic_rest<const EXIT: bool, const FULL_REGS: bool>(
     scratch: &mut [u8],
     hdr: usize,
     file: EventFile<'_>,
-    direct: Direct,
+    direct: Direct<'_>,
     res: &mut interp::RunResult,
 ) -> Outcome {
     let (mut fb, mut fb_retry) = (CoreBuffer::new(), CoreBuffer::new());
@@ -353,7 +353,7 @@ fn reserve_dynamic<'b, const EXIT: bool, const FULL_REGS: bool>(
     scratch: &mut [u8],
     fb: [&'b mut CoreBuffer; 2],
     file: EventFile<'b>,
-    direct: Direct,
+    direct: Direct<'b>,
     res: &mut interp::RunResult,
 ) -> Result<Record<'b>, Outcome> {
     let [fb, fb_retry] = fb;
@@ -498,7 +498,7 @@ fn record_static_rest<const EXIT: bool, const FULL_REGS: bool>(
     hit: &Hit<'_, EXIT, FULL_REGS>,
     file: EventFile<'_>,
     size: usize,
-    d: Direct,
+    d: Direct<'_>,
 ) -> Outcome {
     match d {
         // `Rec` is never passed: the caller commits it.

@@ -151,14 +151,19 @@ impl<'h> EventFile<'h> {
     /// Reserves a record of `len` bytes straight in the ring buffer if
     /// nothing needs the tracing core's generic path.
     #[inline(always)]
-    pub(crate) fn reserve_direct(self, len: usize) -> Direct {
+    pub(crate) fn reserve_direct(self, len: usize) -> Direct<'h> {
         if self.flags() & DIRECT_BLOCK.load(Ordering::Acquire) != 0 {
             return Direct::Generic;
         }
         // SAFETY: A live, enabled file in handler context (type invariant).
         let d = unsafe { bindings::rfprobe_direct_reserve(self.0.as_ptr(), len as c_ulong) };
         match (NonNull::new(d.rec.cast::<u8>()), NonNull::new(d.buffer)) {
-            (Some(rec), Some(buffer)) => Direct::Rec(DirectRec { rec, len, buffer }),
+            (Some(rec), Some(buffer)) => Direct::Rec(DirectRec {
+                rec,
+                len,
+                buffer,
+                _file: PhantomData,
+            }),
             (None, Some(_)) => Direct::Miss,
             _ => Direct::Generic,
         }
@@ -315,15 +320,26 @@ unsafe fn reserved<'r>(rec: NonNull<u8>, len: usize) -> &'r mut [u8] {
 
 /// A record reserved straight in the ring buffer, its `trace_entry`
 /// header written: its bytes to fill ([`DirectRec::bytes`]), then its
-/// commit.
+/// commit, within the handler `'h` of the [`EventFile`] it was reserved
+/// for.
+///
+/// It must be committed: `ring_buffer_lock_reserve()` left preemption
+/// disabled, the ring buffer's recursion bit of this context set and the
+/// CPU buffer's commit open, which only `ring_buffer_unlock_commit()` (or
+/// `ring_buffer_discard_commit()`) ends. No `Drop` discards it: the
+/// discard needs the reservation's `ring_buffer_event`, which the direct
+/// path does not return (it would cost every committed record an out
+/// parameter, stored and loaded); `#[must_use]` and the consuming
+/// [`DirectRec::commit`] are the guard.
 #[must_use = "an open reservation must be committed"]
-pub(crate) struct DirectRec {
+pub(crate) struct DirectRec<'h> {
     rec: NonNull<u8>,
     len: usize,
     buffer: NonNull<bindings::trace_buffer>,
+    _file: PhantomData<EventFile<'h>>,
 }
 
-impl DirectRec {
+impl DirectRec<'_> {
     /// The record: all the bytes reserved.
     #[inline(always)]
     pub(crate) fn bytes(&mut self) -> &mut [u8] {
@@ -342,6 +358,7 @@ impl DirectRec {
 }
 
 /// How [`EventFile::reserve_filtered`] went.
+#[must_use = "`Filtered::Rec` is an open reservation, which must be committed"]
 pub(crate) enum Filtered<'h> {
     /// The record.
     Rec(FilteredRec<'h>),
@@ -353,6 +370,10 @@ pub(crate) enum Filtered<'h> {
 
 /// A record of a filtered event reserved straight in the ring buffer: its
 /// bytes to fill ([`FilteredRec::bytes`]), then the filter and the commit.
+///
+/// It must be committed, as a [`DirectRec`]. No `Drop` discards it,
+/// although it keeps the `ring_buffer_event` a discard needs: the dynamic
+/// paths turn it into a [`Record`], which cannot have one.
 #[must_use = "an open reservation must be committed"]
 pub(crate) struct FilteredRec<'h> {
     rec: NonNull<u8>,
@@ -395,9 +416,10 @@ impl FilteredRec<'_> {
 }
 
 /// How [`EventFile::reserve_direct`] went.
-pub(crate) enum Direct {
+#[must_use = "`Direct::Rec` is an open reservation, which must be committed"]
+pub(crate) enum Direct<'h> {
     /// The record.
-    Rec(DirectRec),
+    Rec(DirectRec<'h>),
     /// The ring buffer refused the reservation (off or full).
     Miss,
     /// The event needs the tracing core's generic path.
@@ -456,6 +478,11 @@ impl CoreBuffer {
 
 /// A record reserved through the tracing core, in its [`CoreBuffer`]: its
 /// bytes to fill ([`CoreRec::bytes`]), then the commit.
+///
+/// It must be committed, as a [`DirectRec`]. No `Drop` discards it: the
+/// record of a filtered or soft-disabled file may be in the core's
+/// per-CPU temporary buffer (`trace_buffered_event`), which only the
+/// core's private `__trace_event_discard_commit()` gives back.
 #[must_use = "an open reservation must be committed"]
 pub(crate) struct CoreRec<'b> {
     fb: &'b mut MaybeUninit<bindings::trace_event_buffer>,
@@ -511,6 +538,9 @@ impl CoreRec<'_> {
 /// [`CoreRec`]), for the paths that reserve where they can: its bytes to
 /// fill ([`Record::bytes`]), then its commit. The bytes are common to all
 /// three, so filling them does not depend on how they were reserved.
+///
+/// It must be committed; no `Drop` discards it, as none of a
+/// [`DirectRec`] and a [`CoreRec`] can.
 #[must_use = "an open reservation must be committed"]
 pub(crate) struct Record<'b> {
     rec: NonNull<u8>,
@@ -532,9 +562,9 @@ enum Commit<'b> {
     ),
 }
 
-impl From<DirectRec> for Record<'_> {
+impl<'b> From<DirectRec<'b>> for Record<'b> {
     #[inline(always)]
-    fn from(r: DirectRec) -> Self {
+    fn from(r: DirectRec<'b>) -> Self {
         Record {
             rec: r.rec,
             len: r.len,
@@ -582,7 +612,13 @@ impl Record<'_> {
         // Each is the reservation this was made from, given back.
         match self.how {
             Commit::Direct(buffer) => {
-                DirectRec { rec, len, buffer }.commit();
+                DirectRec {
+                    rec,
+                    len,
+                    buffer,
+                    _file: PhantomData,
+                }
+                .commit();
                 Outcome::Written
             }
             Commit::Filtered(buffer, event, file) => FilteredRec {
