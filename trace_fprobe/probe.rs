@@ -20,6 +20,7 @@ mod kind;
 pub(crate) mod tprobe;
 pub(crate) mod wprobe;
 
+use self::attached::Attached;
 use self::fexit::ExitFprobe;
 use self::kind::{Attach, KindOps};
 use crate::funcs::FuncSet;
@@ -125,7 +126,8 @@ pub(crate) struct ProbeState {
     /// Tracepoint probes: the tracepoint (`None` while its module is not
     /// loaded: the probe is pending, as in C).
     tracepoint: Option<Tracepoint>,
-    attached: bool,
+    /// Set only by [`Probe::attach`] and [`Probe::detach`].
+    attached: Attached,
     /// fprobe misses of earlier registrations.
     old_nmissed: u64,
     /// `f` probes: the functions attached to (addresses), each with the
@@ -183,6 +185,65 @@ impl ProbeState {
             v.push(a as kernel::ffi::c_ulong, GFP_KERNEL)?;
         }
         Ok(v)
+    }
+}
+
+/// Whether a probe is attached, which only [`Probe::attach`] and
+/// [`Probe::detach`] change: they are in this module, whose private
+/// items the kinds' modules (children of `probe`, which see
+/// [`ProbeState`]'s fields) cannot reach.
+mod attached {
+    use super::kind::KindOps;
+    use super::{Probe, ProbeState};
+    use crate::tracepoint::Tracepoint;
+    use kernel::error::Result;
+    use kernel::prelude::*;
+
+    /// Whether a probe is attached; made and changed only here.
+    pub(super) struct Attached(bool);
+
+    impl ProbeState {
+        /// The state of a detached probe with the tracepoint `tracepoint`
+        /// and the module list `mods`, without functions.
+        pub(super) fn new(tracepoint: Option<Tracepoint>, mods: KVec<KVec<u8>>) -> Self {
+            ProbeState {
+                tracepoint,
+                attached: Attached(false),
+                old_nmissed: 0,
+                funcs: KVec::new(),
+                mods,
+                gone: false,
+            }
+        }
+
+        /// Is the probe attached?
+        pub(super) fn is_attached(&self) -> bool {
+            self.attached.0
+        }
+    }
+
+    impl Probe {
+        /// Attaches the probe (its event is being enabled, or a module with
+        /// its tracepoint came while it is). Called under `event_mutex` (the
+        /// state is only reachable there).
+        pub(crate) fn attach(&self, st: &mut ProbeState) -> Result {
+            if st.attached.0 {
+                return Ok(());
+            }
+            // SAFETY: Detached (`st.attached`); the probe's own attachment.
+            st.attached.0 = unsafe { self.attach.attach_probe(self, st) }?;
+            Ok(())
+        }
+
+        /// Detaches the probe; on return no handler of this probe runs.
+        pub(crate) fn detach(&self, st: &mut ProbeState) {
+            if !st.attached.0 {
+                return;
+            }
+            // SAFETY: Attached (`st.attached`); the probe's own attachment.
+            unsafe { self.attach.detach_probe(self, st) };
+            st.attached.0 = false;
+        }
     }
 }
 
@@ -318,14 +379,7 @@ impl Probe {
         let me = core::ptr::from_ref::<Probe>(&probe).cast_mut().cast();
         // A watchpoint's address: compiled above, the symbol resolved.
         probe.attach = Attach::new(def, me, watch_addr)?;
-        let mut state = ProbeState {
-            tracepoint,
-            attached: false,
-            old_nmissed: 0,
-            funcs: KVec::new(),
-            mods: KVec::new(),
-            gone: false,
-        };
+        let mut state = ProbeState::new(tracepoint, KVec::new());
         if let Some((set, which)) = funcs {
             state.set_funcs(set, which)?;
         }
@@ -342,28 +396,6 @@ impl Probe {
     /// is shared.
     pub(crate) fn set_outputs(&mut self, out: *const Outputs) {
         self.out = out;
-    }
-
-    /// Attaches the probe (its event is being enabled, or a module with its
-    /// tracepoint came while it is). Called under `event_mutex` (the state
-    /// is only reachable there).
-    pub(crate) fn attach(&self, st: &mut ProbeState) -> Result {
-        if st.attached {
-            return Ok(());
-        }
-        // SAFETY: Detached (`st.attached`); the probe's own attachment.
-        st.attached = unsafe { self.attach.attach_probe(self, st) }?;
-        Ok(())
-    }
-
-    /// Detaches the probe; on return no handler of this probe runs.
-    pub(crate) fn detach(&self, st: &mut ProbeState) {
-        if !st.attached {
-            return;
-        }
-        // SAFETY: Attached (`st.attached`); the probe's own attachment.
-        unsafe { self.attach.detach_probe(self, st) };
-        st.attached = false;
     }
 
     /// Functions `addrs` join (`remove` false) or leave an attached `f`
@@ -441,7 +473,7 @@ impl Probe {
             // before).
             unsafe { self.update_attached(&leaving, staying, true) }.is_ok()
         };
-        if st.attached && (all || !staying.as_deref().is_ok_and(in_place)) {
+        if st.is_attached() && (all || !staying.as_deref().is_ok_and(in_place)) {
             self.detach(st);
             res = if all { Ok(true) } else { Err(code::EAGAIN) };
         }
@@ -489,14 +521,7 @@ impl Probe {
         which: &[usize],
         enabled: bool,
     ) -> Result {
-        let mut new = ProbeState {
-            tracepoint: None,
-            attached: false,
-            old_nmissed: 0,
-            funcs: KVec::new(),
-            mods: core::mem::take(&mut st.mods),
-            gone: false,
-        };
+        let mut new = ProbeState::new(None, core::mem::take(&mut st.mods));
         let r = new.set_funcs(set, which);
         st.mods = core::mem::take(&mut new.mods);
         r?;
@@ -506,7 +531,7 @@ impl Probe {
         }
         let addrs = new.addrs()?;
         st.funcs.reserve(new.funcs.len(), GFP_KERNEL)?;
-        if st.attached {
+        if st.is_attached() {
             let mut all = st.addrs()?;
             all.extend_from_slice(&addrs, GFP_KERNEL)?;
             // SAFETY: Attached; functions only join.
@@ -516,7 +541,7 @@ impl Probe {
             // Cannot fail: reserved above.
             let _ = st.funcs.push(*f, GFP_KERNEL);
         }
-        if enabled && !st.attached {
+        if enabled && !st.is_attached() {
             self.attach(st)?;
         }
         Ok(())
@@ -566,7 +591,7 @@ impl Probe {
     /// are `exit_missed` (fprobe counts both causes as one), the others'
     /// `nested`.
     pub(crate) fn profile(&self, st: &ProbeState) -> Profile {
-        let live = self.attach.missed(self, st.attached);
+        let live = self.attach.missed(self, st.is_attached());
         let c = self.counts.sums();
         let mut p = Profile {
             faulted: self.faults.sums()[0],
