@@ -39,8 +39,9 @@ impl HwWatch {
 
     /// `by_trigger`: armed by `set_wprobe` triggers (a `w@0` watchpoint).
     pub(crate) fn new(probe: *mut c_void, by_trigger: bool) -> Result<Self> {
-        // SAFETY: Plain allocation; `probe` is only passed back to
-        // `rfprobe_ops_entry`.
+        // SAFETY: Plain allocation; `probe` is only stored, for the
+        // breakpoints' perf overflow handler (`rfprobe_wp_handler`) to pass
+        // to `rfprobe_ops_entry`.
         NonNull::new(unsafe { bindings::rfprobe_wp_new(probe, by_trigger) })
             .map(HwWatch)
             .ok_or(code::ENOMEM)
