@@ -350,7 +350,7 @@ impl Probe {
         }
         let entry_prog = fetch::compile_entry(entry, &mut entry_insns).map_err(|_| code::EINVAL)?;
 
-        let mut probe = KBox::new(
+        let probe = KBox::new(
             Probe {
                 fp: ExitFprobe::new(),
                 // Replaced below, once the probe's address is known.
@@ -376,9 +376,15 @@ impl Probe {
             GFP_KERNEL,
         )?;
         // The C objects point back at the probe: its box address is stable.
-        let me = core::ptr::from_ref::<Probe>(&probe).cast_mut().cast();
+        // `me` is the box's own pointer, not one derived from a reference,
+        // so the write to `attach` below and later borrows of the box leave
+        // it valid.
+        let me = KBox::into_raw(probe);
+        // SAFETY: `me` is from `KBox::into_raw` just above (a `Probe` in a
+        // kmalloc allocation), given back to a box once.
+        let mut probe = unsafe { KBox::from_raw(me) };
         // A watchpoint's address: compiled above, the symbol resolved.
-        probe.attach = Attach::new(def, me, watch_addr)?;
+        probe.attach = Attach::new(def, me.cast(), watch_addr)?;
         let mut state = ProbeState::new(tracepoint, KVec::new());
         if let Some((set, which)) = funcs {
             state.set_funcs(set, which)?;
