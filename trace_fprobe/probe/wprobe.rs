@@ -22,9 +22,10 @@ impl KindOps for WatchProbe {
     /// The breakpoints of a watchpoint on `watch_addr` (armed by
     /// `set_wprobe` triggers if it is `w@0`), not set yet.
     fn new(def: &StoredDef<'_>, probe: *mut c_void, watch_addr: Option<u64>) -> Result<Self> {
+        let addr = watch_addr.ok_or(code::EINVAL)?;
         Ok(WatchProbe {
             hw: HwWatch::new(probe, def.watch_by_trigger())?,
-            addr: watch_addr.ok_or(code::EINVAL)?,
+            addr,
         })
     }
 
