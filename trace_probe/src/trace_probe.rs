@@ -17,6 +17,7 @@ pub mod render;
 // Definition parser, BTF resolution, errors, canonical form, layout.
 pub mod btf_adapter;
 pub mod bytes;
+pub mod callthrough;
 pub mod cmdline;
 pub mod core_layout;
 pub mod define;
