@@ -19,6 +19,7 @@
 #include "helpers/ring.h"
 #include "helpers/perf.h"
 #include "helpers/ftrace.h"
+#include "helpers/direct.h"
 #include "helpers/tracepoint.h"
 #include "helpers/watch.h"
 

@@ -667,4 +667,14 @@ impl Rfprobe {
             let _ = ev.profile(&g).write_line(ev.name(), w);
         }
     }
+
+    /// `exit_attach`'s lines: each attached exit probe's functions and how
+    /// each is attached.
+    pub(crate) fn show_exit_attach(&self, w: &mut impl ByteWrite) {
+        let inner = self.inner.lock();
+        let g = self.state().event_mutex.lock();
+        for ev in inner.events.iter() {
+            let _ = ev.write_exit_attach(&g, w);
+        }
+    }
 }

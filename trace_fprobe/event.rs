@@ -396,6 +396,18 @@ impl Event {
     }
 
     /// The event's line of `profile`: its probes' counts summed.
+    /// The event's lines of `exit_attach` (see [`Probe::write_exit_attach`]).
+    pub(crate) fn write_exit_attach(
+        &self,
+        g: &EventMutexGuard<'_>,
+        w: &mut impl crate::trace_probe::bytes::ByteWrite,
+    ) -> core::fmt::Result {
+        for (p, _) in self.inner.get(g).probes.iter() {
+            p.write_exit_attach(self.group(), self.name(), w)?;
+        }
+        Ok(())
+    }
+
     pub(crate) fn profile(&self, g: &EventMutexGuard<'_>) -> Profile {
         let mut total = Profile::default();
         for (p, st) in self.inner.get(g).probes.iter() {

@@ -306,6 +306,31 @@ impl ControlFile for Profile {
     }
 }
 
+/// `exit_attach`: how exit probes attach from now on, `fprobe` (as C's)
+/// or `trampoline` (a call-through trampoline per function where one can
+/// reach it, `crate::direct`); read: the mode, then each attached exit
+/// probe's functions and how each is attached.
+pub(crate) struct ExitAttach;
+
+impl ControlFile for ExitAttach {
+    const WRITABLE: bool = true;
+    const MAX_WRITE: usize = 16;
+    fn show(rf: &Rfprobe, w: &mut SeqSink) {
+        let on = crate::direct::TRAMPOLINE.load(Ordering::Relaxed);
+        let _ = w.put(if on { b"trampoline\n" } else { b"fprobe\n" });
+        rf.show_exit_attach(w);
+    }
+    fn write(_rf: &Rfprobe, data: &[u8]) -> core::result::Result<(), i32> {
+        let on = match data.strip_suffix(b"\n").unwrap_or(data) {
+            b"trampoline" => true,
+            b"fprobe" => false,
+            _ => return Err(code::EINVAL.to_errno()),
+        };
+        crate::direct::TRAMPOLINE.store(on, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
 /// `dump_fetcharg`: `1`/`y`/`on` or `0`/`n`/`off` (a trailing newline is
 /// allowed), as `kstrtobool()` reads them.
 pub(crate) struct DumpFetcharg;
@@ -474,11 +499,12 @@ macro_rules! control_file {
 }
 
 /// The control files, in the order they are created.
-static CONTROL_FILES: [ControlFileDesc; 6] = [
+static CONTROL_FILES: [ControlFileDesc; 7] = [
     control_file!(c_str!("dynamic_events"), 0o600, DynamicEvents),
     control_file!(c_str!("error_log"), 0o600, ErrorLogFile),
     control_file!(c_str!("profile"), 0o400, Profile),
     control_file!(c_str!("README"), 0o400, Readme),
     control_file!(c_str!("dump_fetcharg"), 0o600, DumpFetcharg),
     control_file!(c_str!("triggers"), 0o600, Triggers),
+    control_file!(c_str!("exit_attach"), 0o600, ExitAttach),
 ];

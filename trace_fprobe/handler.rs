@@ -681,12 +681,30 @@ pub(crate) unsafe fn exit_entry<const S: usize>(
     if !probe.exit_live(S) {
         return 1;
     }
-    let size = probe.entry_prog.data_size();
-    if entry_data.is_null() || size == 0 {
+    if entry_data.is_null() {
         return 0;
     }
-    // SAFETY: fprobe allocated `entry_data_size` (= `size`) bytes for us.
-    let edata = unsafe { core::slice::from_raw_parts_mut(entry_data.cast::<u8>(), size) };
+    // SAFETY: fprobe allocated `entry_data_size` (the entry program's
+    // data size) bytes for us; `regs` are the handler's (caller).
+    unsafe { fill_entry_data(probe, regs, entry_data.cast()) };
+    0
+}
+
+/// Runs `probe`'s entry program (the arguments an exit probe reads, its
+/// `$duration` clock) into `entry_data`.
+///
+/// # Safety
+///
+/// `regs` are an entry handler's registers; `entry_data` holds the entry
+/// program's `data_size()` bytes (or it has none).
+#[inline(always)]
+pub(crate) unsafe fn fill_entry_data(probe: &Probe, regs: Regs, entry_data: *mut u8) {
+    let size = probe.entry_prog.data_size();
+    if size == 0 {
+        return;
+    }
+    // SAFETY: `size` bytes (caller).
+    let edata = unsafe { core::slice::from_raw_parts_mut(entry_data, size) };
     // SAFETY: `regs` are the handler's; the entry program only reads
     // arguments (no entry data).
     let m = unsafe {
@@ -698,7 +716,6 @@ pub(crate) unsafe fn exit_entry<const S: usize>(
         )
     };
     let _ = interp::run_entry(&probe.entry_prog, &probe.entry_insns, &m, edata);
-    0
 }
 
 /// The return of a call on an exit probe (the fprobe exit handlers of exit
@@ -718,14 +735,60 @@ pub(crate) unsafe fn exit_hit(
     entry_ip: c_ulong,
     ret_ip: c_ulong,
 ) {
+    // SAFETY: Caller; fprobe passes the `entry_data_size` bytes its entry
+    // handler filled.
+    unsafe {
+        return_hit::<true>(
+            probe,
+            regs,
+            entry_data.cast_const().cast(),
+            entry_ip,
+            ret_ip,
+        )
+    };
+}
+
+/// The return of a call on an exit probe through a call-through
+/// trampoline (`crate::direct`).
+///
+/// # Safety
+///
+/// A handler context (preemption disabled, ftrace's recursion lock held);
+/// `regs` is the trampoline's partial register set (the entry's argument
+/// and callee-saved registers, the entry stack pointer, the return value);
+/// `entry_data` is what [`fill_entry_data`] filled for this call.
+#[inline(always)]
+pub(crate) unsafe fn direct_exit_hit(
+    probe: &Probe,
+    regs: Regs,
+    entry_data: *const u8,
+    entry_ip: c_ulong,
+    ret_ip: c_ulong,
+) {
+    // SAFETY: Caller.
+    unsafe { return_hit::<false>(probe, regs, entry_data, entry_ip, ret_ip) };
+}
+
+/// A return: its hit (`FULL_REGS`: `regs` is a full `pt_regs`).
+///
+/// # Safety
+///
+/// As [`exit_hit`] or [`direct_exit_hit`].
+#[inline(always)]
+unsafe fn return_hit<const FULL_REGS: bool>(
+    probe: &Probe,
+    regs: Regs,
+    edata: *const u8,
+    entry_ip: c_ulong,
+    ret_ip: c_ulong,
+) {
     // SAFETY: Handler context (caller), for this function's duration.
     let ctx = unsafe { InHandler::new() };
-    let hit = Hit::<true, true> {
+    let hit = Hit::<true, FULL_REGS> {
         ctx,
         probe,
         regs,
-        // fprobe passes the `entry_data_size` bytes its entry handler filled.
-        edata: entry_data.cast_const().cast(),
+        edata,
         ip: entry_ip as u64,
         ret_ip: ret_ip as u64,
     };

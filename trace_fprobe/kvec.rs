@@ -37,6 +37,19 @@ pub(crate) fn retain<T: Copy, A: Allocator>(v: &mut Vec<T, A>, mut keep: impl Fn
     }
 }
 
+/// Keeps the elements for which `keep` is true, in order, dropping the
+/// others (for elements that are not `Copy`).
+pub(crate) fn retain_owned<T, A: Allocator>(v: &mut Vec<T, A>, mut keep: impl FnMut(&T) -> bool) {
+    let mut i = 0;
+    while i < v.len() {
+        if keep(&v[i]) {
+            i += 1;
+        } else {
+            drop(remove(v, i));
+        }
+    }
+}
+
 /// Drops every element.
 pub(crate) fn clear<T, A: Allocator>(v: &mut Vec<T, A>) {
     while pop(v).is_some() {}

@@ -267,6 +267,20 @@ impl Probe {
         self.fp.is_live(slot)
     }
 
+    /// An exit probe's lines of `exit_attach`: each function and how it
+    /// is attached, under `event_mutex`.
+    pub(crate) fn write_exit_attach(
+        &self,
+        group: &[u8],
+        event: &[u8],
+        w: &mut impl crate::trace_probe::bytes::ByteWrite,
+    ) -> core::fmt::Result {
+        match &self.attach {
+            Attach::Exit(e) => e.write_attach(group, event, w),
+            _ => Ok(()),
+        }
+    }
+
     /// A watchpoint's hardware breakpoints.
     pub(crate) fn watch(&self) -> Option<&HwWatch> {
         match &self.attach {
@@ -354,7 +368,7 @@ impl Probe {
             Probe {
                 fp: ExitFprobe::new(),
                 // Replaced below, once the probe's address is known.
-                attach: Attach::Exit(fexit::ExitProbe),
+                attach: Attach::Exit(fexit::ExitProbe::empty()),
                 out: core::ptr::null(),
                 home: match home {
                     Some(m) => {

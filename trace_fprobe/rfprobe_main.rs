@@ -37,6 +37,7 @@ mod btf;
 mod compat;
 mod control;
 mod cpu;
+mod direct;
 mod env;
 mod event;
 mod files;

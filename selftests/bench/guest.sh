@@ -67,7 +67,7 @@ def_for() { # impl group/event kind func args...
 	shift 4
 	case $impl in
 	c) file=$T/dynamic_events ;;
-	r) file=$R/dynamic_events ;;
+	r | d) file=$R/dynamic_events ;;
 	k)
 		file=$T/dynamic_events
 		case $kind in
@@ -103,10 +103,17 @@ run_shape() { # shape loop impl kind func args...
 	*_filter) echo 'count == 1' > $T/events/$grp/$shape/filter || fail "filter $grp/$shape" ;;
 	*_trigger) echo 'traceoff if count == 2' > $T/events/$grp/$shape/trigger || fail "trigger $grp/$shape" ;;
 	esac
+	# d: attached (when enabled) through a trampoline, which exit_attach
+	# must list.
+	[ "$impl" != d ] || echo trampoline > $R/exit_attach || fail "exit_attach"
 	if ! echo 1 > $T/events/$grp/$shape/enable; then
 		fail "enable $grp/$shape"
 		echo "-:$grp/$shape" >> "$file"
 		return
+	fi
+	if [ "$impl" = d ]; then
+		echo fprobe > $R/exit_attach
+		grep -q "^$grp/$shape .* trampoline\$" $R/exit_attach || fail "$grp/$shape: not on a trampoline"
 	fi
 	echo > $T/trace
 	loopns "$loop"
@@ -285,7 +292,9 @@ floor_steps() {
 }
 
 # Shapes: name|loop|implementations|kind func args
-# Implementations: c (C's fprobe events), r (rfprobe), k (kprobe events),
+# Implementations: c (C's fprobe events), r (rfprobe), d (rfprobe with
+# exit_attach "trampoline": exit probes through its call-through
+# trampolines), k (kprobe events),
 # b (the shape's BPF peer, selftests/bench/bpf/peer.bpf.c: a program for
 # every shape BPF expresses without a tracing-core feature).
 # bitfield_btf (a BTF bitfield member without a type) is rfprobe only: the
@@ -301,9 +310,9 @@ fpos_count|read|crkb|f vfs_read file->f_pos count
 fpos_cast|read|r|f vfs_read (file)$arg1->f_pos count
 args4|read|crkb|f vfs_read file->f_flags file->f_pos buf count
 string|read|crkb|f vfs_read name=file->f_path.dentry->d_name.name:string
-retval|read|crkb|f vfs_read%return $retval
-ret_entry|read|crkb|f vfs_read%return count $retval
-duration|read|rb|f vfs_read%return $duration
+retval|read|crdkb|f vfs_read%return $retval
+ret_entry|read|crdkb|f vfs_read%return count $retval
+duration|read|rdb|f vfs_read%return $duration
 bitfield|prctl|crkb|f __set_task_comm tsk->in_execve:b1@3/32
 bitfield_btf|prctl|r|f __set_task_comm tsk->in_execve
 tracepoint|prctl|crkb|t task_rename task->pid
@@ -368,7 +377,7 @@ section_base() { # label
 section_shapes() {
 	while IFS='|' read -r shape loop impls def; do
 		case ",${ONLY:-$shape}," in *",$shape,"*) ;; *) continue ;; esac
-		for impl in c r k b; do
+		for impl in c r d k b; do
 			case $impls in
 			*$impl*)
 				# shellcheck disable=SC2086 # $def is the definition's words

@@ -104,8 +104,8 @@ END {
 		"floor", "rdfloor", "trfloor", "rf/C", "rf/floor", "C/floor", "rf/BPF", "rf/trfl", "target"
 	for (j = 1; j <= nshape; j++) {
 		s = order[j]; lp = (s in loop_of) ? loop_of[s] : "read"
-		for (ii = 1; ii <= 7; ii++) {
-			i = substr("crkbfgt", ii, 1)
+		for (ii = 1; ii <= 8; ii++) {
+			i = substr("crkbfgtd", ii, 1)
 			if ((s, i) in ns) {
 				if (!num(ns[s, i])) { bad(s "/" i ": no figure"); c[i] = "?"; continue }
 				c[i] = ns[s, i] - base[lp]
@@ -140,6 +140,41 @@ END {
 		printf "%-11s %-52s %7s %7s %7s %7s %7s %7s %7s %7s %6s %8s %8s %6s %7s  %s\n", s, desc[s], fmt(base[lp]), fmt(c["c"]), fmt(c["r"]), fmt(c["k"]),
 			fmt(c["b"]), fmt(c["f"]), fmt(c["g"]), fmt(c["t"]), ratio == "" ? "-" : sprintf("%.3f", ratio), rfl == "" ? "-" : sprintf("%.3f", rfl),
 			cfl == "" ? "-" : sprintf("%.3f", cfl), rb == "" ? "-" : sprintf("%.3f", rb), rt == "" ? "-" : sprintf("%.3f", rt), verdict
+	}
+
+	# Exit probes through rfprobe's call-through trampolines (impl d,
+	# exit_attach "trampoline") against C, BPF's fexit peer and the
+	# trampoline floor (the same attach point).
+	nd = 0
+	for (j = 1; j <= nshape; j++) if (num(ns[order[j], "d"])) nd++
+	if (nd) {
+		printf "\nExit probes through rfprobe's trampolines (exit_attach trampoline; ns/op minus the base loop)\n"
+		printf "%-11s %8s %8s %7s %7s %7s %7s %7s %8s  %s\n", "shape", "rf-tramp", "rfprobe", "C", "BPF", "trfloor", "tr/C", "tr/BPF", "tr/trfl", "target"
+		for (j = 1; j <= nshape; j++) {
+			s = order[j]
+			if (!num(ns[s, "d"])) continue
+			if (rec[s, "d"] + 0 < n) bad(s "/d: only " rec[s, "d"] " records for " n " calls")
+			dn = ns[s, "d"] - base["read"]
+			r = num(ns[s, "r"]) ? ns[s, "r"] - base["read"] : ""
+			cc = num(ns[s, "c"]) ? ns[s, "c"] - base["read"] : ""
+			bb = num(ns[s, "b"]) ? ns[s, "b"] - base["read"] : ""
+			tt = num(ns[s, "t"]) ? ns[s, "t"] - base["read"] : ""
+			dc = (cc != "" && cc > 0) ? sprintf("%.3f", dn / cc) : "-"
+			db = (bb != "" && bb > 0) ? sprintf("%.3f", dn / bb) : "-"
+			dt = (tt != "" && tt > 0) ? sprintf("%.3f", dn / tt) : "-"
+			verdict = ""
+			if (s in btarget && db != "-") {
+				v = db + 0 <= btarget[s] ? "PASS" : "MISS"
+				verdict = sprintf("BPF %s", v)
+				tres[++nt] = sprintf("%-4s %-38s tr/BPF %.3f (target <= %.2f)", v, s " through a trampoline vs BPF", db, btarget[s])
+			}
+			if (dt != "-") {
+				v = dt + 0 <= 1.10 ? "PASS" : "MISS"
+				verdict = verdict (verdict == "" ? "" : ", ") sprintf("trfl %s", v)
+				tres[++nt] = sprintf("%-4s %-38s tr/trfl %.3f (target <= 1.10)", v, s " at the trampoline floor", dt)
+			}
+			printf "%-11s %8s %8s %7s %7s %7s %7s %7s %8s  %s\n", s, fmt(dn), fmt(r), fmt(cc), fmt(bb), fmt(tt), dc, db, dt, verdict
+		}
 	}
 
 	if (num(ns["fpos_cast", "r"]) && num(ns["fpos_count", "r"])) {

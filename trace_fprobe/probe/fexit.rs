@@ -3,30 +3,123 @@
 //! Exit `f` probes: an `fprobe` with an exit handler (and an entry
 //! handler that stores the arguments the exit reads), embedded first in
 //! the probe ([`Probe::fp`]): the fprobe core hands its address to the
-//! handlers (`trace_fprobe/callbacks.rs`), which recover the probe.
+//! handlers (`trace_fprobe/callbacks.rs`), which recover the probe. With
+//! `exit_attach` `trampoline`, the functions a call-through trampoline can
+//! reach are on one each (`crate::direct`), the others on the fprobe.
 
 use super::kind::KindOps;
 use super::{Probe, ProbeState};
 use crate::bindings;
+use crate::direct::DirectSlot;
+use crate::trace_probe::callthrough::{self, Refusal};
 use crate::trace_probe::profile::Outcome;
 use crate::trace_probe::StoredDef;
+use core::cell::UnsafeCell;
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use kernel::alloc::KVec;
 use kernel::error::{to_result, Result};
 use kernel::ffi::c_ulong;
+use kernel::prelude::*;
 use kernel::types::Opaque;
 
-/// An exit probe's attachment: its [`ExitFprobe`] is [`Probe::fp`].
-pub(crate) struct ExitProbe;
+/// An exit probe's attachment: its [`ExitFprobe`] is [`Probe::fp`]; its
+/// functions on trampolines, if any.
+pub(crate) struct ExitProbe {
+    /// Only touched under `event_mutex` (as the probe's `ProbeState`).
+    direct: UnsafeCell<Direct>,
+}
+
+/// An exit probe attached with `exit_attach` `trampoline`.
+#[derive(Default)]
+struct Direct {
+    /// Attached that way (else every function is on the fprobe).
+    on: bool,
+    /// The functions on trampolines.
+    slots: KVec<DirectSlot>,
+    /// The functions on the fprobe, and why.
+    refused: KVec<(u64, Refusal)>,
+}
+
+/// Whether function `addr` (of vmlinux: `module` 0) can be reached
+/// through a trampoline.
+fn callable(addr: u64, module: u16) -> core::result::Result<(), Refusal> {
+    if module != 0 {
+        return Err(Refusal::Module);
+    }
+    let mut name = [0u8; 128];
+    let n = crate::kallsyms::symbol_name(addr, &mut name);
+    let rf = crate::files::STATE.load(core::sync::atomic::Ordering::Acquire);
+    // SAFETY: Set while the module's control files exist, which a probe
+    // attaching (a write to them, or a module notification) implies.
+    let btf = unsafe { rf.as_ref() }
+        .and_then(|rf| rf.vmlinux.get())
+        .and_then(|b| b.view().ok())
+        .ok_or(Refusal::NoPrototype)?;
+    callthrough::check(&btf, &name[..n])
+}
 
 /// The exit probe's entry data size, if it reads arguments at entry.
 fn entry_data(p: &Probe) -> Option<usize> {
     (!p.entry_prog.is_empty()).then(|| p.entry_prog.data_size())
 }
 
+impl ExitProbe {
+    /// Not attached.
+    pub(crate) fn empty() -> Self {
+        ExitProbe {
+            direct: UnsafeCell::new(Direct::default()),
+        }
+    }
+
+    /// The trampoline state.
+    ///
+    /// # Safety
+    ///
+    /// Under `event_mutex` (a `KindOps` method), no other reference to it.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn direct(&self) -> &mut Direct {
+        // SAFETY: Caller.
+        unsafe { &mut *self.direct.get() }
+    }
+
+    /// Writes `exit_attach`'s lines for this probe: each function and the
+    /// way it is attached.
+    pub(crate) fn write_attach(
+        &self,
+        group: &[u8],
+        event: &[u8],
+        w: &mut impl crate::trace_probe::bytes::ByteWrite,
+    ) -> core::fmt::Result {
+        // SAFETY: `exit_attach`'s reader holds `event_mutex`; shared use.
+        let d = unsafe { &*self.direct.get() };
+        if !d.on {
+            return Ok(());
+        }
+        let line = |w: &mut dyn crate::trace_probe::bytes::ByteWrite, addr: u64, how: &[&[u8]]| {
+            let mut name = [0u8; 128];
+            let n = crate::kallsyms::symbol_name(addr, &mut name);
+            for part in [group, b"/", event, b" ", &name[..n]] {
+                w.put(part)?;
+            }
+            for part in how {
+                w.put(part)?;
+            }
+            w.put(b"\n")
+        };
+        for s in d.slots.iter() {
+            line(w, s.ip(), &[b" trampoline"])?;
+        }
+        for &(a, r) in d.refused.iter() {
+            line(w, a, &[b" fprobe: ", r.as_str().as_bytes()])?;
+        }
+        Ok(())
+    }
+}
+
 impl KindOps for ExitProbe {
     fn new(_def: &StoredDef<'_>, _probe: *mut c_void, _watch_addr: Option<u64>) -> Result<Self> {
-        Ok(ExitProbe)
+        Ok(ExitProbe::empty())
     }
 
     unsafe fn attach_probe(&self, p: &Probe, st: &mut ProbeState) -> Result<bool> {
@@ -35,16 +128,61 @@ impl KindOps for ExitProbe {
         if st.funcs.is_empty() {
             return Ok(false);
         }
-        // SAFETY: Detached (caller): not registered; the probe is boxed,
-        // so the fprobe stays put until after `detach_probe`.
-        unsafe {
-            p.fp.register(&st.addrs()?, entry_data(p), p.def().maxactive())
-        }?;
+        let fprobe_addrs = if crate::direct::TRAMPOLINE.load(Ordering::Relaxed) {
+            // SAFETY: Under `event_mutex` (the trait's contract).
+            let d = unsafe { self.direct() };
+            d.on = true;
+            let mut rest = KVec::new();
+            let mut res = Ok(());
+            for &(a, m) in st.funcs.iter() {
+                // SAFETY: The probe outlives the slot: `detach_probe`
+                // drops it, and a probe is detached before it goes.
+                res = match callable(a, m).and_then(|()| unsafe { DirectSlot::attach(p, a) }) {
+                    Ok(s) => d.slots.push(s, GFP_KERNEL),
+                    Err(r) => d
+                        .refused
+                        .push((a, r), GFP_KERNEL)
+                        .and_then(|()| rest.push(a as c_ulong, GFP_KERNEL)),
+                };
+                if res.is_err() {
+                    break;
+                }
+            }
+            if let Err(e) = res {
+                // SAFETY: Attached in part: undone here.
+                unsafe { self.detach_probe(p, st) };
+                return Err(e.into());
+            }
+            rest
+        } else {
+            st.addrs()?
+        };
+        if !fprobe_addrs.is_empty() {
+            // SAFETY: Detached (caller): not registered; the probe is
+            // boxed, so the fprobe stays put until after `detach_probe`.
+            unsafe {
+                p.fp.register(&fprobe_addrs, entry_data(p), p.def().maxactive())
+            }
+            .inspect_err(|_| {
+                // SAFETY: Attached in part: undone here.
+                unsafe { self.detach_probe(p, st) };
+            })?;
+        }
         Ok(true)
     }
 
     unsafe fn detach_probe(&self, p: &Probe, st: &mut ProbeState) {
-        // SAFETY: Attached (caller): registered in `attach_probe`.
+        // SAFETY: Under `event_mutex` (the trait's contract).
+        let d = unsafe { self.direct() };
+        for s in d.slots.iter() {
+            st.old_nmissed = st.old_nmissed.wrapping_add(s.missed());
+        }
+        // Dropping each slot detaches it.
+        crate::kvec::clear(&mut d.slots);
+        crate::kvec::clear(&mut d.refused);
+        d.on = false;
+        // SAFETY: Attached (caller): registered in `attach_probe` (the
+        // fprobe unregisters only what it registered).
         let missed = unsafe { p.fp.unregister() };
         st.old_nmissed = st.old_nmissed.wrapping_add(missed);
     }
@@ -56,19 +194,62 @@ impl KindOps for ExitProbe {
         all: &[c_ulong],
         remove: bool,
     ) -> Result {
-        // SAFETY: Registered (caller), with these entry data and maxactive
-        // (`attach_probe`).
-        unsafe {
-            p.fp.update(delta, all, remove, entry_data(p), p.def().maxactive())
+        // SAFETY: Under `event_mutex` (the trait's contract).
+        let d = unsafe { self.direct() };
+        if !d.on {
+            // SAFETY: Registered (caller), with these entry data and
+            // maxactive (`attach_probe`).
+            return unsafe {
+                p.fp.update(delta, all, remove, entry_data(p), p.def().maxactive())
+            };
+        }
+        // Functions that change come and go on the fprobe (module
+        // functions) unless they are on trampolines.
+        let direct = |a: &c_ulong| d.slots.iter().any(|s| s.ip() == *a as u64);
+        let mut fp_delta = KVec::new();
+        let mut fp_all = KVec::new();
+        for a in delta.iter().filter(|a| !direct(a)) {
+            fp_delta.push(*a, GFP_KERNEL)?;
+        }
+        for a in all.iter().filter(|a| !direct(a)) {
+            fp_all.push(*a, GFP_KERNEL)?;
+        }
+        if remove {
+            crate::kvec::retain_owned(&mut d.slots, |s| !delta.contains(&(s.ip() as c_ulong)));
+            crate::kvec::retain(&mut d.refused, |r| !delta.contains(&(r.0 as c_ulong)));
+        }
+        if !remove {
+            for &a in fp_delta.iter() {
+                d.refused.push((a as u64, Refusal::Module), GFP_KERNEL)?;
+            }
+        }
+        if fp_delta.is_empty() {
+            return Ok(());
+        }
+        let (entry, maxactive) = (entry_data(p), p.def().maxactive());
+        match (p.fp.is_registered(), fp_all.is_empty()) {
+            (true, true) => {
+                // SAFETY: Registered (checked); nothing is left on it.
+                let _ = unsafe { p.fp.unregister() };
+                Ok(())
+            }
+            // SAFETY: Registered (checked), with these entry data and maxactive.
+            (true, false) => unsafe { p.fp.update(&fp_delta, &fp_all, remove, entry, maxactive) },
+            // SAFETY: Not registered (checked); the probe is boxed.
+            (false, false) => unsafe { p.fp.register(&fp_all, entry, maxactive) },
+            (false, true) => Ok(()),
         }
     }
 
     fn missed(&self, p: &Probe, attached: bool) -> u64 {
-        if attached {
-            p.fp.nmissed()
-        } else {
-            0
+        if !attached {
+            return 0;
         }
+        // SAFETY: Read under `event_mutex` (`profile`), shared use.
+        let d = unsafe { &*self.direct.get() };
+        d.slots
+            .iter()
+            .fold(p.fp.nmissed(), |n, s| n.wrapping_add(s.missed()))
     }
 
     /// fprobe counts recursion and an exhausted return-probe pool as one.
@@ -267,6 +448,11 @@ impl ExitFprobe {
         unsafe { self.register_slot(new, all, entry, maxactive) }?;
         self.live.store(new, Ordering::Release);
         Ok(())
+    }
+
+    /// Whether a slot is registered.
+    pub(crate) fn is_registered(&self) -> bool {
+        self.registered.load(Ordering::Relaxed) != 0
     }
 
     /// The misses counted so far (a racy read while registered).

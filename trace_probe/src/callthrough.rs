@@ -55,6 +55,9 @@ pub enum Refusal {
     /// ftrace refused the direct call (another direct-call user, such as a
     /// BPF trampoline, has the function).
     Busy,
+    /// The kernel has no ftrace direct calls
+    /// (`CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS`).
+    NoDirectCalls,
 }
 
 impl Refusal {
@@ -69,6 +72,7 @@ impl Refusal {
             Refusal::EntryData => "entry data too large",
             Refusal::NoSlot => "no free trampoline",
             Refusal::Busy => "direct call taken",
+            Refusal::NoDirectCalls => "no direct calls in this kernel",
         }
     }
 }
@@ -79,9 +83,7 @@ pub fn check(btf: &Btf<'_>, name: &[u8]) -> Result<(), Refusal> {
     if NORETURN.contains(&name) {
         return Err(Refusal::NoReturn);
     }
-    let func = btf
-        .find_func_for_symbol(name)
-        .ok_or(Refusal::NoPrototype)?;
+    let func = btf.find_func_for_symbol(name).ok_or(Refusal::NoPrototype)?;
     let proto = btf.func_proto(func).map_err(|_| Refusal::NoPrototype)?;
     if proto.is_variadic() {
         return Err(Refusal::Variadic);

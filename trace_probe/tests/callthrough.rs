@@ -20,7 +20,10 @@ fn register_arguments_only() {
     assert_eq!(check(btf, b"do_group_exit"), Err(Refusal::NoReturn));
     // int _printk(const char *fmt, ...)
     assert_eq!(check(btf, b"_printk"), Err(Refusal::Variadic));
-    assert_eq!(check(btf, b"no_such_function_here"), Err(Refusal::NoPrototype));
+    assert_eq!(
+        check(btf, b"no_such_function_here"),
+        Err(Refusal::NoPrototype)
+    );
 }
 
 #[test]
