@@ -32,7 +32,7 @@ cargo build --release --quiet -p rfprobe-tool || die "the rfprobe tool does not 
 # selftests/run-vm.sh -k debug -t 3000 selftests/stress).
 stress=(selftests/stress/refs.tc selftests/stress/module_tp.tc selftests/stress/module_funcs.tc
 	selftests/stress/nesting.tc selftests/stress/rmmod_race.tc
-	selftests/stress/faults.tc selftests/stress/watch_triggers.tc)
+	selftests/stress/faults.tc selftests/stress/watch_triggers.tc selftests/stress/trampoline_churn.tc)
 
 # 6.12, fast kernel.
 export KVER=6.12
