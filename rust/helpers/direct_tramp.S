@@ -103,6 +103,7 @@ SYM_CODE_START_LOCAL(rfprobe_direct_tramp)
 	movq	%r14, R14(%rsp)
 	movq	%r15, R15(%rsp)
 	movq	%r10, R10(%rsp)
+	movq	%r11, R11(%rsp)
 	movq	%r11, SLOT(%rsp)
 	movq	0(%rbp), %rdi
 	movq	%rdi, RBP(%rsp)

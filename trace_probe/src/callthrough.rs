@@ -16,7 +16,8 @@ pub const ARG_REGS: u32 = 6;
 
 /// Functions that never return to their caller, which BPF refuses for
 /// fexit for the same reason (kernel/bpf/verifier.c `noreturn_deny`),
-/// with the other exits of a task and a kernel thread.
+/// with the other exits of a task and a kernel thread, and the functions
+/// that reach one of them for good.
 pub const NORETURN: &[&[u8]] = &[
     b"__x64_sys_exit",
     b"__x64_sys_exit_group",
@@ -32,6 +33,15 @@ pub const NORETURN: &[&[u8]] = &[
     b"panic",
     b"nmi_panic",
     b"rewind_stack_and_make_dead",
+    // Kernel threads end in kthread_exit() from these; a fatal signal
+    // ends the task in do_group_exit() from get_signal().
+    b"kthread",
+    b"kthreadd",
+    b"ret_from_fork",
+    b"get_signal",
+    b"arch_do_signal_or_restart",
+    b"__fortify_panic",
+    b"usercopy_abort",
 ];
 
 /// Why a function stays on fprobe.
@@ -83,7 +93,10 @@ pub fn check(btf: &Btf<'_>, name: &[u8]) -> Result<(), Refusal> {
     if NORETURN.contains(&name) {
         return Err(Refusal::NoReturn);
     }
-    let func = btf.find_func_for_symbol(name).ok_or(Refusal::NoPrototype)?;
+    // The exact name only: a compiler clone (`foo.isra.0`, `foo.part.0`)
+    // has its own calling convention, which `foo`'s prototype does not
+    // describe (`.isra` may split an argument into several).
+    let func = btf.find_func(name).ok_or(Refusal::NoPrototype)?;
     let proto = btf.func_proto(func).map_err(|_| Refusal::NoPrototype)?;
     if proto.is_variadic() {
         return Err(Refusal::Variadic);

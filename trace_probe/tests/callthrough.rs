@@ -18,6 +18,11 @@ fn register_arguments_only() {
     // Functions that never return, as BPF's fexit refuses them.
     assert_eq!(check(btf, b"do_exit"), Err(Refusal::NoReturn));
     assert_eq!(check(btf, b"do_group_exit"), Err(Refusal::NoReturn));
+    assert_eq!(check(btf, b"kthread"), Err(Refusal::NoReturn));
+    assert_eq!(check(btf, b"get_signal"), Err(Refusal::NoReturn));
+    // A compiler clone is not judged by its origin's prototype.
+    assert_eq!(check(btf, b"vfs_read.isra.0"), Err(Refusal::NoPrototype));
+    assert_eq!(check(btf, b"vfs_read.part.0"), Err(Refusal::NoPrototype));
     // int _printk(const char *fmt, ...)
     assert_eq!(check(btf, b"_printk"), Err(Refusal::Variadic));
     assert_eq!(
