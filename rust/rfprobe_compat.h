@@ -11,6 +11,8 @@
  *                          take struct ftrace_regs; no per-fprobe ops)
  *   RFPROBE_PCPU_HOT       x86's struct pcpu_hot (trace_fprobe/cpu.rs)
  *   RFPROBE_IS_ENDBR_PTR   is_endbr() takes a pointer; __is_endbr() the word
+ *   RFPROBE_OPS_FUNC_IP    ftrace_ops.ops_func is told the function's
+ *                          address
  *   RFPROBE_TR_SNAPSHOT_BUFFER, RFPROBE_TRACE_ITER_FN
  *                          kernel/trace/trace.h (full trees only) names the
  *                          snapshot buffer snapshot_buffer and defines the
@@ -79,6 +81,22 @@ static inline int rfprobe_fprobe_set_filter_ips(struct fprobe *fp, unsigned long
 	return ftrace_set_filter_ips(&fp->ops, ips, cnt, remove, 0);
 }
 #endif
+
+/*
+ * Defines @name as an ftrace_ops' ops_func: ftrace asks a direct call's
+ * owner whether an IPMODIFY user (livepatch, a kprobe with a post handler)
+ * may share its function, with the command in @cmd.
+ */
+#ifdef RFPROBE_OPS_FUNC_IP
+#define RFPROBE_OPS_FUNC(name, cmd) \
+	int name(struct ftrace_ops *op, unsigned long ip, enum ftrace_ops_cmd cmd)
+typedef int (*rfprobe_ops_func_t)(struct ftrace_ops *, unsigned long, enum ftrace_ops_cmd);
+#else
+#define RFPROBE_OPS_FUNC(name, cmd) int name(struct ftrace_ops *op, enum ftrace_ops_cmd cmd)
+typedef int (*rfprobe_ops_func_t)(struct ftrace_ops *, enum ftrace_ops_cmd);
+#endif
+/* The probe was right. */
+static_assert(__builtin_types_compatible_p(rfprobe_ops_func_t, ftrace_ops_func_t));
 
 /* Is @insn an ENDBR instruction (IBT)? */
 static inline bool rfprobe_is_endbr(u32 insn)

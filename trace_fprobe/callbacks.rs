@@ -65,6 +65,7 @@ unsafe fn fexit<const S: usize>(
 ) {
     // SAFETY: Caller.
     let probe = unsafe { exit_probe(fp, S) };
+    probe.exit_exited(S);
     // SAFETY: The handler's registers, valid while it runs; fprobe exit
     // handler context (caller).
     unsafe {
@@ -119,7 +120,7 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit_entry_1(
 
 /// fprobe entry handler of exit probes without entry arguments where a
 /// probe has two slots (slot 0): declines the entries of a slot that is
-/// not live.
+/// not live, counts the others (`ExitFprobe::enter`).
 ///
 /// # Safety
 ///
@@ -133,7 +134,7 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit_gate(
     _entry_data: *mut c_void,
 ) -> c_int {
     // SAFETY: Caller.
-    c_int::from(!unsafe { exit_probe(fp, 0) }.exit_live(0))
+    c_int::from(!unsafe { exit_probe(fp, 0) }.exit_enter(0))
 }
 
 /// [`rfprobe_fexit_gate`] of slot 1.
@@ -150,7 +151,7 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit_gate_1(
     _entry_data: *mut c_void,
 ) -> c_int {
     // SAFETY: Caller.
-    c_int::from(!unsafe { exit_probe(fp, 1) }.exit_live(1))
+    c_int::from(!unsafe { exit_probe(fp, 1) }.exit_enter(1))
 }
 
 /// fprobe exit handler of exit probes (slot 0). Set by

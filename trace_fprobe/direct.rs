@@ -28,8 +28,6 @@ use kernel::ffi::c_ulong;
 pub(crate) const SLOTS: usize = bindings::RFPROBE_DIRECT_SLOTS as usize;
 /// Entry data a trampoline frame holds.
 pub(crate) const EDATA: usize = bindings::RFPROBE_DIRECT_EDATA as usize;
-/// The size of fentry's call: the body starts this far after the call.
-const FENTRY_CALL: c_ulong = 5;
 
 /// Whether exit probes attach through trampolines where they can (the
 /// `exit_attach` file); read when a probe attaches.
@@ -49,6 +47,10 @@ struct Site {
     gen: AtomicU64,
     /// Calls whose entry or exit ftrace's recursion lock refused.
     missed: AtomicU64,
+    /// The function's address (its fentry site), what records name: the
+    /// body the trampoline calls is elsewhere when an IPMODIFY user
+    /// (livepatch) redirects the function.
+    ip: AtomicU64,
     /// Owned by a [`DirectSlot`] (control path).
     used: AtomicBool,
 }
@@ -58,6 +60,7 @@ const FREE: Site = Site {
     probe: AtomicPtr::new(core::ptr::null_mut()),
     gen: AtomicU64::new(0),
     missed: AtomicU64::new(0),
+    ip: AtomicU64::new(0),
     used: AtomicBool::new(false),
 };
 
@@ -125,6 +128,7 @@ impl DirectSlot {
             .ok_or(Refusal::NoSlot)?;
         let site = &SITES[slot];
         site.missed.store(0, Ordering::Relaxed);
+        site.ip.store(ip, Ordering::Relaxed);
         let entry = u64::from(probe.entry_prog.data_size() != 0);
         site.gen.store(
             NEXT_GEN.fetch_add(1, Ordering::Relaxed) << 1 | entry,
@@ -138,10 +142,12 @@ impl DirectSlot {
         if r != 0 {
             site.probe.store(core::ptr::null_mut(), Ordering::Release);
             site.used.store(false, Ordering::Release);
-            return Err(if r == kernel::error::code::ENODEV.to_errno() {
-                Refusal::NoDirectCalls
-            } else {
-                Refusal::Busy
+            use kernel::error::code::{EBUSY, ENODEV, ENOMEM};
+            return Err(match r {
+                r if r == EBUSY.to_errno() => Refusal::Busy,
+                r if r == ENODEV.to_errno() => Refusal::NoDirectCalls,
+                r if r == ENOMEM.to_errno() => Refusal::NoMemory,
+                _ => Refusal::Refused,
             });
         }
         Ok(DirectSlot { slot, ip })
@@ -238,7 +244,7 @@ pub(crate) unsafe extern "C" fn rfprobe_direct_exit(
     token: u64,
     regs: *mut bindings::pt_regs,
     edata: *mut c_void,
-    body: c_ulong,
+    _body: c_ulong,
     parent: c_ulong,
 ) {
     let Some(site) = SITES.get(slot) else {
@@ -267,7 +273,7 @@ pub(crate) unsafe extern "C" fn rfprobe_direct_exit(
             probe,
             Regs::from_raw(regs),
             edata.cast_const().cast(),
-            body - FENTRY_CALL,
+            site.ip.load(Ordering::Relaxed) as c_ulong,
             parent,
         )
     };

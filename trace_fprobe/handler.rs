@@ -678,7 +678,7 @@ pub(crate) unsafe fn exit_entry<const S: usize>(
     regs: Regs,
     entry_data: *mut c_void,
 ) -> c_int {
-    if !probe.exit_live(S) {
+    if !probe.exit_enter(S) {
         return 1;
     }
     if entry_data.is_null() {

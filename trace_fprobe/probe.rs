@@ -261,10 +261,17 @@ impl Probe {
         unsafe { &*fp.cast::<Probe>() }
     }
 
-    /// Whether the exit probe's `fprobe` slot `slot` is the live one.
+    /// Whether an entry through the exit probe's `fprobe` slot `slot`
+    /// leads to an exit (the slot is the live one); counted if so.
     #[inline(always)]
-    pub(crate) fn exit_live(&self, slot: usize) -> bool {
-        self.fp.is_live(slot)
+    pub(crate) fn exit_enter(&self, slot: usize) -> bool {
+        self.fp.enter(slot)
+    }
+
+    /// Counts an exit through the exit probe's `fprobe` slot `slot`.
+    #[inline(always)]
+    pub(crate) fn exit_exited(&self, slot: usize) {
+        self.fp.exited(slot)
     }
 
     /// An exit probe's lines of `exit_attach`: each function and how it

@@ -342,3 +342,11 @@ pub(crate) fn synchronize_rcu() {
     // kernel reports, not memory unsafety).
     unsafe { bindings::rfprobe_synchronize_rcu() };
 }
+
+/// Sleeps about `ms` milliseconds (at least a jiffy) without counting in
+/// the load average or waking for signals (`schedule_timeout_idle()`).
+/// Process context only.
+pub(crate) fn sleep_idle(ms: u32) {
+    // SAFETY: No preconditions (as `synchronize_rcu`).
+    unsafe { bindings::rfprobe_sleep_idle(ms) };
+}

@@ -6,18 +6,21 @@
  * it called runs (it may sleep), after its probe went: the trampoline's
  * code is this module's, so the module stays pinned from the first
  * registration until no slot is registered and no task is on a trampoline
- * (rfprobe_direct_inflight), then RCU Tasks for the instructions after the
- * count (they run preemptible). rmmod says the module is busy meanwhile.
+ * (rfprobe_direct_inflight), then RCU Tasks (and Rude, for idle tasks) for
+ * the instructions after the count (they run preemptible). rmmod says the
+ * module is busy meanwhile.
  */
 #include <linux/ftrace.h>
 #include <linux/kthread.h>
-#include <linux/delay.h>
+#include <linux/minmax.h>
+#include <linux/sched.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
 #include <asm/unwind.h>
 #include <linux/stddef.h>
+#include "../rfprobe_compat.h"
 #include "direct.h"
 
 /* Tasks on a trampoline, summed over CPUs (a task may leave on another). */
@@ -60,18 +63,23 @@ static long direct_inflight(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		n += per_cpu(rfprobe_direct_inflight, cpu);
+		n += READ_ONCE(per_cpu(rfprobe_direct_inflight, cpu));
 	return n;
 }
 
 /*
  * Drops the pin once no slot is registered and no task is on a
- * trampoline; ends without it when a slot is registered again.
+ * trampoline; ends without it when a slot is registered again. Polls,
+ * backing off to every 100 ms (a task may stay in a body for long), in
+ * TASK_IDLE: no load average, no signals.
  */
 static int direct_drain(void *unused)
 {
+	unsigned long delay = 1;
+
 	for (;;) {
-		msleep(10);
+		schedule_timeout_idle(delay);
+		delay = min(delay * 2, max(HZ / 10, 1UL));
 		mutex_lock(&direct_lock);
 		if (direct_registered) {
 			direct_draining = false;
@@ -86,7 +94,13 @@ static int direct_drain(void *unused)
 		}
 		mutex_unlock(&direct_lock);
 	}
+	/*
+	 * The instructions after the count: RCU Tasks for tasks preempted
+	 * there, RCU Tasks Rude for the idle tasks (RCU Tasks does not wait
+	 * for them; CONFIG_FUNCTION_TRACER selects it).
+	 */
 	synchronize_rcu_tasks();
+	synchronize_rcu_tasks_rude();
 	module_put_and_kthread_exit(0);
 }
 
@@ -106,6 +120,25 @@ static void direct_start_drain(void)
 	direct_draining = true;
 }
 
+/*
+ * An IPMODIFY user (livepatch, a kprobe with a post handler) shares the
+ * function, registered before (SELF) or after (PEER) the direct call:
+ * ftrace then reaches the trampoline through ftrace_regs_caller, with the
+ * address the IPMODIFY user chose where the body's would be, which is what
+ * the trampoline calls. Nothing to change: say yes.
+ */
+static RFPROBE_OPS_FUNC(direct_ops_func, cmd)
+{
+	switch (cmd) {
+	case FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_SELF:
+	case FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_PEER:
+	case FTRACE_OPS_CMD_DISABLE_SHARE_IPMODIFY_PEER:
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
 int rfprobe_direct_register(unsigned int slot, unsigned long ip)
 {
 	struct ftrace_ops *ops;
@@ -115,6 +148,7 @@ int rfprobe_direct_register(unsigned int slot, unsigned long ip)
 		return -EINVAL;
 	ops = &direct_ops[slot];
 	memset(ops, 0, sizeof(*ops));
+	ops->ops_func = direct_ops_func;
 	ret = ftrace_set_filter_ip(ops, ip, 0, 0);
 	if (ret)
 		return ret;

@@ -7,10 +7,12 @@
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/jiffies.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/security.h>
 #include "kernel.h"
@@ -85,6 +87,11 @@ void rfprobe_mutex_unlock(struct mutex *m)
 void rfprobe_synchronize_rcu(void)
 {
 	synchronize_rcu();
+}
+
+void rfprobe_sleep_idle(unsigned int ms)
+{
+	schedule_timeout_idle(max(msecs_to_jiffies(ms), 1UL));
 }
 
 void rfprobe_assert_held(struct mutex *m)

@@ -43,5 +43,11 @@ void rfprobe_mutex_unlock(struct mutex *m);
 /* lockdep_assert_held(). */
 void rfprobe_assert_held(struct mutex *m);
 void rfprobe_synchronize_rcu(void);
+/*
+ * schedule_timeout_idle(): sleeps about `ms` milliseconds (at least a
+ * jiffy) in TASK_IDLE, which neither counts in the load average nor wakes
+ * for signals.
+ */
+void rfprobe_sleep_idle(unsigned int ms);
 
 #endif /* RFPROBE_HELPERS_KERNEL_H */

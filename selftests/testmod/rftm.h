@@ -52,4 +52,6 @@ void rftm_watch_use(struct rftm_obj *o, unsigned int n);
 void rftm_watch_del(struct rftm_obj *o);
 void rftm_watch_exit(void);
 void rftm_fault_init(struct dentry *dir);
+void ipm_init(struct dentry *dir);
+void ipm_exit(void);
 #endif

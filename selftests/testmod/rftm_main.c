@@ -237,12 +237,14 @@ static int __init rftm_init(void)
 	rftm_sleep_init(rftm_dir);
 	rftm_watch_init(rftm_dir);
 	rftm_fault_init(rftm_dir);
+	ipm_init(rftm_dir);
 	return 0;
 }
 
 static void __exit rftm_exit(void)
 {
 	debugfs_remove_recursive(rftm_dir);
+	ipm_exit();
 	rftm_watch_exit();
 	irq_work_sync(&rftm_irq_work);
 	tasklet_kill(&rftm_tasklet);

@@ -11,6 +11,8 @@ use super::kind::KindOps;
 use super::{Probe, ProbeState};
 use crate::bindings;
 use crate::direct::DirectSlot;
+use crate::percpu::Counters;
+use crate::sync::OnceBox;
 use crate::trace_probe::callthrough::{self, Refusal};
 use crate::trace_probe::profile::Outcome;
 use crate::trace_probe::StoredDef;
@@ -279,7 +281,18 @@ pub(crate) struct ExitFprobe {
     registered: AtomicUsize,
     /// Misses counted by slots since unregistered.
     retired_missed: AtomicU64,
+    /// With two slots: per slot, the calls its entry handler let through
+    /// (counter `2 * slot`) and the exits its exit handler was called for
+    /// (`2 * slot + 1`), from the first registration on.
+    calls: OnceBox<Counters<{ 2 * EXIT_SLOTS }>>,
+    /// Per slot, the calls in flight when it was last unregistered, less
+    /// those that returned since. Control path, under `event_mutex`.
+    abandoned: [AtomicU64; EXIT_SLOTS],
 }
+
+/// How long [`ExitFprobe::update`] waits at most for the calls in flight
+/// in the slot it retires, in milliseconds.
+const RETIRE_WAIT_MS: u32 = 500;
 
 impl ExitFprobe {
     /// Unregistered fprobes.
@@ -290,6 +303,8 @@ impl ExitFprobe {
             live: AtomicUsize::new(0),
             registered: AtomicUsize::new(0),
             retired_missed: AtomicU64::new(0),
+            calls: OnceBox::new(),
+            abandoned: core::array::from_fn(|_| AtomicU64::new(0)),
         }
     }
 
@@ -306,11 +321,46 @@ impl ExitFprobe {
             .cast_const()
     }
 
-    /// Whether slot `slot`'s entries lead to exits (an entry handler's
-    /// question).
+    /// Whether slot `slot`'s entry leads to an exit (an entry handler's
+    /// question); counted if it does.
     #[inline(always)]
-    pub(crate) fn is_live(&self, slot: usize) -> bool {
-        EXIT_SLOTS == 1 || self.live.load(Ordering::Acquire) == slot
+    pub(crate) fn enter(&self, slot: usize) -> bool {
+        if EXIT_SLOTS == 1 {
+            return true;
+        }
+        if self.live.load(Ordering::Acquire) != slot {
+            return false;
+        }
+        if let Some(c) = self.calls.get() {
+            c.inc(2 * slot);
+        }
+        true
+    }
+
+    /// Counts an exit handler's call for slot `slot` (every one, before
+    /// anything can decline it).
+    #[inline(always)]
+    pub(crate) fn exited(&self, slot: usize) {
+        if EXIT_SLOTS == 1 {
+            return;
+        }
+        if let Some(c) = self.calls.get() {
+            c.inc(2 * slot + 1);
+        }
+    }
+
+    /// The calls that entered slot `slot` and have neither returned nor
+    /// been set aside by an unregistration (a racy read while the slot is
+    /// registered: exact once it is unregistered). Below 0 while calls
+    /// set aside return into a later registration of the slot.
+    fn in_flight(&self, slot: usize) -> i64 {
+        let Some(c) = self.calls.get() else {
+            return 0;
+        };
+        let sums = c.sums();
+        sums[2 * slot]
+            .wrapping_sub(sums[2 * slot + 1])
+            .wrapping_sub(self.abandoned[slot].load(Ordering::Relaxed)) as i64
     }
 
     /// Registers slot `slot` on `addrs`.
@@ -325,6 +375,9 @@ impl ExitFprobe {
         entry: Option<usize>,
         maxactive: u32,
     ) -> Result {
+        if EXIT_SLOTS > 1 {
+            self.calls.get_or_try_init(Counters::new)?;
+        }
         let fp = self.slots[slot].get();
         // A fresh `struct fprobe` for every registration: unregistering
         // leaves ftrace/rethook state behind that must not be reused.
@@ -350,7 +403,10 @@ impl ExitFprobe {
     }
 
     /// Unregisters slot `slot` (waits for running handlers) and keeps its
-    /// misses.
+    /// misses. The calls still in flight in it lose their exits if they
+    /// return while it is unregistered (fprobe drops the exits of an
+    /// unregistered fprobe); once it is registered again, fprobe hands
+    /// their exits to it (it finds the probe by the slot's address).
     ///
     /// # Safety
     ///
@@ -363,8 +419,25 @@ impl ExitFprobe {
             bindings::unregister_fprobe(fp);
             core::mem::replace(&mut (*fp).nmissed, 0) as u64
         };
+        // No handler of the slot runs now (unregister_fprobe waited for an
+        // RCU grace period): the calls in flight are set aside, so that the
+        // slot's next registration counts from 0.
+        let gone = self.in_flight(slot);
+        self.abandoned[slot].fetch_add(gone as u64, Ordering::Relaxed);
         self.retired_missed.fetch_add(missed, Ordering::Relaxed);
         self.registered.fetch_and(!(1 << slot), Ordering::Relaxed);
+    }
+
+    /// Waits (at most [`RETIRE_WAIT_MS`]) for the calls in flight in the
+    /// retired slot `slot` to return.
+    fn drain(&self, slot: usize) {
+        let mut waited = 0;
+        let mut step = 1;
+        while self.in_flight(slot) > 0 && waited < RETIRE_WAIT_MS {
+            crate::sync::sleep_idle(step);
+            waited += step;
+            step = (step * 2).min(64);
+        }
     }
 
     /// Registers on `addrs` with the handlers of `trace_fprobe/handler.rs`
@@ -409,9 +482,13 @@ impl ExitFprobe {
     /// before is the old one's, so no call is recorded twice or missed at
     /// entry. The old slot stays registered (its entry handler declines
     /// new calls) so that the exits of the calls still running in it are
-    /// recorded: fprobe drops the exits of an unregistered fprobe. It is
-    /// unregistered at the next change, so only a call in flight across
-    /// two changes of the function set loses its exit.
+    /// recorded: fprobe drops the exits of an unregistered fprobe. The next
+    /// change registers that slot again, on its new set: it first waits
+    /// for the calls that entered it to return (at most
+    /// [`RETIRE_WAIT_MS`]), then unregisters it. A call still running
+    /// after the wait returns into the slot's new registration and is
+    /// recorded, unless it returns while the slot is being registered
+    /// again (a few milliseconds), when fprobe drops its exit.
     ///
     /// # Safety
     ///
@@ -440,6 +517,7 @@ impl ExitFprobe {
         let new = old ^ 1;
         if self.registered.load(Ordering::Relaxed) & (1 << new) != 0 {
             // The slot the previous change retired: no new call enters it.
+            self.drain(new);
             // SAFETY: Registered (the bit says so).
             unsafe { self.unregister_slot(new) };
         }

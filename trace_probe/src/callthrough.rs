@@ -63,8 +63,12 @@ pub enum Refusal {
     /// All call-through trampolines are in use.
     NoSlot,
     /// ftrace refused the direct call (another direct-call user, such as a
-    /// BPF trampoline, has the function).
+    /// BPF trampoline, has the function: `EBUSY`).
     Busy,
+    /// ftrace could not allocate for the direct call (`ENOMEM`).
+    NoMemory,
+    /// ftrace refused the direct call for another reason.
+    Refused,
     /// The kernel has no ftrace direct calls
     /// (`CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS`).
     NoDirectCalls,
@@ -82,6 +86,8 @@ impl Refusal {
             Refusal::EntryData => "entry data too large",
             Refusal::NoSlot => "no free trampoline",
             Refusal::Busy => "direct call taken",
+            Refusal::NoMemory => "out of memory",
+            Refusal::Refused => "direct call refused",
             Refusal::NoDirectCalls => "no direct calls in this kernel",
         }
     }
