@@ -112,7 +112,10 @@ impl DirectSlot {
     ///
     /// # Safety
     ///
-    /// `probe` lives until the returned slot is dropped.
+    /// `probe` lives until the returned slot is dropped; `ip` is the
+    /// ftrace location of a vmlinux function that
+    /// [`crate::trace_probe::callthrough::check`] accepts (the trampoline
+    /// passes it the argument registers only, and waits for it to return).
     pub(crate) unsafe fn attach(probe: &Probe, ip: u64) -> Result<DirectSlot, Refusal> {
         if probe.entry_prog.data_size() > EDATA {
             return Err(Refusal::EntryData);
@@ -250,6 +253,11 @@ pub(crate) unsafe extern "C" fn rfprobe_direct_exit(
     let Some(site) = SITES.get(slot) else {
         return;
     };
+    // Entered under an attachment that has gone: neither a record nor a
+    // miss of the slot's present one (checked again under the lock).
+    if site.gen.load(Ordering::Relaxed) != token {
+        return;
+    }
     // SAFETY: As in `rfprobe_direct_enter`.
     let Some(lock) = (unsafe { RecursionGuard::try_lock() }) else {
         site.missed.fetch_add(1, Ordering::Relaxed);

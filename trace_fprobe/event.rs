@@ -396,14 +396,15 @@ impl Event {
     }
 
     /// The event's line of `profile`: its probes' counts summed.
-    /// The event's lines of `exit_attach` (see [`Probe::write_exit_attach`]).
+    /// The event's lines of `exit_attach` (see
+    /// [`ProbeState::write_exit_attach`]).
     pub(crate) fn write_exit_attach(
         &self,
         g: &EventMutexGuard<'_>,
         w: &mut impl crate::trace_probe::bytes::ByteWrite,
     ) -> core::fmt::Result {
-        for (p, _) in self.inner.get(g).probes.iter() {
-            p.write_exit_attach(self.group(), self.name(), w)?;
+        for (_, st) in self.inner.get(g).probes.iter() {
+            st.write_exit_attach(self.group(), self.name(), w)?;
         }
         Ok(())
     }

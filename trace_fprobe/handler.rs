@@ -749,7 +749,7 @@ pub(crate) unsafe fn exit_hit(
 }
 
 /// The return of a call on an exit probe through a call-through
-/// trampoline (`crate::direct`).
+/// trampoline (`rfprobe_direct_exit`).
 ///
 /// # Safety
 ///

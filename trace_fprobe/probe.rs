@@ -138,6 +138,8 @@ pub(crate) struct ProbeState {
     /// `w` probes: the module holding the watched variable went (the
     /// breakpoints were released; the address may be reused by anything).
     gone: bool,
+    /// Exit probes: the functions on call-through trampolines.
+    direct: fexit::Direct,
 }
 
 impl ProbeState {
@@ -178,6 +180,17 @@ impl ProbeState {
         Ok(v)
     }
 
+    /// An exit probe's lines of `exit_attach` (event `group/event`): each
+    /// function and how it is attached (none unless on trampolines).
+    pub(crate) fn write_exit_attach(
+        &self,
+        group: &[u8],
+        event: &[u8],
+        w: &mut impl crate::trace_probe::bytes::ByteWrite,
+    ) -> core::fmt::Result {
+        self.direct.write_attach(group, event, w)
+    }
+
     /// The addresses, as ftrace takes them.
     fn addrs(&self) -> Result<KVec<kernel::ffi::c_ulong>> {
         let mut v = KVec::with_capacity(self.funcs.len(), GFP_KERNEL)?;
@@ -213,6 +226,7 @@ mod attached {
                 funcs: KVec::new(),
                 mods,
                 gone: false,
+                direct: Default::default(),
             }
         }
 
@@ -272,20 +286,6 @@ impl Probe {
     #[inline(always)]
     pub(crate) fn exit_exited(&self, slot: usize) {
         self.fp.exited(slot)
-    }
-
-    /// An exit probe's lines of `exit_attach`: each function and how it
-    /// is attached, under `event_mutex`.
-    pub(crate) fn write_exit_attach(
-        &self,
-        group: &[u8],
-        event: &[u8],
-        w: &mut impl crate::trace_probe::bytes::ByteWrite,
-    ) -> core::fmt::Result {
-        match &self.attach {
-            Attach::Exit(e) => e.write_attach(group, event, w),
-            _ => Ok(()),
-        }
     }
 
     /// A watchpoint's hardware breakpoints.
@@ -375,7 +375,7 @@ impl Probe {
             Probe {
                 fp: ExitFprobe::new(),
                 // Replaced below, once the probe's address is known.
-                attach: Attach::Exit(fexit::ExitProbe::empty()),
+                attach: Attach::Exit(fexit::ExitProbe),
                 out: core::ptr::null(),
                 home: match home {
                     Some(m) => {
@@ -433,10 +433,16 @@ impl Probe {
     /// # Safety
     ///
     /// Attached; a removal leaves at least one function.
-    unsafe fn update_attached(&self, addrs: &[c_ulong], all: &[c_ulong], remove: bool) -> Result {
+    unsafe fn update_attached(
+        &self,
+        st: &mut ProbeState,
+        addrs: &[c_ulong],
+        all: &[c_ulong],
+        remove: bool,
+    ) -> Result {
         // SAFETY: Attached, and a removal leaves a function (caller); the
         // probe's own attachment.
-        unsafe { self.attach.update_funcs(self, addrs, all, remove) }
+        unsafe { self.attach.update_funcs(self, st, addrs, all, remove) }
     }
 
     /// Module `name` goes (it is still live during its GOING
@@ -495,14 +501,17 @@ impl Probe {
         let all = leaving.len() == st.funcs.len();
         let mut res = Ok(true);
         let staying = st.addrs_where(|a, t| !gone(a, t));
-        let in_place = |staying: &[c_ulong]| {
-            // SAFETY: Attached (checked first); not all leave (checked
-            // before).
-            unsafe { self.update_attached(&leaving, staying, true) }.is_ok()
-        };
-        if st.is_attached() && (all || !staying.as_deref().is_ok_and(in_place)) {
-            self.detach(st);
-            res = if all { Ok(true) } else { Err(code::EAGAIN) };
+        if st.is_attached() {
+            let in_place = !all
+                && match staying.as_deref() {
+                    // SAFETY: Attached (checked); not all leave (checked).
+                    Ok(s) => unsafe { self.update_attached(st, &leaving, s, true) }.is_ok(),
+                    Err(_) => false,
+                };
+            if !in_place {
+                self.detach(st);
+                res = if all { Ok(true) } else { Err(code::EAGAIN) };
+            }
         }
         crate::kvec::retain(&mut st.funcs, |&(a, t)| !gone(a, t));
         if res.is_err() {
@@ -562,7 +571,7 @@ impl Probe {
             let mut all = st.addrs()?;
             all.extend_from_slice(&addrs, GFP_KERNEL)?;
             // SAFETY: Attached; functions only join.
-            unsafe { self.update_attached(&addrs, &all, false) }?;
+            unsafe { self.update_attached(st, &addrs, &all, false) }?;
         }
         for f in new.funcs.iter() {
             // Cannot fail: reserved above.
@@ -618,7 +627,7 @@ impl Probe {
     /// are `exit_missed` (fprobe counts both causes as one), the others'
     /// `nested`.
     pub(crate) fn profile(&self, st: &ProbeState) -> Profile {
-        let live = self.attach.missed(self, st.is_attached());
+        let live = self.attach.missed(self, st);
         let c = self.counts.sums();
         let mut p = Profile {
             faulted: self.faults.sums()[0],

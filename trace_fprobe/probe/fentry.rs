@@ -111,6 +111,7 @@ impl KindOps for EntryOps {
     unsafe fn update_funcs(
         &self,
         _p: &Probe,
+        _st: &mut ProbeState,
         delta: &[c_ulong],
         _all: &[c_ulong],
         remove: bool,
@@ -119,7 +120,7 @@ impl KindOps for EntryOps {
         unsafe { self.update(delta, remove) }
     }
 
-    fn missed(&self, _p: &Probe, _attached: bool) -> u64 {
+    fn missed(&self, _p: &Probe, _st: &ProbeState) -> u64 {
         self.nmissed()
     }
 }

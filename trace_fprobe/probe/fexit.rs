@@ -16,7 +16,6 @@ use crate::sync::OnceBox;
 use crate::trace_probe::callthrough::{self, Refusal};
 use crate::trace_probe::profile::Outcome;
 use crate::trace_probe::StoredDef;
-use core::cell::UnsafeCell;
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use kernel::alloc::KVec;
@@ -26,21 +25,52 @@ use kernel::prelude::*;
 use kernel::types::Opaque;
 
 /// An exit probe's attachment: its [`ExitFprobe`] is [`Probe::fp`]; its
-/// functions on trampolines, if any.
-pub(crate) struct ExitProbe {
-    /// Only touched under `event_mutex` (as the probe's `ProbeState`).
-    direct: UnsafeCell<Direct>,
-}
+/// functions on trampolines, if any, are its state's [`Direct`].
+pub(crate) struct ExitProbe;
 
-/// An exit probe attached with `exit_attach` `trampoline`.
+/// An exit probe attached with `exit_attach` `trampoline` (part of its
+/// [`ProbeState`]).
 #[derive(Default)]
-struct Direct {
+pub(crate) struct Direct {
     /// Attached that way (else every function is on the fprobe).
     on: bool,
     /// The functions on trampolines.
     slots: KVec<DirectSlot>,
     /// The functions on the fprobe, and why.
     refused: KVec<(u64, Refusal)>,
+}
+
+impl Direct {
+    /// Writes `exit_attach`'s lines for the probe of event `group/event`:
+    /// each function and the way it is attached.
+    pub(crate) fn write_attach(
+        &self,
+        group: &[u8],
+        event: &[u8],
+        w: &mut impl crate::trace_probe::bytes::ByteWrite,
+    ) -> core::fmt::Result {
+        if !self.on {
+            return Ok(());
+        }
+        let line = |w: &mut dyn crate::trace_probe::bytes::ByteWrite, addr: u64, how: &[&[u8]]| {
+            let mut name = [0u8; 128];
+            let n = crate::kallsyms::symbol_name(addr, &mut name);
+            for part in [group, b"/", event, b" ", &name[..n]] {
+                w.put(part)?;
+            }
+            for part in how {
+                w.put(part)?;
+            }
+            w.put(b"\n")
+        };
+        for s in self.slots.iter() {
+            line(w, s.ip(), &[b" trampoline"])?;
+        }
+        for &(a, r) in self.refused.iter() {
+            line(w, a, &[b" fprobe: ", r.as_str().as_bytes()])?;
+        }
+        Ok(())
+    }
 }
 
 /// Whether function `addr` (of vmlinux: `module` 0) can be reached
@@ -66,62 +96,9 @@ fn entry_data(p: &Probe) -> Option<usize> {
     (!p.entry_prog.is_empty()).then(|| p.entry_prog.data_size())
 }
 
-impl ExitProbe {
-    /// Not attached.
-    pub(crate) fn empty() -> Self {
-        ExitProbe {
-            direct: UnsafeCell::new(Direct::default()),
-        }
-    }
-
-    /// The trampoline state.
-    ///
-    /// # Safety
-    ///
-    /// Under `event_mutex` (a `KindOps` method), no other reference to it.
-    #[allow(clippy::mut_from_ref)]
-    unsafe fn direct(&self) -> &mut Direct {
-        // SAFETY: Caller.
-        unsafe { &mut *self.direct.get() }
-    }
-
-    /// Writes `exit_attach`'s lines for this probe: each function and the
-    /// way it is attached.
-    pub(crate) fn write_attach(
-        &self,
-        group: &[u8],
-        event: &[u8],
-        w: &mut impl crate::trace_probe::bytes::ByteWrite,
-    ) -> core::fmt::Result {
-        // SAFETY: `exit_attach`'s reader holds `event_mutex`; shared use.
-        let d = unsafe { &*self.direct.get() };
-        if !d.on {
-            return Ok(());
-        }
-        let line = |w: &mut dyn crate::trace_probe::bytes::ByteWrite, addr: u64, how: &[&[u8]]| {
-            let mut name = [0u8; 128];
-            let n = crate::kallsyms::symbol_name(addr, &mut name);
-            for part in [group, b"/", event, b" ", &name[..n]] {
-                w.put(part)?;
-            }
-            for part in how {
-                w.put(part)?;
-            }
-            w.put(b"\n")
-        };
-        for s in d.slots.iter() {
-            line(w, s.ip(), &[b" trampoline"])?;
-        }
-        for &(a, r) in d.refused.iter() {
-            line(w, a, &[b" fprobe: ", r.as_str().as_bytes()])?;
-        }
-        Ok(())
-    }
-}
-
 impl KindOps for ExitProbe {
     fn new(_def: &StoredDef<'_>, _probe: *mut c_void, _watch_addr: Option<u64>) -> Result<Self> {
-        Ok(ExitProbe::empty())
+        Ok(ExitProbe)
     }
 
     unsafe fn attach_probe(&self, p: &Probe, st: &mut ProbeState) -> Result<bool> {
@@ -131,14 +108,15 @@ impl KindOps for ExitProbe {
             return Ok(false);
         }
         let fprobe_addrs = if crate::direct::TRAMPOLINE.load(Ordering::Relaxed) {
-            // SAFETY: Under `event_mutex` (the trait's contract).
-            let d = unsafe { self.direct() };
+            let d = &mut st.direct;
             d.on = true;
             let mut rest = KVec::new();
             let mut res = Ok(());
             for &(a, m) in st.funcs.iter() {
                 // SAFETY: The probe outlives the slot: `detach_probe`
-                // drops it, and a probe is detached before it goes.
+                // drops it, and a probe is detached before it goes; `a`
+                // is a function's ftrace location that `callable` (the
+                // callthrough check) accepted.
                 res = match callable(a, m).and_then(|()| unsafe { DirectSlot::attach(p, a) }) {
                     Ok(s) => d.slots.push(s, GFP_KERNEL),
                     Err(r) => d
@@ -174,8 +152,7 @@ impl KindOps for ExitProbe {
     }
 
     unsafe fn detach_probe(&self, p: &Probe, st: &mut ProbeState) {
-        // SAFETY: Under `event_mutex` (the trait's contract).
-        let d = unsafe { self.direct() };
+        let d = &mut st.direct;
         for s in d.slots.iter() {
             st.old_nmissed = st.old_nmissed.wrapping_add(s.missed());
         }
@@ -192,12 +169,12 @@ impl KindOps for ExitProbe {
     unsafe fn update_funcs(
         &self,
         p: &Probe,
+        st: &mut ProbeState,
         delta: &[c_ulong],
         all: &[c_ulong],
         remove: bool,
     ) -> Result {
-        // SAFETY: Under `event_mutex` (the trait's contract).
-        let d = unsafe { self.direct() };
+        let d = &mut st.direct;
         if !d.on {
             // SAFETY: Registered (caller), with these entry data and
             // maxactive (`attach_probe`).
@@ -217,6 +194,9 @@ impl KindOps for ExitProbe {
             fp_all.push(*a, GFP_KERNEL)?;
         }
         if remove {
+            for s in d.slots.iter().filter(|s| delta.contains(&(s.ip() as c_ulong))) {
+                st.old_nmissed = st.old_nmissed.wrapping_add(s.missed());
+            }
             crate::kvec::retain_owned(&mut d.slots, |s| !delta.contains(&(s.ip() as c_ulong)));
             crate::kvec::retain(&mut d.refused, |r| !delta.contains(&(r.0 as c_ulong)));
         }
@@ -232,7 +212,8 @@ impl KindOps for ExitProbe {
         match (p.fp.is_registered(), fp_all.is_empty()) {
             (true, true) => {
                 // SAFETY: Registered (checked); nothing is left on it.
-                let _ = unsafe { p.fp.unregister() };
+                let missed = unsafe { p.fp.unregister() };
+                st.old_nmissed = st.old_nmissed.wrapping_add(missed);
                 Ok(())
             }
             // SAFETY: Registered (checked), with these entry data and maxactive.
@@ -243,13 +224,12 @@ impl KindOps for ExitProbe {
         }
     }
 
-    fn missed(&self, p: &Probe, attached: bool) -> u64 {
-        if !attached {
+    fn missed(&self, p: &Probe, st: &ProbeState) -> u64 {
+        if !st.is_attached() {
             return 0;
         }
-        // SAFETY: Read under `event_mutex` (`profile`), shared use.
-        let d = unsafe { &*self.direct.get() };
-        d.slots
+        st.direct
+            .slots
             .iter()
             .fold(p.fp.nmissed(), |n, s| n.wrapping_add(s.missed()))
     }

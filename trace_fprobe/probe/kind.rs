@@ -60,6 +60,7 @@ pub(super) trait KindOps {
     unsafe fn update_funcs(
         &self,
         _p: &Probe,
+        _st: &mut ProbeState,
         _delta: &[c_ulong],
         _all: &[c_ulong],
         _remove: bool,
@@ -69,8 +70,8 @@ pub(super) trait KindOps {
 
     /// The calls the attachment saw but could not hand over (recursion
     /// refused by ftrace, the tracepoint or fprobe; fprobe's exhausted
-    /// return-probe pool), counted live (`attached`: `p` is).
-    fn missed(&self, p: &Probe, attached: bool) -> u64;
+    /// return-probe pool), counted live.
+    fn missed(&self, p: &Probe, st: &ProbeState) -> u64;
 
     /// The [`Outcome`] `profile` shows [`KindOps::missed`] as.
     fn unseen(&self) -> Outcome {
@@ -119,19 +120,20 @@ macro_rules! kinds {
             unsafe fn update_funcs(
                 &self,
                 p: &Probe,
+                st: &mut ProbeState,
                 delta: &[c_ulong],
                 all: &[c_ulong],
                 remove: bool,
             ) -> Result {
                 match self {
                     // SAFETY: Caller.
-                    $(Attach::$kind(k) => unsafe { k.update_funcs(p, delta, all, remove) },)*
+                    $(Attach::$kind(k) => unsafe { k.update_funcs(p, st, delta, all, remove) },)*
                 }
             }
 
-            fn missed(&self, p: &Probe, attached: bool) -> u64 {
+            fn missed(&self, p: &Probe, st: &ProbeState) -> u64 {
                 match self {
-                    $(Attach::$kind(k) => k.missed(p, attached),)*
+                    $(Attach::$kind(k) => k.missed(p, st),)*
                 }
             }
 

@@ -80,7 +80,7 @@ impl KindOps for TpProbe {
         unsafe { self.detach() };
     }
 
-    fn missed(&self, _p: &Probe, _attached: bool) -> u64 {
+    fn missed(&self, _p: &Probe, _st: &ProbeState) -> u64 {
         self.nmissed()
     }
 }

@@ -51,7 +51,7 @@ impl KindOps for WatchProbe {
     }
 
     /// The debug exception does not nest: no hit is refused.
-    fn missed(&self, _p: &Probe, _attached: bool) -> u64 {
+    fn missed(&self, _p: &Probe, _st: &ProbeState) -> u64 {
         0
     }
 
