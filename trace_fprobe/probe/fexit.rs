@@ -40,6 +40,15 @@ pub(crate) struct Direct {
     refused: KVec<(u64, Refusal)>,
 }
 
+impl Drop for Direct {
+    fn drop(&mut self) {
+        // Dropped with its probe's state, after its probe detached, which
+        // empties it: a slot dropped here would detach after the probe it
+        // points to was freed (the probe drops first).
+        debug_assert!(self.slots.is_empty());
+    }
+}
+
 impl Direct {
     /// Writes `exit_attach`'s lines for the probe of event `group/event`:
     /// each function and the way it is attached.
