@@ -203,10 +203,11 @@ impl KindOps for ExitProbe {
             fp_all.push(*a, GFP_KERNEL)?;
         }
         if remove {
-            for s in d.slots.iter().filter(|s| delta.contains(&(s.ip() as c_ulong))) {
+            let leaving = |s: &DirectSlot| delta.contains(&(s.ip() as c_ulong));
+            for s in d.slots.iter().filter(|s| leaving(s)) {
                 st.old_nmissed = st.old_nmissed.wrapping_add(s.missed());
             }
-            crate::kvec::retain_owned(&mut d.slots, |s| !delta.contains(&(s.ip() as c_ulong)));
+            crate::kvec::retain_owned(&mut d.slots, |s| !leaving(s));
             crate::kvec::retain(&mut d.refused, |r| !delta.contains(&(r.0 as c_ulong)));
         }
         if !remove {
