@@ -7,6 +7,7 @@
 
 use crate::bindings;
 use crate::compat;
+use crate::cpu::InHandler;
 #[cfg(not(any(CONFIG_FTRACE_RECORD_RECURSION, CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING)))]
 use crate::cpu::RecursionGuard;
 use crate::handler::{exit_entry, exit_hit, ops_entry};
@@ -40,6 +41,7 @@ unsafe fn exit_probe<'a>(fp: *mut bindings::fprobe, slot: usize) -> &'a Probe {
 #[inline(always)]
 unsafe fn fexit_entry<const S: usize>(
     fp: *mut bindings::fprobe,
+    entry_ip: c_ulong,
     regs: *mut bindings::rfprobe_fprobe_regs,
     entry_data: *mut c_void,
 ) -> c_int {
@@ -47,7 +49,35 @@ unsafe fn fexit_entry<const S: usize>(
     let probe = unsafe { exit_probe(fp, S) };
     // SAFETY: The handler's registers, valid while it runs; fprobe entry
     // handler context for slot `S` (caller).
-    unsafe { exit_entry::<S>(probe, Regs::from_raw(compat::fprobe_regs(regs)), entry_data) }
+    unsafe {
+        exit_entry::<S>(
+            probe,
+            Regs::from_raw(compat::fprobe_regs(regs)),
+            regs as u64,
+            entry_ip as u64,
+            entry_data,
+        )
+    }
+}
+
+/// The entry handler of slot `S` of an exit probe without entry
+/// arguments: declines the call unless it leads to an exit.
+///
+/// # Safety
+///
+/// As [`rfprobe_fexit_entry`], for slot `S`.
+#[inline(always)]
+unsafe fn fexit_gate<const S: usize>(
+    fp: *mut bindings::fprobe,
+    entry_ip: c_ulong,
+    regs: *mut bindings::rfprobe_fprobe_regs,
+) -> c_int {
+    // SAFETY: Caller.
+    let probe = unsafe { exit_probe(fp, S) };
+    // SAFETY: An fprobe handler (caller): preemption is disabled until it
+    // returns, and the proof does not outlive this call.
+    let h = unsafe { InHandler::new() };
+    c_int::from(!probe.exit_enter(h, S, regs as u64, entry_ip as u64))
 }
 
 /// The exit handler of slot `S`: [`exit_hit`] for its probe.
@@ -92,13 +122,13 @@ unsafe fn fexit<const S: usize>(
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rfprobe_fexit_entry(
     fp: *mut bindings::fprobe,
-    _entry_ip: c_ulong,
+    entry_ip: c_ulong,
     _ret_ip: c_ulong,
     regs: *mut bindings::rfprobe_fprobe_regs,
     entry_data: *mut c_void,
 ) -> c_int {
     // SAFETY: Caller.
-    unsafe { fexit_entry::<0>(fp, regs, entry_data) }
+    unsafe { fexit_entry::<0>(fp, entry_ip, regs, entry_data) }
 }
 
 /// [`rfprobe_fexit_entry`] of slot 1.
@@ -109,18 +139,18 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit_entry(
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rfprobe_fexit_entry_1(
     fp: *mut bindings::fprobe,
-    _entry_ip: c_ulong,
+    entry_ip: c_ulong,
     _ret_ip: c_ulong,
     regs: *mut bindings::rfprobe_fprobe_regs,
     entry_data: *mut c_void,
 ) -> c_int {
     // SAFETY: Caller.
-    unsafe { fexit_entry::<1>(fp, regs, entry_data) }
+    unsafe { fexit_entry::<1>(fp, entry_ip, regs, entry_data) }
 }
 
 /// fprobe entry handler of exit probes without entry arguments where a
-/// probe has two slots (slot 0): declines the entries of a slot that is
-/// not live, counts the others (`ExitFprobe::enter`).
+/// probe has two slots (slot 0): declines the calls that do not lead to
+/// the slot's exit, counts the others (`ExitFprobe::enter`).
 ///
 /// # Safety
 ///
@@ -128,13 +158,13 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit_entry_1(
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rfprobe_fexit_gate(
     fp: *mut bindings::fprobe,
-    _entry_ip: c_ulong,
+    entry_ip: c_ulong,
     _ret_ip: c_ulong,
-    _regs: *mut bindings::rfprobe_fprobe_regs,
+    regs: *mut bindings::rfprobe_fprobe_regs,
     _entry_data: *mut c_void,
 ) -> c_int {
     // SAFETY: Caller.
-    c_int::from(!unsafe { exit_probe(fp, 0) }.exit_enter(0))
+    unsafe { fexit_gate::<0>(fp, entry_ip, regs) }
 }
 
 /// [`rfprobe_fexit_gate`] of slot 1.
@@ -145,13 +175,13 @@ pub(crate) unsafe extern "C" fn rfprobe_fexit_gate(
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rfprobe_fexit_gate_1(
     fp: *mut bindings::fprobe,
-    _entry_ip: c_ulong,
+    entry_ip: c_ulong,
     _ret_ip: c_ulong,
-    _regs: *mut bindings::rfprobe_fprobe_regs,
+    regs: *mut bindings::rfprobe_fprobe_regs,
     _entry_data: *mut c_void,
 ) -> c_int {
     // SAFETY: Caller.
-    c_int::from(!unsafe { exit_probe(fp, 1) }.exit_enter(1))
+    unsafe { fexit_gate::<1>(fp, entry_ip, regs) }
 }
 
 /// fprobe exit handler of exit probes (slot 0). Set by

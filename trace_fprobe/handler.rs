@@ -661,24 +661,29 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
     Outcome::Written
 }
 
-/// The entry of a call on an exit probe's slot `S` (the fprobe entry
-/// handlers of exit probes, called by the callbacks): 1 (no exit) if the slot is
-/// not the live one (see `ExitFprobe::update`), else the entry arguments
-/// stored for the exit.
+/// The entry of a call of `func` on an exit probe's slot `S` (the fprobe
+/// entry handlers of exit probes, called by the callbacks): 1 (no exit) if
+/// the call does not lead to the slot's exit (see `ExitFprobe::enter`),
+/// else the entry arguments stored for the exit.
 ///
 /// # Safety
 ///
 /// fprobe entry handler context for slot `S` of `probe`'s `ExitFprobe`;
 /// `regs` are the handler's registers (at entry the argument registers and
-/// the stack pointer are among them); `entry_data` is NULL or the
-/// `entry_data_size` bytes fprobe allocated for this call.
+/// the stack pointer are among them), at `regs_addr`; `entry_data` is NULL
+/// or the `entry_data_size` bytes fprobe allocated for this call.
 #[inline(always)]
 pub(crate) unsafe fn exit_entry<const S: usize>(
     probe: &Probe,
     regs: Regs,
+    regs_addr: u64,
+    func: u64,
     entry_data: *mut c_void,
 ) -> c_int {
-    if !probe.exit_enter(S) {
+    // SAFETY: An fprobe handler (caller): preemption is disabled until it
+    // returns, and the proof does not outlive this call.
+    let h = unsafe { InHandler::new() };
+    if !probe.exit_enter(h, S, regs_addr, func) {
         return 1;
     }
     if entry_data.is_null() {

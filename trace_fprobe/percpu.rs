@@ -113,6 +113,64 @@ impl<const N: usize> Counters<N> {
     }
 }
 
+/// Per CPU and context level, a word one fprobe handler of a call leaves
+/// for another handler of the same call: both run on one CPU with
+/// preemption disabled, one after the other, in one context level, so
+/// nothing else at that level on that CPU runs between them. Keyed by the
+/// call's register set and function.
+pub(crate) struct Handoff(PerCpu);
+
+/// Bytes of a [`Handoff`] per context level per CPU: register-set
+/// address, function, value.
+const HANDOFF_STRIDE: usize = 24;
+
+impl Handoff {
+    pub(crate) fn new() -> Result<Self> {
+        Ok(Handoff(PerCpu::new(NR_CONTEXTS * HANDOFF_STRIDE)?))
+    }
+
+    /// This CPU's words for the current context level.
+    #[inline(always)]
+    fn words(&self, _: InHandler<'_>) -> *mut u64 {
+        // `this_cpu_ptr(area) + interrupt_context_level() * stride`: plain
+        // address arithmetic on a per-CPU address.
+        (self.0 .0 as usize)
+            .wrapping_add(crate::cpu::this_cpu_offset())
+            .wrapping_add(crate::cpu::context_level() * HANDOFF_STRIDE) as *mut u64
+    }
+
+    /// Leaves `value` for the call of `func` with registers at `regs`.
+    #[inline(always)]
+    pub(crate) fn put(&self, h: InHandler<'_>, regs: u64, func: u64, value: u64) {
+        let w = self.words(h);
+        // SAFETY: This CPU's three words for this context level, 8-aligned
+        // (`words`), which only handlers at this level on this CPU touch,
+        // with preemption off (the proof). A run that interrupts before
+        // `preempt_count` shows its level can overwrite them: the other
+        // handler then finds no value (`take` checks the key).
+        unsafe {
+            w.write(regs);
+            w.add(1).write(func);
+            w.add(2).write(value);
+        }
+    }
+
+    /// Takes the value left for the call of `func` with registers at
+    /// `regs`, if any.
+    #[inline(always)]
+    pub(crate) fn take(&self, h: InHandler<'_>, regs: u64, func: u64) -> Option<u64> {
+        let w = self.words(h);
+        // SAFETY: As in `put`.
+        unsafe {
+            if w.read() != regs || w.add(1).read() != func {
+                return None;
+            }
+            w.write(0);
+            Some(w.add(2).read())
+        }
+    }
+}
+
 /// A slice per context level per CPU: the buffer and, in its last word, the
 /// in-use flag. Four slices make 32 KiB, the per-CPU allocator's limit
 /// (`PCPU_MIN_UNIT_SIZE`).

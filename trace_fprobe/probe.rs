@@ -23,6 +23,7 @@ pub(crate) mod wprobe;
 use self::attached::Attached;
 use self::fexit::ExitFprobe;
 use self::kind::{Attach, KindOps};
+use crate::cpu::InHandler;
 use crate::funcs::FuncSet;
 use crate::hwwatch::HwWatch;
 use crate::outputs::Outputs;
@@ -275,11 +276,12 @@ impl Probe {
         unsafe { &*fp.cast::<Probe>() }
     }
 
-    /// Whether an entry through the exit probe's `fprobe` slot `slot`
-    /// leads to an exit (the slot is the live one); counted if so.
+    /// Whether an entry through the exit probe's `fprobe` slot `slot` (of
+    /// the call of `func` with registers at `regs`) leads to an exit (the
+    /// slot is the live one); counted if so.
     #[inline(always)]
-    pub(crate) fn exit_enter(&self, slot: usize) -> bool {
-        self.fp.enter(slot)
+    pub(crate) fn exit_enter(&self, h: InHandler<'_>, slot: usize, regs: u64, func: u64) -> bool {
+        self.fp.enter(h, slot, regs, func)
     }
 
     /// Counts an exit through the exit probe's `fprobe` slot `slot`.

@@ -343,6 +343,39 @@ pub(crate) fn synchronize_rcu() {
     unsafe { bindings::rfprobe_synchronize_rcu() };
 }
 
+/// An RCU grace period that started when it was taken
+/// (`get_state_synchronize_rcu()`): once it has elapsed, every RCU
+/// read-side and preemption-disabled section (every handler) running when
+/// it was taken has finished.
+#[derive(Clone, Copy)]
+pub(crate) struct GracePeriod(kernel::ffi::c_ulong);
+
+impl GracePeriod {
+    /// One that starts now.
+    pub(crate) fn start() -> Self {
+        // SAFETY: No preconditions.
+        GracePeriod(unsafe { bindings::rfprobe_rcu_cookie() })
+    }
+
+    /// Its cookie, to keep it in an atomic word.
+    pub(crate) fn cookie(self) -> u64 {
+        self.0 as u64
+    }
+
+    /// The one whose [`GracePeriod::cookie`] is `cookie`.
+    pub(crate) fn from_cookie(cookie: u64) -> Self {
+        GracePeriod(cookie as kernel::ffi::c_ulong)
+    }
+
+    /// Returns once it has elapsed: at once if it has
+    /// (`cond_synchronize_rcu()`). Sleeps: process context only.
+    pub(crate) fn wait(self) {
+        // SAFETY: Any value is accepted (one not from
+        // `get_state_synchronize_rcu()` only waits a full grace period).
+        unsafe { bindings::rfprobe_rcu_wait(self.0) };
+    }
+}
+
 /// Sleeps about `ms` milliseconds (at least a jiffy) without counting in
 /// the load average or waking for signals (`schedule_timeout_idle()`).
 /// Process context only.

@@ -89,6 +89,16 @@ void rfprobe_synchronize_rcu(void)
 	synchronize_rcu();
 }
 
+unsigned long rfprobe_rcu_cookie(void)
+{
+	return get_state_synchronize_rcu();
+}
+
+void rfprobe_rcu_wait(unsigned long cookie)
+{
+	cond_synchronize_rcu(cookie);
+}
+
 void rfprobe_sleep_idle(unsigned int ms)
 {
 	schedule_timeout_idle(max(msecs_to_jiffies(ms), 1UL));

@@ -43,6 +43,9 @@ void rfprobe_mutex_unlock(struct mutex *m);
 /* lockdep_assert_held(). */
 void rfprobe_assert_held(struct mutex *m);
 void rfprobe_synchronize_rcu(void);
+/* get_state_synchronize_rcu(), cond_synchronize_rcu(). */
+unsigned long rfprobe_rcu_cookie(void);
+void rfprobe_rcu_wait(unsigned long cookie);
 /*
  * schedule_timeout_idle(): sleeps about `ms` milliseconds (at least a
  * jiffy) in TASK_IDLE, which neither counts in the load average nor wakes

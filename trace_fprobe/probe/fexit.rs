@@ -10,9 +10,10 @@
 use super::kind::KindOps;
 use super::{Probe, ProbeState};
 use crate::bindings;
+use crate::cpu::InHandler;
 use crate::direct::DirectSlot;
-use crate::percpu::Counters;
-use crate::sync::OnceBox;
+use crate::percpu::{Counters, Handoff};
+use crate::sync::{GracePeriod, OnceBox};
 use crate::trace_probe::callthrough::{self, Refusal};
 use crate::trace_probe::profile::Outcome;
 use crate::trace_probe::StoredDef;
@@ -267,6 +268,21 @@ pub(crate) struct ExitFprobe {
     /// declines them): swapped by [`ExitFprobe::update`], read by the
     /// entry handlers.
     live: AtomicUsize,
+    /// The slot registered last ([`NEWEST`]), whether the other is
+    /// registered too ([`PAIRED`]), and how many registrations came
+    /// before (the rest, the epoch): written by the control path before a
+    /// registration, read by the entry handlers. With both registered,
+    /// the fprobe core calls the newest's entry handler first for a call
+    /// of a function both have; it reads `live` and hands its answer to
+    /// the other's, so that the two agree (exactly one lets the call
+    /// through) even when `live` changes between them.
+    order: AtomicU64,
+    /// Where the newest slot's entry handler leaves its answer.
+    handoff: OnceBox<Handoff>,
+    /// Taken when `live` last changed: once it has elapsed, every entry
+    /// handler that read the slot it retired has counted its call.
+    /// Control path, under `event_mutex`.
+    retired: AtomicU64,
     /// Registered slots (bit per slot). Control path, under `event_mutex`.
     registered: AtomicUsize,
     /// Misses counted by slots since unregistered.
@@ -280,6 +296,13 @@ pub(crate) struct ExitFprobe {
     abandoned: [AtomicU64; EXIT_SLOTS],
 }
 
+/// In [`ExitFprobe::order`]: the newest slot.
+const NEWEST: u64 = 1;
+/// In [`ExitFprobe::order`]: the other slot is registered too.
+const PAIRED: u64 = 2;
+/// In [`ExitFprobe::order`]: the epoch's shift.
+const EPOCH_SHIFT: u32 = 2;
+
 /// How long [`ExitFprobe::update`] waits at most for the calls in flight
 /// in the slot it retires, in milliseconds.
 const RETIRE_WAIT_MS: u32 = 500;
@@ -291,6 +314,9 @@ impl ExitFprobe {
             // SAFETY: All-zero is a valid, unregistered `struct fprobe`.
             slots: core::array::from_fn(|_| Opaque::new(unsafe { core::mem::zeroed() })),
             live: AtomicUsize::new(0),
+            order: AtomicU64::new(0),
+            handoff: OnceBox::new(),
+            retired: AtomicU64::new(GracePeriod::start().cookie()),
             registered: AtomicUsize::new(0),
             retired_missed: AtomicU64::new(0),
             calls: OnceBox::new(),
@@ -311,14 +337,37 @@ impl ExitFprobe {
             .cast_const()
     }
 
-    /// Whether slot `slot`'s entry leads to an exit (an entry handler's
-    /// question); counted if it does.
+    /// Whether slot `slot`'s entry of the call of `func` with registers
+    /// at `regs` leads to an exit (an entry handler's question); counted
+    /// if it does.
     #[inline(always)]
-    pub(crate) fn enter(&self, slot: usize) -> bool {
+    pub(crate) fn enter(&self, h: InHandler<'_>, slot: usize, regs: u64, func: u64) -> bool {
         if EXIT_SLOTS == 1 {
             return true;
         }
-        if self.live.load(Ordering::Acquire) != slot {
+        let order = self.order.load(Ordering::Acquire);
+        let epoch = order >> EPOCH_SHIFT;
+        let live = if order & PAIRED == 0 {
+            self.live.load(Ordering::Acquire)
+        } else if (order & NEWEST) as usize == slot {
+            // Called first: the other slot's handler, if the call reaches
+            // it, takes this answer.
+            let live = self.live.load(Ordering::Acquire);
+            if let Some(hand) = self.handoff.get() {
+                hand.put(h, regs, func, (epoch << 1) | live as u64);
+            }
+            live
+        } else {
+            // The newest slot's handler answered for this call in this
+            // epoch, or did not run for it (the function is not among the
+            // newest slot's, or not yet: `live` decides then). An answer
+            // of an earlier epoch is another call's.
+            match self.handoff.get().and_then(|hand| hand.take(h, regs, func)) {
+                Some(v) if v >> 1 == epoch => (v & 1) as usize,
+                _ => self.live.load(Ordering::Acquire),
+            }
+        };
+        if live != slot {
             return false;
         }
         if let Some(c) = self.calls.get() {
@@ -367,6 +416,7 @@ impl ExitFprobe {
     ) -> Result {
         if EXIT_SLOTS > 1 {
             self.calls.get_or_try_init(Counters::new)?;
+            self.handoff.get_or_try_init(Handoff::new)?;
         }
         let fp = self.slots[slot].get();
         // A fresh `struct fprobe` for every registration: unregistering
@@ -418,9 +468,25 @@ impl ExitFprobe {
         self.registered.fetch_and(!(1 << slot), Ordering::Relaxed);
     }
 
+    /// Starts a new epoch in which `newest` is registered last (`paired`:
+    /// the other slot stays registered). Before the registration: the
+    /// entry handlers of the other slot take no answer the newest slot's
+    /// handler gave before it (an earlier epoch's).
+    fn set_order(&self, newest: usize, paired: bool) {
+        let epoch = (self.order.load(Ordering::Relaxed) >> EPOCH_SHIFT) + 1;
+        let paired = if paired { PAIRED } else { 0 };
+        self.order.store(
+            (epoch << EPOCH_SHIFT) | paired | newest as u64,
+            Ordering::Release,
+        );
+    }
+
     /// Waits (at most [`RETIRE_WAIT_MS`]) for the calls in flight in the
-    /// retired slot `slot` to return.
+    /// retired slot `slot` to return. First waits for the grace period
+    /// that began when it was retired: an entry handler that read `live`
+    /// before could still be about to count its call.
     fn drain(&self, slot: usize) {
+        GracePeriod::from_cookie(self.retired.load(Ordering::Relaxed)).wait();
         let mut waited = 0;
         let mut step = 1;
         while self.in_flight(slot) > 0 && waited < RETIRE_WAIT_MS {
@@ -444,6 +510,7 @@ impl ExitFprobe {
         maxactive: u32,
     ) -> Result {
         let slot = self.live.load(Ordering::Relaxed);
+        self.set_order(slot, false);
         // SAFETY: Not registered (caller).
         unsafe { self.register_slot(slot, addrs, entry, maxactive) }
     }
@@ -469,8 +536,11 @@ impl ExitFprobe {
     /// ftrace changes the fprobe's filter in place. With two, the other
     /// slot is registered on `all` and takes over with one store: every
     /// call that enters after it is the new slot's, one that entered
-    /// before is the old one's, so no call is recorded twice or missed at
-    /// entry. The old slot stays registered (its entry handler declines
+    /// before is the old one's (a call whose two entry handlers run on
+    /// either side of the store gets the newest's answer from both: see
+    /// [`ExitFprobe::order`]; the store waits for the entries that began
+    /// before the new slot was registered, which reach only the old
+    /// slot's handler), so no call is recorded twice or missed at entry. The old slot stays registered (its entry handler declines
     /// new calls) so that the exits of the calls still running in it are
     /// recorded: fprobe drops the exits of an unregistered fprobe. The next
     /// change registers that slot again, on its new set: it first waits
@@ -511,10 +581,21 @@ impl ExitFprobe {
             // SAFETY: Registered (the bit says so).
             unsafe { self.unregister_slot(new) };
         }
+        self.set_order(new, true);
         // SAFETY: Not registered (above); `self` stays put (the caller's
         // registration contract).
-        unsafe { self.register_slot(new, all, entry, maxactive) }?;
+        if let Err(e) = unsafe { self.register_slot(new, all, entry, maxactive) } {
+            self.set_order(old, false);
+            return Err(e);
+        }
+        // A call whose entry began before the new slot's nodes were in the
+        // fprobe core's table does not reach its handler, only the old
+        // slot's, which must let it through: hand over once every such
+        // entry has finished.
+        crate::sync::synchronize_rcu();
         self.live.store(new, Ordering::Release);
+        self.retired
+            .store(GracePeriod::start().cookie(), Ordering::Relaxed);
         Ok(())
     }
 
