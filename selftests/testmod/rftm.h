@@ -1,7 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 #ifndef RFTM_H
 #define RFTM_H
+#include <linux/fs.h>
+#include <linux/kernel.h>
 #include <linux/types.h>
+
+/* A debugfs read of a count: "N\n". */
+static inline ssize_t rftm_read_count(char __user *ubuf, size_t len, loff_t *ppos, long count)
+{
+	char buf[24];
+	int n = scnprintf(buf, sizeof(buf), "%ld\n", count);
+
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
 
 /* An object the probed functions get pointers to. */
 struct rftm_obj {

@@ -28,6 +28,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/version.h>
+#include "rftm.h"
 
 static char *hold = "rfprobe_testmod";
 module_param(hold, charp, 0444);
@@ -142,10 +143,7 @@ out:
 
 static ssize_t rftm_slow_read(struct file *file, char __user *ubuf, size_t len, loff_t *ppos)
 {
-	char buf[24];
-	int n = scnprintf(buf, sizeof(buf), "%ld\n", atomic_long_read(&rftm_slow_exits));
-
-	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+	return rftm_read_count(ubuf, len, ppos, atomic_long_read(&rftm_slow_exits));
 }
 
 static const struct file_operations rftm_slow_fops = {

@@ -214,10 +214,7 @@ static ssize_t rftm_export_ctl(struct file *file, const char __user *ubuf, size_
 
 static ssize_t rftm_export_read(struct file *file, char __user *ubuf, size_t len, loff_t *ppos)
 {
-	char buf[32];
-	int n = scnprintf(buf, sizeof(buf), "%ld\n", atomic_long_read(&rftm_exported));
-
-	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+	return rftm_read_count(ubuf, len, ppos, atomic_long_read(&rftm_exported));
 }
 
 static const struct file_operations rftm_export_fops = {
