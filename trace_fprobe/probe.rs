@@ -17,12 +17,14 @@
 pub(crate) mod fentry;
 pub(crate) mod fexit;
 mod kind;
+mod ops;
 pub(crate) mod tprobe;
 pub(crate) mod wprobe;
 
 use self::attached::Attached;
 use self::fexit::ExitFprobe;
-use self::kind::{Attach, KindOps};
+use self::kind::Attach;
+use self::ops::KindOps;
 use crate::cpu::InHandler;
 use crate::funcs::FuncSet;
 use crate::hwwatch::HwWatch;
@@ -207,7 +209,7 @@ impl ProbeState {
 /// items the kinds' modules (children of `probe`, which see
 /// [`ProbeState`]'s fields) cannot reach.
 mod attached {
-    use super::kind::KindOps;
+    use super::ops::KindOps;
     use super::{Probe, ProbeState};
     use crate::tracepoint::Tracepoint;
     use kernel::error::Result;

@@ -5,7 +5,7 @@
 //! stack and instruction pointers, all an entry probe reads; the callback
 //! is `rfprobe_ops_entry` in `rust/helpers/ftrace.c`).
 
-use super::kind::KindOps;
+use super::ops::KindOps;
 use super::{Probe, ProbeState};
 use crate::bindings;
 use crate::trace_probe::StoredDef;

@@ -7,7 +7,7 @@
 //! `exit_attach` `trampoline`, the functions a call-through trampoline can
 //! reach are on one each (`crate::direct`), the others on the fprobe.
 
-use super::kind::KindOps;
+use super::ops::KindOps;
 use super::{Probe, ProbeState};
 use crate::bindings;
 use crate::cpu::InHandler;

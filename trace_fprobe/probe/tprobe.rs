@@ -5,7 +5,7 @@
 //! there (a module's tracepoint may come later: the probe is pending
 //! until then, as C's `TRACEPOINT_STUB`).
 
-use super::kind::KindOps;
+use super::ops::KindOps;
 use super::{Probe, ProbeState};
 use crate::bindings;
 use crate::trace_probe::StoredDef;

@@ -4,7 +4,7 @@
 //! ([`HwWatch`]), at an address resolved when the probe is defined, or
 //! moved by `set_wprobe` triggers (a `w@0` watchpoint).
 
-use super::kind::KindOps;
+use super::ops::KindOps;
 use super::{Probe, ProbeState};
 use crate::hwwatch::HwWatch;
 use crate::trace_probe::probe::Access;
