@@ -8,9 +8,9 @@
 use crate::bindings;
 use crate::compat;
 use crate::cpu::InHandler;
-#[cfg(not(any(CONFIG_FTRACE_RECORD_RECURSION, CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING)))]
 use crate::cpu::RecursionGuard;
-use crate::handler::{exit_entry, exit_hit, ops_entry};
+use crate::direct;
+use crate::handler::{direct_exit_hit, exit_entry, exit_hit, fill_entry_data, ops_entry};
 use crate::probe::fexit::ExitFprobe;
 use crate::probe::Probe;
 use crate::regs::Regs;
@@ -287,5 +287,109 @@ pub(crate) unsafe extern "C" fn rfprobe_ops_func(
             .add(bindings::RFPROBE_CONST_FREGS_REGS)
             .cast::<bindings::pt_regs>();
         ops_entry(data, ip, Regs::from_raw(regs))
+    };
+}
+
+/// The probe a trampoline's slot hands to its calls ([`direct::Site`]),
+/// and its attachment's word, under `lock`.
+#[inline(always)]
+fn direct_probe<'g>(site: &direct::Site, lock: &'g RecursionGuard) -> Option<(&'g Probe, u64)> {
+    let (target, word) = site.target(lock)?;
+    // SAFETY: Exit probes attach their functions to trampolines with the
+    // probe as the target (`ExitProbe::attach_probe`).
+    Some((
+        unsafe { &*core::ptr::from_ref(target).cast::<Probe>() },
+        word,
+    ))
+}
+
+/// The trampoline's entry call: runs slot `slot`'s entry program into
+/// `edata`; returns the token its exit passes back (0: nothing to record).
+///
+/// # Safety
+///
+/// Called by `rfprobe_direct_tramp` (direct_tramp.S) with its frame's
+/// registers and `RFPROBE_DIRECT_EDATA` bytes of entry data.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rfprobe_direct_enter(
+    slot: c_ulong,
+    regs: *mut bindings::pt_regs,
+    edata: *mut c_void,
+    _body: c_ulong,
+    _parent: c_ulong,
+) -> u64 {
+    let Some(site) = direct::site(slot) else {
+        return 0;
+    };
+    // Without an entry program (the attachment's word says so), the
+    // token is all the exit needs: it records only if the slot still has
+    // this attachment then.
+    let word = site.word();
+    if word & 1 == 0 {
+        return word;
+    }
+    // SAFETY: A function's entry (the trampoline's); dropped before return.
+    let Some(lock) = (unsafe { RecursionGuard::try_lock() }) else {
+        site.count_missed();
+        return 0;
+    };
+    let Some((probe, word)) = direct_probe(site, &lock) else {
+        return 0;
+    };
+    // SAFETY: The entry's registers; `EDATA` bytes, at least the entry
+    // program's (`DirectSlot::attach`).
+    unsafe { fill_entry_data(probe, Regs::from_raw(regs), edata.cast()) };
+    word
+}
+
+/// The trampoline's exit call, after the body returned `regs->ax`.
+///
+/// # Safety
+///
+/// Called by `rfprobe_direct_tramp` with what `rfprobe_direct_enter`
+/// returned for this call (not 0), the frame's registers and entry data.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rfprobe_direct_exit(
+    slot: c_ulong,
+    token: u64,
+    regs: *mut bindings::pt_regs,
+    edata: *mut c_void,
+    _body: c_ulong,
+    parent: c_ulong,
+) {
+    let Some(site) = direct::site(slot) else {
+        return;
+    };
+    // Entered under an attachment that has gone: neither a record nor a
+    // miss of the slot's present one (checked again under the lock).
+    if site.word() != token {
+        return;
+    }
+    // SAFETY: As in `rfprobe_direct_enter`.
+    let Some(lock) = (unsafe { RecursionGuard::try_lock() }) else {
+        site.count_missed();
+        return;
+    };
+    let Some((probe, word)) = direct_probe(site, &lock) else {
+        return;
+    };
+    if word != token {
+        // Entered under an attachment that has gone.
+        return;
+    }
+    // SAFETY: The frame's registers (caller): `sp` is the call's entry
+    // stack pointer, where the return address is.
+    let parent = direct::caller(parent, unsafe { (*regs).sp });
+    // SAFETY: Preemption disabled and the recursion lock held (`lock`);
+    // the frame's registers; the entry data `rfprobe_direct_enter` filled
+    // for this call under this attachment.
+    unsafe {
+        direct_exit_hit(
+            probe,
+            Regs::from_raw(regs),
+            edata.cast_const().cast(),
+            site.ip() as c_ulong,
+            parent,
+        )
     };
 }

@@ -253,15 +253,23 @@ impl Rfprobe {
 
     /// vmlinux BTF, read and indexed on first use.
     fn base_btf(&self) -> Result<&BtfData> {
-        self.vmlinux.get_or_try_init(|| {
+        let mut first = false;
+        let b = self.vmlinux.get_or_try_init(|| {
             let b = BtfData::load_vmlinux().inspect_err(|e| {
                 pr_err!("cannot load /sys/kernel/btf/vmlinux: {:?}\n", e);
             })?;
             let (blob, index) = b.sizes();
             pr_info!("vmlinux BTF {} bytes, index {} bytes\n", blob, index);
             crate::ring::direct_init(&b);
+            first = true;
             Ok(b)
-        })
+        })?;
+        if first {
+            // SAFETY: `b` lives as long as `self`, whose owner clears it
+            // before dropping `self` (`RfProbeModule::drop`).
+            unsafe { crate::direct::set_prototypes(b) };
+        }
+        Ok(b)
     }
 
     /// The running kernel's facts ([`crate::env::kernel_facts`]), derived

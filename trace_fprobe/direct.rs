@@ -15,11 +15,9 @@
 //! the module pinned while any task is on a trampoline.
 
 use crate::bindings;
+use crate::btf::BtfData;
 use crate::cpu::RecursionGuard;
-use crate::handler::{direct_exit_hit, fill_entry_data};
-use crate::probe::Probe;
-use crate::regs::Regs;
-use crate::trace_probe::callthrough::Refusal;
+use crate::trace_probe::callthrough::{self, Refusal};
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 use kernel::ffi::c_ulong;
@@ -33,13 +31,28 @@ pub(crate) const EDATA: usize = bindings::RFPROBE_DIRECT_EDATA as usize;
 /// `exit_attach` file); read when a probe attaches.
 pub(crate) static TRAMPOLINE: AtomicBool = AtomicBool::new(false);
 
+/// The vmlinux BTF whose prototypes [`DirectSlot::callable`] checks; NULL
+/// until it is loaded ([`set_prototypes`]).
+static PROTOTYPES: AtomicPtr<BtfData> = AtomicPtr::new(core::ptr::null_mut());
+
+/// Sets (or, NULL, clears) the vmlinux BTF [`DirectSlot::callable`] reads.
+///
+/// # Safety
+///
+/// `btf` is NULL or lives until it is cleared, and no
+/// [`DirectSlot::callable`] runs after it is cleared and before it is
+/// freed (both happen under the control path's lock or at module unload).
+pub(crate) unsafe fn set_prototypes(btf: *const BtfData) {
+    PROTOTYPES.store(btf.cast_mut(), Ordering::Release);
+}
+
 /// One slot's attachment, read by the trampoline's calls.
-struct Site {
-    /// The attached probe, NULL when none. Set before the direct call is
-    /// registered; cleared after it is unregistered, then an RCU grace
-    /// period before the probe may go (the handlers run with preemption
-    /// disabled).
-    probe: AtomicPtr<Probe>,
+pub(crate) struct Site {
+    /// What the trampoline's calls hand to their handlers (the attached
+    /// probe), NULL when none. Set before the direct call is registered;
+    /// cleared after it is unregistered, then an RCU grace period before
+    /// it may go (the handlers run with preemption disabled).
+    target: AtomicPtr<c_void>,
     /// The attachment's generation (unique) times two, plus one if its
     /// probe has an entry program: never 0. A call's exit records only
     /// under the attachment it entered under; a call entering an
@@ -57,7 +70,7 @@ struct Site {
 
 #[allow(clippy::declare_interior_mutable_const)]
 const FREE: Site = Site {
-    probe: AtomicPtr::new(core::ptr::null_mut()),
+    target: AtomicPtr::new(core::ptr::null_mut()),
     gen: AtomicU64::new(0),
     missed: AtomicU64::new(0),
     ip: AtomicU64::new(0),
@@ -88,7 +101,7 @@ fn resolve_return_hooks() {
 /// The caller of the call returning to `parent`, found at `retp` (the
 /// call's entry stack pointer).
 #[inline(always)]
-fn caller(parent: c_ulong, retp: c_ulong) -> c_ulong {
+pub(crate) fn caller(parent: c_ulong, retp: c_ulong) -> c_ulong {
     if RETURN_HOOKS
         .iter()
         .any(|h| h.load(Ordering::Relaxed) == parent as u64)
@@ -108,16 +121,37 @@ pub(crate) struct DirectSlot {
 }
 
 impl DirectSlot {
-    /// Puts function `ip` of `probe` on a free trampoline.
+    /// Whether function `addr` (of vmlinux: `module` 0) can be reached
+    /// through a trampoline: its prototype passes
+    /// [`callthrough::check`].
+    pub(crate) fn callable(addr: u64, module: u16) -> core::result::Result<(), Refusal> {
+        if module != 0 {
+            return Err(Refusal::Module);
+        }
+        let mut name = [0u8; 128];
+        let n = crate::kallsyms::symbol_name(addr, &mut name);
+        // SAFETY: Set while the vmlinux BTF lives (`set_prototypes`).
+        let btf = unsafe { PROTOTYPES.load(Ordering::Acquire).as_ref() }
+            .and_then(|b| b.view().ok())
+            .ok_or(Refusal::NoPrototype)?;
+        callthrough::check(&btf, &name[..n])
+    }
+
+    /// Puts function `ip` on a free trampoline, whose calls hand `target`
+    /// to their handlers and keep `entry_data` bytes for them.
     ///
     /// # Safety
     ///
-    /// `probe` lives until the returned slot is dropped; `ip` is the
+    /// `target` lives until the returned slot is dropped; `ip` is the
     /// ftrace location of a vmlinux function that
-    /// [`crate::trace_probe::callthrough::check`] accepts (the trampoline
-    /// passes it the argument registers only, and waits for it to return).
-    pub(crate) unsafe fn attach(probe: &Probe, ip: u64) -> Result<DirectSlot, Refusal> {
-        if probe.entry_prog.data_size() > EDATA {
+    /// [`DirectSlot::callable`] accepts (the trampoline passes it the
+    /// argument registers only, and waits for it to return).
+    pub(crate) unsafe fn attach(
+        target: *const c_void,
+        entry_data: usize,
+        ip: u64,
+    ) -> Result<DirectSlot, Refusal> {
+        if entry_data > EDATA {
             return Err(Refusal::EntryData);
         }
         resolve_return_hooks();
@@ -132,18 +166,17 @@ impl DirectSlot {
         let site = &SITES[slot];
         site.missed.store(0, Ordering::Relaxed);
         site.ip.store(ip, Ordering::Relaxed);
-        let entry = u64::from(probe.entry_prog.data_size() != 0);
+        let entry = u64::from(entry_data != 0);
         site.gen.store(
             NEXT_GEN.fetch_add(1, Ordering::Relaxed) << 1 | entry,
             Ordering::Release,
         );
-        site.probe
-            .store(core::ptr::from_ref(probe).cast_mut(), Ordering::Release);
+        site.target.store(target.cast_mut(), Ordering::Release);
         // SAFETY: A slot of ours, not registered (it was free); `ip` is a
         // function's ftrace location.
         let r = unsafe { bindings::rfprobe_direct_register(slot as u32, ip as c_ulong) };
         if r != 0 {
-            site.probe.store(core::ptr::null_mut(), Ordering::Release);
+            site.target.store(core::ptr::null_mut(), Ordering::Release);
             site.used.store(false, Ordering::Release);
             use kernel::error::code::{EBUSY, ENODEV, ENOMEM};
             return Err(match r {
@@ -173,8 +206,8 @@ impl Drop for DirectSlot {
         // SAFETY: Registered in `attach`. Returns once no task is between
         // the call site and the trampoline's entry call.
         let r = unsafe { bindings::rfprobe_direct_unregister(self.slot as u32) };
-        site.probe.store(core::ptr::null_mut(), Ordering::Release);
-        // Handlers that read the probe before it was cleared finish.
+        site.target.store(core::ptr::null_mut(), Ordering::Release);
+        // Handlers that read the target before it was cleared finish.
         crate::sync::synchronize_rcu();
         // A slot ftrace did not give back stays taken (C warned).
         if r == 0 {
@@ -183,106 +216,44 @@ impl Drop for DirectSlot {
     }
 }
 
-/// The probe attached to `site` and its generation, under `_lock`.
+/// Slot `slot`'s attachment (the trampoline's calls pass their slot).
 #[inline(always)]
-fn site_probe<'g>(site: &Site, _lock: &'g RecursionGuard) -> Option<(&'g Probe, u64)> {
-    let p = site.probe.load(Ordering::Acquire);
-    // The generation of the attachment `p` belongs to: a newer one needs
-    // a detach, which waits for this handler (preemption is disabled).
-    let gen = site.gen.load(Ordering::Relaxed);
-    // SAFETY: Non-NULL: attached, and freed only after `DirectSlot::drop`
-    // cleared it and waited for handlers like this one (preemption is
-    // disabled while `_lock` lives).
-    Some((unsafe { p.as_ref() }?, gen))
+pub(crate) fn site(slot: c_ulong) -> Option<&'static Site> {
+    SITES.get(slot)
 }
 
-/// The trampoline's entry call: runs slot `slot`'s entry program into
-/// `edata`; returns the token its exit passes back (0: nothing to record).
-///
-/// # Safety
-///
-/// Called by `rfprobe_direct_tramp` (direct_tramp.S) with its frame's
-/// registers and `RFPROBE_DIRECT_EDATA` bytes of entry data.
-#[no_mangle]
-pub(crate) unsafe extern "C" fn rfprobe_direct_enter(
-    slot: c_ulong,
-    regs: *mut bindings::pt_regs,
-    edata: *mut c_void,
-    _body: c_ulong,
-    _parent: c_ulong,
-) -> u64 {
-    let Some(site) = SITES.get(slot) else {
-        return 0;
-    };
-    // Without an entry program (the attachment's word says so), the
-    // token is all the exit needs: it records only if the slot still has
-    // this attachment then.
-    let word = site.gen.load(Ordering::Acquire);
-    if word & 1 == 0 {
-        return word;
+impl Site {
+    /// The attachment's word: its generation times two, plus one if its
+    /// target keeps entry data (see [`Site::target`]); 0 when free.
+    #[inline(always)]
+    pub(crate) fn word(&self) -> u64 {
+        self.gen.load(Ordering::Acquire)
     }
-    // SAFETY: A function's entry (the trampoline's); dropped before return.
-    let Some(lock) = (unsafe { RecursionGuard::try_lock() }) else {
-        site.missed.fetch_add(1, Ordering::Relaxed);
-        return 0;
-    };
-    let Some((probe, gen)) = site_probe(site, &lock) else {
-        return 0;
-    };
-    // SAFETY: The entry's registers; `EDATA` bytes, at least the entry
-    // program's (`DirectSlot::attach`).
-    unsafe { fill_entry_data(probe, Regs::from_raw(regs), edata.cast()) };
-    gen
-}
 
-/// The trampoline's exit call, after the body returned `regs->ax`.
-///
-/// # Safety
-///
-/// Called by `rfprobe_direct_tramp` with what `rfprobe_direct_enter`
-/// returned for this call (not 0), the frame's registers and entry data.
-#[no_mangle]
-pub(crate) unsafe extern "C" fn rfprobe_direct_exit(
-    slot: c_ulong,
-    token: u64,
-    regs: *mut bindings::pt_regs,
-    edata: *mut c_void,
-    _body: c_ulong,
-    parent: c_ulong,
-) {
-    let Some(site) = SITES.get(slot) else {
-        return;
-    };
-    // Entered under an attachment that has gone: neither a record nor a
-    // miss of the slot's present one (checked again under the lock).
-    if site.gen.load(Ordering::Relaxed) != token {
-        return;
+    /// Counts a call the recursion lock refused.
+    #[inline(always)]
+    pub(crate) fn count_missed(&self) {
+        self.missed.fetch_add(1, Ordering::Relaxed);
     }
-    // SAFETY: As in `rfprobe_direct_enter`.
-    let Some(lock) = (unsafe { RecursionGuard::try_lock() }) else {
-        site.missed.fetch_add(1, Ordering::Relaxed);
-        return;
-    };
-    let Some((probe, gen)) = site_probe(site, &lock) else {
-        return;
-    };
-    if gen != token {
-        // Entered under an attachment that has gone.
-        return;
+
+    /// The function's address (what records name).
+    #[inline(always)]
+    pub(crate) fn ip(&self) -> u64 {
+        self.ip.load(Ordering::Relaxed)
     }
-    // SAFETY: The frame's registers (caller): `sp` is the call's entry
-    // stack pointer, where the return address is.
-    let parent = caller(parent, unsafe { (*regs).sp });
-    // SAFETY: Preemption disabled and the recursion lock held (`lock`);
-    // the frame's registers; the entry data `rfprobe_direct_enter` filled
-    // for this call under this attachment.
-    unsafe {
-        direct_exit_hit(
-            probe,
-            Regs::from_raw(regs),
-            edata.cast_const().cast(),
-            site.ip.load(Ordering::Relaxed) as c_ulong,
-            parent,
-        )
-    };
+
+    /// The attached target and its attachment's word, under `_lock`: the
+    /// target lives while the lock does (a detach waits for the handlers,
+    /// which run with preemption disabled).
+    #[inline(always)]
+    pub(crate) fn target<'g>(&self, _lock: &'g RecursionGuard) -> Option<(&'g c_void, u64)> {
+        let p = self.target.load(Ordering::Acquire);
+        // The word of the attachment `p` belongs to: a newer one needs a
+        // detach, which waits for this handler.
+        let word = self.gen.load(Ordering::Relaxed);
+        // SAFETY: Non-NULL: attached, and freed only after
+        // `DirectSlot::drop` cleared it and waited for handlers like this
+        // one (preemption is disabled while `_lock` lives).
+        Some((unsafe { p.as_ref() }?, word))
+    }
 }

@@ -174,6 +174,9 @@ impl Drop for RfProbeModule {
         self.tp_nb = None;
         self.mod_nb = None;
         files::STATE.store(core::ptr::null_mut(), Ordering::Release);
+        // SAFETY: Clears it; no probe attaches any more (no files, no
+        // notifiers).
+        unsafe { direct::set_prototypes(core::ptr::null()) };
         // Every event pins the module from its creation to its removal, so
         // none is left here; nothing in the core can reference one.
         // (Unreachable; if it happened, leaking them is the only safe answer.)

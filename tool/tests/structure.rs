@@ -1,31 +1,74 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The project's layers have no import circle: within each source directory
-//! (`btf_query`, `trace_probe`, `trace_fprobe`, the tool), the files that
+//! (`btf_query`, `trace_probe`, `trace_fprobe`, the tool), the modules that
 //! name each other through `super::`/`crate::` paths form a graph without a
-//! cycle, so each file can be read and changed on top of the ones it uses.
+//! cycle, so each module can be read and changed on top of the ones it uses.
+//! A module is a top-level file with the files of its subdirectory
+//! (`probe.rs` with `probe/*.rs`), whose `crate::` paths count as its own.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// File stem -> the sibling files it names (test modules left out).
+/// A source file without its test module and comments.
+fn source(p: &Path) -> String {
+    let mut src = std::fs::read_to_string(p).unwrap();
+    if let Some(i) = src.find("#[cfg(test)]") {
+        src.truncate(i);
+    }
+    strip_comments(&src)
+}
+
+/// The sources of the files under `dir`, at any depth.
+fn subtree(dir: &Path, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            subtree(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(source(&p));
+        }
+    }
+}
+
+/// Module (top-level file stem) -> the sibling modules it names (test
+/// modules left out).
 fn graph(dir: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    // Per module: its own file's source, and its subdirectory's (whose
+    // `super::` paths stay inside the module).
     let mut files = BTreeMap::new();
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "rs") {
             let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-            let mut src = std::fs::read_to_string(&p).unwrap();
-            if let Some(i) = src.find("#[cfg(test)]") {
-                src.truncate(i);
-            }
-            files.insert(stem, strip_comments(&src));
+            let mut sub = Vec::new();
+            subtree(&dir.join(&stem), &mut sub);
+            files.insert(stem, (source(&p), sub));
         }
     }
     let names: BTreeSet<String> = files.keys().cloned().collect();
     let mut g = BTreeMap::new();
-    for (m, src) in &files {
+    for (m, (own, sub)) in &files {
         let mut uses = BTreeSet::new();
-        for prefix in ["super::", "crate::"] {
+        let texts = [(own, &["super::", "crate::"][..])]
+            .into_iter()
+            .chain(sub.iter().map(|t| (t, &["crate::"][..])));
+        for (src, prefixes) in texts {
+            scan(src, prefixes, &mut uses);
+        }
+        uses.retain(|u| names.contains(u) && u != m);
+        g.insert(m.clone(), uses);
+    }
+    g
+}
+
+/// Adds to `uses` the first path segment after each of `prefixes` in
+/// `src`.
+fn scan(src: &str, prefixes: &[&str], uses: &mut BTreeSet<String>) {
+    {
+        for prefix in prefixes {
             for (i, _) in src.match_indices(prefix) {
                 let rest = &src[i + prefix.len()..];
                 if let Some(group) = rest.strip_prefix('{') {
@@ -67,10 +110,7 @@ fn graph(dir: &Path) -> BTreeMap<String, BTreeSet<String>> {
                 }
             }
         }
-        uses.retain(|u| names.contains(u) && u != m);
-        g.insert(m.clone(), uses);
     }
-    g
 }
 
 fn strip_comments(src: &str) -> String {
@@ -153,7 +193,7 @@ fn no_import_circle() {
         let g = graph(&top.join(dir));
         assert!(g.len() > 5, "{dir}: too few files read");
         let c = circles(&g);
-        assert!(c.is_empty(), "{dir}: files that import each other: {c:?}");
+        assert!(c.is_empty(), "{dir}: modules that import each other: {c:?}");
     }
 }
 

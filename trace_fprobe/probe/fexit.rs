@@ -14,7 +14,7 @@ use crate::cpu::InHandler;
 use crate::direct::DirectSlot;
 use crate::percpu::{Counters, Handoff};
 use crate::sync::{GracePeriod, OnceBox};
-use crate::trace_probe::callthrough::{self, Refusal};
+use crate::trace_probe::callthrough::Refusal;
 use crate::trace_probe::profile::Outcome;
 use crate::trace_probe::StoredDef;
 use core::ffi::c_void;
@@ -83,24 +83,6 @@ impl Direct {
     }
 }
 
-/// Whether function `addr` (of vmlinux: `module` 0) can be reached
-/// through a trampoline.
-fn callable(addr: u64, module: u16) -> core::result::Result<(), Refusal> {
-    if module != 0 {
-        return Err(Refusal::Module);
-    }
-    let mut name = [0u8; 128];
-    let n = crate::kallsyms::symbol_name(addr, &mut name);
-    let rf = crate::files::STATE.load(core::sync::atomic::Ordering::Acquire);
-    // SAFETY: Set while the module's control files exist, which a probe
-    // attaching (a write to them, or a module notification) implies.
-    let btf = unsafe { rf.as_ref() }
-        .and_then(|rf| rf.vmlinux.get())
-        .and_then(|b| b.view().ok())
-        .ok_or(Refusal::NoPrototype)?;
-    callthrough::check(&btf, &name[..n])
-}
-
 /// The exit probe's entry data size, if it reads arguments at entry.
 fn entry_data(p: &Probe) -> Option<usize> {
     (!p.entry_prog.is_empty()).then(|| p.entry_prog.data_size())
@@ -124,10 +106,13 @@ impl KindOps for ExitProbe {
             let mut res = Ok(());
             for &(a, m) in st.funcs.iter() {
                 // SAFETY: The probe outlives the slot: `detach_probe`
-                // drops it, and a probe is detached before it goes; `a`
-                // is a function's ftrace location that `callable` (the
-                // callthrough check) accepted.
-                res = match callable(a, m).and_then(|()| unsafe { DirectSlot::attach(p, a) }) {
+                // drops it, and a probe is detached before it goes (the
+                // trampoline's callbacks take the target for the probe);
+                // `a` is a function's ftrace location that `callable`
+                // accepted.
+                res = match DirectSlot::callable(a, m).and_then(|()| unsafe {
+                    DirectSlot::attach(core::ptr::from_ref(p).cast(), p.entry_prog.data_size(), a)
+                }) {
                     Ok(s) => d.slots.push(s, GFP_KERNEL),
                     Err(r) => d
                         .refused
