@@ -297,7 +297,8 @@ impl ControlFile for Triggers {
     }
 }
 
-/// `profile`: per event, hits and misses.
+/// `profile`: per event, hits, misses and the outcome of every hit
+/// (`trace_probe::profile`).
 pub(crate) struct Profile;
 
 impl ControlFile for Profile {

@@ -113,13 +113,13 @@ fn errno_text(e: &std::io::Error) -> String {
 
 impl Live {
     /// Opens the module's control-file directory: `dir`, or by default
-    /// `/proc/rfprobe` (usable under lockdown), else the debugfs one (a
-    /// module older than the procfs files). Explains what is missing or
+    /// `/proc/rfprobe` (usable under lockdown), else the debugfs one (when
+    /// only that one has them). Explains what is missing or
     /// refused.
     pub fn open(dir: Option<&Path>, tracefs: &Path) -> Result<Live> {
         let dir = match dir {
             Some(d) => d.to_owned(),
-            // A module older than the procfs files has only debugfs ones.
+            // Only the debugfs directory has the control files.
             None if !Path::new(PROC_DIR).exists()
                 && Path::new(DEBUGFS_DIR).join("dynamic_events").exists() =>
             {

@@ -3,7 +3,9 @@
 //! Entry `f` probes: a private `ftrace_ops` on the probe's functions,
 //! without `FTRACE_OPS_FL_SAVE_REGS` (ftrace saves the argument registers,
 //! stack and instruction pointers, all an entry probe reads; the callback
-//! is `rfprobe_ops_entry` in `rust/helpers/ftrace.c`).
+//! is `rfprobe_ops_func`, in `trace_fprobe/callbacks.rs` or, where ftrace's
+//! recursion lock must be the kernel's own, in `rust/helpers/ftrace.c`;
+//! either calls `rfprobe_ops_entry`).
 
 use super::ops::KindOps;
 use super::{Probe, ProbeState};

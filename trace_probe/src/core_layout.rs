@@ -3,7 +3,7 @@
 //!
 //! `struct trace_array` is private to `kernel/trace/trace.h`, which a
 //! distribution's headers do not ship. The direct record path and the
-//! clearing of a removed event's buffers read five of its members; their
+//! clearing of a removed event's buffers read six of its members; their
 //! offsets, and the two `TRACE_ITER_*` flags the direct path checks, are
 //! taken from the running kernel's BTF, so a module built without the
 //! kernel's sources runs the same code as one built with them (the C helper

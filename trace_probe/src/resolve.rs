@@ -202,8 +202,9 @@ pub fn is_char_array<B: BtfInfo + ?Sized>(btf: &B, tid: u32) -> bool {
     int_is_u8(btf, real)
 }
 
-/// Offsets used by the `:%pd`/`:%pD` rewriting (C uses compile-time
-/// `offsetof`; here they come from the running kernel's BTF).
+/// Offsets used by the `:%pd`/`:%pD` rewriting: the module's from the
+/// kernel headers' `offsetof` (as C), the tool's from the kernel's BTF
+/// ([`DentryOffsets::from_btf`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DentryOffsets {
     /// `offsetof(struct dentry, d_name.name)`.
