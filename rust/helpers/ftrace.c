@@ -4,13 +4,13 @@
  * the functions of a registered probe changed in place, and the Rust
  * handlers of exit probes set on their fprobes.
  */
-#include <linux/error-injection.h>
 #include <linux/fprobe.h>
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/slab.h>
 #include <linux/trace_recursion.h>
 #include "ftrace.h"
+#include "inject.h"
 
 #ifdef RFPROBE_OPS_FUNC_IN_C
 static void notrace rfprobe_ops_func(unsigned long ip, unsigned long parent_ip,
@@ -53,8 +53,11 @@ struct rfprobe_ops *rfprobe_ops_new(void *data)
 	return ro;
 }
 
-/* Attaches to the functions at @ips (function starts or ftrace locations). */
-int rfprobe_ops_register_ips(struct rfprobe_ops *ro, unsigned long *ips, unsigned int cnt)
+/*
+ * Attaches to the functions at @ips (function starts or ftrace locations).
+ * Called through rfprobe_ops_register_ips() (inject.c).
+ */
+int __rfprobe_ops_register_ips(struct rfprobe_ops *ro, unsigned long *ips, unsigned int cnt)
 {
 	int ret;
 
@@ -70,8 +73,6 @@ int rfprobe_ops_register_ips(struct rfprobe_ops *ro, unsigned long *ips, unsigne
 		ftrace_free_filter(&ro->ops);
 	return ret;
 }
-/* See rfprobe_tp_attach(). */
-ALLOW_ERROR_INJECTION(rfprobe_ops_register_ips, ERRNO);
 
 /*
  * Functions join (@remove 0) or leave (@remove 1) the filter of a
@@ -80,23 +81,21 @@ ALLOW_ERROR_INJECTION(rfprobe_ops_register_ips, ERRNO);
  * All or nothing (ftrace applies a copy of the hash). The caller never
  * removes the last function (an empty filter means "every function").
  */
-int rfprobe_ops_update_ips(struct rfprobe_ops *ro, unsigned long *ips, unsigned int cnt,
-			   int remove)
+int __rfprobe_ops_update_ips(struct rfprobe_ops *ro, unsigned long *ips, unsigned int cnt,
+			     int remove)
 {
 	if (!cnt)
 		return 0;
 	return ftrace_set_filter_ips(&ro->ops, ips, cnt, remove, 0);
 }
-ALLOW_ERROR_INJECTION(rfprobe_ops_update_ips, ERRNO);
 
-int rfprobe_fprobe_update_ips(struct fprobe *fp, unsigned long *ips, unsigned int cnt,
-			      int remove)
+int __rfprobe_fprobe_update_ips(struct fprobe *fp, unsigned long *ips, unsigned int cnt,
+				int remove)
 {
 	if (!cnt)
 		return 0;
 	return rfprobe_fprobe_set_filter_ips(fp, ips, cnt, remove);
 }
-ALLOW_ERROR_INJECTION(rfprobe_fprobe_update_ips, ERRNO);
 
 void rfprobe_ops_unregister(struct rfprobe_ops *ro)
 {

@@ -4,7 +4,6 @@
  * modules.
  */
 #include <asm/ibt.h>
-#include <linux/error-injection.h>
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/slab.h>
@@ -12,6 +11,7 @@
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include "tracepoint.h"
+#include "inject.h"
 #include "ftrace.h"
 
 /*
@@ -165,7 +165,8 @@ struct rfprobe_tp *rfprobe_tp_new(void *probe)
 	return t;
 }
 
-int rfprobe_tp_attach(struct rfprobe_tp *t, struct tracepoint *tp)
+/* Called through rfprobe_tp_attach() (inject.c). */
+int __rfprobe_tp_attach(struct rfprobe_tp *t, struct tracepoint *tp)
 {
 	unsigned long stub = (unsigned long)tp->probestub;
 	u32 insn;
@@ -183,13 +184,6 @@ int rfprobe_tp_attach(struct rfprobe_tp *t, struct tracepoint *tp)
 		rfprobe_tp_ops_unregister(t);
 	return ret;
 }
-/*
- * The registrations that attach a probe when its event is enabled can fail
- * (ftrace and tracepoint registration allocate): fail_function may make
- * them fail, so that the rollback of a partly enabled multi-probe event is
- * tested (selftests/stress/faults.tc).
- */
-ALLOW_ERROR_INJECTION(rfprobe_tp_attach, ERRNO);
 
 /* Detaches and waits until no CPU runs the probe any more. */
 void rfprobe_tp_detach(struct rfprobe_tp *t)

@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include "watch.h"
+#include "inject.h"
 #include "ftrace.h"
 
 /*
@@ -251,8 +252,9 @@ static void rfprobe_wp_move(struct work_struct *work)
 	mutex_unlock(&w->lock);
 }
 
-int rfprobe_wp_attach(struct rfprobe_wp *w, unsigned long addr, unsigned int len,
-		      unsigned int type)
+/* Called through rfprobe_wp_attach() (inject.c). */
+int __rfprobe_wp_attach(struct rfprobe_wp *w, unsigned long addr, unsigned int len,
+			unsigned int type)
 {
 	struct perf_event_attr attr;
 	struct perf_event * __percpu *bp;
@@ -316,8 +318,6 @@ out:
 		mutex_unlock(&w->lock);
 	return err;
 }
-/* As the other attach functions: fail_function may make it fail. */
-ALLOW_ERROR_INJECTION(rfprobe_wp_attach, ERRNO);
 
 /* Releases the breakpoints; no handler of this probe runs on return. */
 void rfprobe_wp_detach(struct rfprobe_wp *w)
@@ -370,8 +370,8 @@ int rfprobe_wp_module_going(struct rfprobe_wp *w, struct module *mod, bool init_
 	return in;
 }
 #else
-int rfprobe_wp_attach(struct rfprobe_wp *w, unsigned long addr, unsigned int len,
-		      unsigned int type)
+int __rfprobe_wp_attach(struct rfprobe_wp *w, unsigned long addr, unsigned int len,
+			unsigned int type)
 {
 	return -EOPNOTSUPP;
 }
