@@ -518,7 +518,7 @@ impl Rfprobe {
     ) -> Result<KVec<u8>> {
         let mut v = KVec::new();
         let d = def.stored();
-        if d.args().iter().all(|a| a.enum_tid == 0) {
+        if !d.args().iter().any(|a| a.desc.ty.prints_by_name()) {
             return Ok(v);
         }
         let base = self

@@ -98,12 +98,18 @@ pub enum PrintStyle {
     Char,
     /// A kernel address symbolised (`%pS`).
     Symbol,
+    /// An enum's value by its enumerator's name (rfprobe's `:enum`): the
+    /// names come from BTF when the event is defined; a value without a
+    /// name prints as `0x` and hex, an enum without names as [`Signed`].
+    ///
+    /// [`Signed`]: PrintStyle::Signed
+    Named,
     /// A `__data_loc` string between double quotes, `(fault)` when empty.
     String,
 }
 
 /// Everything known about one basic fetch type: one row of the C
-/// `probe_fetch_types[]` table (x86-64).
+/// `probe_fetch_types[]` table (x86-64), or of rfprobe's `enum`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TypeFacts {
     /// The name in a definition (`:u32`, `:string`).
@@ -127,8 +133,8 @@ pub struct TypeFacts {
 macro_rules! fetch_types {
     ($($var:ident: $name:literal, $size:literal, $signed:literal, $string:literal,
        $fmttype:literal, $fmt:literal, $print:ident;)*) => {
-        /// Fetch types (the C `probe_fetch_types[]` table, x86-64), plus
-        /// bitfields.
+        /// Fetch types (the C `probe_fetch_types[]` table, x86-64, and
+        /// rfprobe's `enum`), plus bitfields.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub enum FetchType {
             $(
@@ -168,8 +174,8 @@ macro_rules! fetch_types {
                 }
             }
 
-            /// The basic type named `name` (`b…` bitfields are parsed
-            /// elsewhere).
+            /// The basic type named `name`, the first row of that name
+            /// (`b…` bitfields are parsed elsewhere).
             pub fn from_name(name: &[u8]) -> Option<FetchType> {
                 match name {
                     $(n if n == $name.as_bytes() => Some(FetchType::$var),)*
@@ -199,6 +205,10 @@ fetch_types! {
     UString: "ustring", 4, true, true,  "__data_loc char[]", "\\\"%s\\\"", String;
     Symbol: "symbol",  8, false, false, "u64",               "%pS",           Symbol;
     SymStr: "symstr",  4, true,  true,  "__data_loc char[]", "\\\"%s\\\"", String;
+    // rfprobe's: C's field types for a BTF enum (s32, s64), printed by
+    // name. One name, two widths: the value's BTF type chooses the row.
+    Enum:   "enum",    4, true,  false, "s32",               "%d",            Named;
+    Enum64: "enum",    8, true,  false, "s64",               "%Ld",           Named;
 }
 
 impl FetchType {
@@ -227,6 +237,23 @@ impl FetchType {
     /// The `signed:` column of the event `format` file.
     pub const fn is_signed(self) -> bool {
         self.facts().signed
+    }
+
+    /// A type whose values print by name ([`PrintStyle::Named`]). Its
+    /// width is not the writer's to choose: the value's BTF type gives it
+    /// (and its bitfield), as for an argument without a type.
+    pub fn prints_by_name(self) -> bool {
+        self.facts().print == PrintStyle::Named
+    }
+
+    /// The row that prints `self`'s values by name at the same width and
+    /// sign (`s32` -> `Enum`, `s64` -> `Enum64`); `None` when no row does.
+    pub fn by_name(self) -> Option<FetchType> {
+        let f = self.facts();
+        BASIC_TYPES.into_iter().find(|t| {
+            let g = t.facts();
+            g.print == PrintStyle::Named && g.size == f.size && g.signed == f.signed
+        })
     }
 }
 

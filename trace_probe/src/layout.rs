@@ -173,7 +173,7 @@ pub fn write_print_fmt_with(
     w: &mut (impl ByteWrite + ?Sized),
 ) -> core::fmt::Result {
     let symbolic = |i: usize, a: &ProbeArg| {
-        a.desc.array == 0 && a.enum_tid != 0 && enums.of_arg(i).next().is_some()
+        a.desc.array == 0 && a.desc.ty.prints_by_name() && enums.of_arg(i).next().is_some()
     };
     w.put(b"\"")?;
     w.put(if def.is_return() {

@@ -1397,10 +1397,11 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         }
         let at = parse_arg_type(body, self.ctx.offset)?;
         let (arg, count, type_offs) = (at.arg, at.count, at.type_offs);
-        // rfprobe's `:enum`: the type BTF gives (C's s32/s64 for enums), the
-        // value printed by name.
-        let want_enum = at.type_text == Some(b"enum".as_slice());
-        let type_text = if want_enum { None } else { at.type_text };
+        // A type that prints by name (`:enum`) is parsed as no type: BTF
+        // gives the width (C's s32/s64 for enums) and the bitfield; the
+        // row of that width is taken once the value's type is checked.
+        let by_name = find_fetch_type(at.type_text).is_some_and(FetchType::prints_by_name);
+        let type_text = if by_name { None } else { at.type_text };
         let mut ty = self.declared_type(arg, count, type_text, type_offs)?;
 
         let mut code = Code::new();
@@ -1427,8 +1428,10 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
                 }
             }
         }
-        let enum_tid = if want_enum {
-            self.enum_type(count, body_off + type_offs)?
+        let enum_tid = if by_name {
+            let tid = self.enum_type(count, body_off + type_offs)?;
+            ty = ty.by_name().unwrap_or(ty);
+            tid
         } else {
             0
         };

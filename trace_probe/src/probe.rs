@@ -145,8 +145,9 @@ pub struct ProbeArg {
     /// Non-zero (a negative errno) when the `@SYM+OFFS` offset text is not a
     /// number: C fails registration with this error (`FAIL_REG_PROBE`).
     pub symbol_errno: i32,
-    /// `:enum` (rfprobe's own): the BTF enum type whose enumerator names
-    /// print the value; 0 for none.
+    /// The BTF enum type whose enumerator names print the value, for a
+    /// type that prints by name (`:enum`, [`FetchType::prints_by_name`]);
+    /// 0 for the others.
     pub enum_tid: u32,
     /// `:enum`: the names it prints, as a key that does not depend on the
     /// BTF ([`super::symbolic::enum_key`]); 0 for none.

@@ -103,7 +103,7 @@ where
         out.put(f.name)?;
         out.put(b"=")?;
         let off = f.offset as usize;
-        if f.array == 0 && !enums.0.is_empty() && enums.of_arg(i).next().is_some() {
+        if f.array == 0 && f.ty.prints_by_name() && enums.of_arg(i).next().is_some() {
             let size = f.ty.size();
             let raw = read_uint(rec, off, size as usize);
             let shift = 64 - 8 * size.clamp(1, 8);
@@ -228,7 +228,7 @@ where
     let mut nb = NumBuf::new();
     match ty.facts().print {
         PrintStyle::Unsigned => out.put(nb.dec(read_uint(rec, off, ty.size() as usize))),
-        PrintStyle::Signed => {
+        PrintStyle::Signed | PrintStyle::Named => {
             let size = ty.size() as usize;
             let v = read_uint(rec, off, size);
             let shift = 64 - 8 * size as u32;

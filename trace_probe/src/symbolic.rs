@@ -91,7 +91,7 @@ where
     W: ByteWrite + ?Sized,
 {
     for (i, a) in def.args().iter().enumerate() {
-        if a.enum_tid != 0 {
+        if a.desc.ty.prints_by_name() {
             write_entries(btf, a.enum_tid, a.desc.ty.size(), i as u16, w)?;
         }
     }

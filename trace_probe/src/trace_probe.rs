@@ -56,10 +56,12 @@ mod tests {
     #[test]
     fn fetch_type_table() {
         use super::{FetchType, BASIC_TYPES};
-        assert_eq!(BASIC_TYPES.len(), 17);
+        assert_eq!(BASIC_TYPES.len(), 19);
         for t in BASIC_TYPES {
             let f = t.facts();
-            assert_eq!(FetchType::from_name(f.name.as_bytes()), Some(t));
+            // Rows that share a name are one type at two widths.
+            let named = FetchType::from_name(f.name.as_bytes()).map(|n| n.facts().name);
+            assert_eq!(named, Some(f.name));
             assert_eq!(f.string, f.fmttype == "__data_loc char[]");
             assert!(matches!(f.size, 1 | 2 | 4 | 8));
         }
@@ -70,5 +72,29 @@ mod tests {
         };
         assert_eq!(bf.facts(), FetchType::U16.facts());
         assert_eq!(FetchType::from_name(b"b3@2/16"), None);
+    }
+
+    #[test]
+    fn enum_rows_print_by_name_at_c_widths() {
+        use super::{FetchType, BASIC_TYPES};
+        let mut named = BASIC_TYPES.into_iter().filter(|t| t.prints_by_name());
+        assert_eq!(named.next(), Some(FetchType::Enum));
+        assert_eq!(named.next(), Some(FetchType::Enum64));
+        assert_eq!(named.next(), None);
+        assert_eq!(FetchType::from_name(b"enum"), Some(FetchType::Enum));
+        // The field stays C's integer: the format file cannot tell them apart.
+        for (c, e) in [
+            (FetchType::S32, FetchType::Enum),
+            (FetchType::S64, FetchType::Enum64),
+        ] {
+            assert_eq!(c.by_name(), Some(e));
+            let (cf, ef) = (c.facts(), e.facts());
+            assert_eq!(
+                (cf.size, cf.signed, cf.fmttype, cf.fmt),
+                (ef.size, ef.signed, ef.fmttype, ef.fmt)
+            );
+        }
+        assert_eq!(FetchType::U32.by_name(), None);
+        assert_eq!(FetchType::X64.by_name(), None);
     }
 }

@@ -129,14 +129,31 @@ fn enum_fields_stay_c_integers() {
     assert_eq!(
         tys,
         [
-            FetchType::S32,
-            FetchType::S32,
-            FetchType::S64,
+            FetchType::Enum,
+            FetchType::Enum,
+            FetchType::Enum64,
             FetchType::S32
         ]
     );
+    // The rows that print by name have C's s32/s64 facts but the print.
+    for (t, c) in tys
+        .iter()
+        .zip([FetchType::S32, FetchType::S32, FetchType::S64])
+    {
+        let (f, g) = (t.facts(), c.facts());
+        assert_eq!(
+            (f.size, f.signed, f.fmttype, f.fmt),
+            (g.size, g.signed, g.fmttype, g.fmt)
+        );
+    }
     let enums: Vec<bool> = d.args().iter().map(|a| a.enum_tid != 0).collect();
     assert_eq!(enums, [true, true, true, false]);
+    let named: Vec<bool> = d
+        .args()
+        .iter()
+        .map(|a| a.desc.ty.prints_by_name())
+        .collect();
+    assert_eq!(named, enums);
     // The same line without :enum is C's definition: same fields.
     let plain = parse(
         &Env(Some(btf())),
