@@ -22,6 +22,7 @@
 #include <linux/stddef.h>
 #include "../rfprobe_compat.h"
 #include "direct.h"
+#include "inject.h"
 
 /* Tasks on a trampoline, summed over CPUs (a task may leave on another). */
 DEFINE_PER_CPU(long, rfprobe_direct_inflight);
@@ -139,7 +140,7 @@ static RFPROBE_OPS_FUNC(direct_ops_func, cmd)
 	}
 }
 
-int rfprobe_direct_register(unsigned int slot, unsigned long ip)
+int __rfprobe_direct_register(unsigned int slot, unsigned long ip)
 {
 	struct ftrace_ops *ops;
 	int ret;

@@ -4,8 +4,11 @@
  * when its event is enabled, or change its functions in place, can fail
  * (ftrace, tracepoint and perf registration allocate), so fail_function
  * may make each fail, and the rollback of a partly enabled multi-probe
- * event is tested (selftests/stress/faults.tc). Each is an entry point
- * that calls the registration in its subsystem's file.
+ * event is tested (selftests/stress/faults.tc), as is what an exit
+ * probe's function does when its direct call fails: it stays on fprobe
+ * with the reason (selftests/test.d/rfprobe/exit_trampoline_faults.tc).
+ * Each is an entry point that calls the registration in its subsystem's
+ * file.
  *
  * The one helper file built with __fentry__ calls (Kbuild): fail_function
  * puts a kprobe on the function's entry, and without an ftrace site there
@@ -14,6 +17,7 @@
  * would never reach the caller. None of these runs on the hot path.
  */
 #include <linux/error-injection.h>
+#include "direct.h"
 #include "ftrace.h"
 #include "tracepoint.h"
 #include "watch.h"
@@ -51,3 +55,9 @@ int rfprobe_wp_attach(struct rfprobe_wp *w, unsigned long addr, unsigned int len
 	return __rfprobe_wp_attach(w, addr, len, type);
 }
 ALLOW_ERROR_INJECTION(rfprobe_wp_attach, ERRNO);
+
+int rfprobe_direct_register(unsigned int slot, unsigned long ip)
+{
+	return __rfprobe_direct_register(slot, ip);
+}
+ALLOW_ERROR_INJECTION(rfprobe_direct_register, ERRNO);

@@ -23,5 +23,6 @@ int __rfprobe_fprobe_update_ips(struct fprobe *fp, unsigned long *ips, unsigned 
 int __rfprobe_tp_attach(struct rfprobe_tp *t, struct tracepoint *tp);
 int __rfprobe_wp_attach(struct rfprobe_wp *w, unsigned long addr, unsigned int len,
 			unsigned int type);
+int __rfprobe_direct_register(unsigned int slot, unsigned long ip);
 
 #endif /* RFPROBE_HELPERS_INJECT_H */
