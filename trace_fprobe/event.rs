@@ -23,7 +23,8 @@
 //! atomics. Handlers read the immutable parts and the atomic file slots; a
 //! cleared slot is followed by an RCU grace period before the file may go.
 
-use crate::kvec::{cstring, VecSink};
+mod text;
+
 use crate::outputs::{Outputs, State};
 use crate::probe::{OwnedDef, Probe, ProbeState};
 use crate::ring::FileId;
@@ -32,13 +33,13 @@ use crate::trace_event::{EventCallbacks, RegOp, TraceSeq};
 use crate::trace_probe::layout;
 use crate::trace_probe::profile::Profile;
 use crate::trace_probe::render::{self, Symbolizer};
-use crate::trace_probe::symbolic::EnumTable;
 use crate::trace_probe::StoredDef;
 use crate::tracepoint::Tracepoint;
 use kernel::error::{code, Result};
 use kernel::prelude::*;
 use kernel::str::CStr;
 use kernel::sync::Arc;
+use text::EventText;
 
 /// What changes about an event; under `event_mutex`.
 pub(crate) struct EventInner {
@@ -53,21 +54,15 @@ pub(crate) struct Event {
     /// The tracing core's objects and where records go; the probes point
     /// here.
     out: Outputs,
-    group: KVec<u8>,
-    name: KVec<u8>,
-    print_fmt: KVec<u8>,
-    /// NUL-terminated type and name strings of the fields, referenced by the
-    /// tracing core's field list for the event's lifetime.
-    field_text: KVec<u8>,
+    /// Its group, name, `print fmt`, field strings and `:enum` names,
+    /// which the tracing core references for the event's lifetime.
+    text: EventText,
     /// The definition the event was made from: its first probe's, shared
     /// (one copy) and kept by the event: fields, record layout and printing
     /// derive from it (`trace_probe::layout`, `render`), and a probe of a
     /// multi-probe event (the first one included) can be removed while a
     /// reader prints records. Every probe of the event has the same fields.
     def: Arc<OwnedDef>,
-    /// The names of the `:enum` fields (`trace_probe::symbolic`), from the
-    /// BTF that typed the definition, kept for printing after it is gone.
-    enums: KVec<u8>,
     pub(crate) inner: EventLocked<EventInner>,
 }
 
@@ -87,18 +82,10 @@ impl Event {
         first: (KBox<Probe>, ProbeState),
         enums: KVec<u8>,
     ) -> Result<Pin<KBox<Event>>> {
-        let mut print_fmt = KVec::new();
-        layout::write_print_fmt_with(def, EnumTable(&enums), &mut VecSink(&mut print_fmt))
-            .map_err(|_| code::ENOMEM)?;
-        print_fmt.push(0, GFP_KERNEL)?;
-        let mut field_text = KVec::new();
-        for f in layout::fields(def) {
-            f.write_type(&mut VecSink(&mut field_text))
-                .map_err(|_| code::ENOMEM)?;
-            field_text.push(0, GFP_KERNEL)?;
-            field_text.extend_from_slice(f.name, GFP_KERNEL)?;
-            field_text.push(0, GFP_KERNEL)?;
-        }
+        // The `:enum` names (`trace_probe::symbolic`), from the BTF that
+        // typed the definition, are kept for printing after it is gone.
+        let text = EventText::new(def, &enums)?;
+        drop(enums);
         // The first probe was built from `def`.
         let shared = first.0.shared_def();
         let mut probes = KVec::with_capacity(1, GFP_KERNEL)?;
@@ -106,12 +93,8 @@ impl Event {
         let ev = KBox::pin(
             Event {
                 out: Outputs::new(state),
-                group: cstring(def.group())?,
-                name: cstring(def.event())?,
-                print_fmt,
-                field_text,
+                text,
                 def: shared,
-                enums,
                 inner: EventLocked::new(EventInner {
                     probes,
                     added: false,
@@ -132,11 +115,11 @@ impl Event {
     }
 
     pub(crate) fn group(&self) -> &[u8] {
-        &self.group[..self.group.len() - 1]
+        self.text.group()
     }
 
     pub(crate) fn name(&self) -> &[u8] {
-        &self.name[..self.name.len() - 1]
+        self.text.name()
     }
 
     /// The probes (their definitions and compiled programs).
@@ -243,18 +226,11 @@ impl Event {
     /// taken by any event of the system (checked under `event_mutex`, so no
     /// racing definition, ours or C's, can take it meanwhile).
     pub(crate) fn add(&self, g: &mut EventMutexGuard<'_>) -> Result {
-        // SAFETY: Both are NUL-terminated (`cstring`).
-        let (group, name) = unsafe {
-            (
-                CStr::from_bytes_with_nul_unchecked(&self.group),
-                CStr::from_bytes_with_nul_unchecked(&self.name),
-            )
-        };
+        let (group, name) = self.text.names_cstr()?;
         if g.event_name_taken(group, name) {
             return Err(code::EEXIST);
         }
-        // SAFETY: `print_fmt` is NUL-terminated (`Event::new`).
-        let print_fmt = unsafe { CStr::from_bytes_with_nul_unchecked(&self.print_fmt) };
+        let print_fmt = self.text.print_fmt()?;
         // SAFETY: Not added yet; the event is pinned and outlives its
         // registration (removed before it is dropped); the strings are its
         // own.
@@ -501,7 +477,7 @@ impl EventCallbacks for Event {
     }
 
     /// The probe header and argument fields, from the definition; their
-    /// strings were written in this order by `Event::new` (type, NUL,
+    /// strings were written in this order by `EventText::new` (type, NUL,
     /// name, NUL per field).
     fn fields(&self, field: &mut dyn FnMut(&CStr, &CStr, i32, i32, bool) -> Result) -> Result {
         // The next NUL-terminated string of `text` from `at`.
@@ -513,8 +489,8 @@ impl EventCallbacks for Event {
         }
         let mut at = 0usize;
         for f in layout::fields(&self.def.stored()) {
-            let t = next(&self.field_text, &mut at)?;
-            let n = next(&self.field_text, &mut at)?;
+            let t = next(self.text.field_strings(), &mut at)?;
+            let n = next(self.text.field_strings(), &mut at)?;
             field(t, n, f.offset as i32, f.size as i32, f.signed)?;
         }
         Ok(())
@@ -538,7 +514,7 @@ impl EventCallbacks for Event {
             rec,
             &KernelSymbols,
             sym_addr,
-            EnumTable(&self.enums),
+            self.text.enums(),
         );
     }
 }

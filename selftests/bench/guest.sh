@@ -457,6 +457,9 @@ section_defs() {
 		[ $impl = c ] && file=$T/dynamic_events || file=$R/dynamic_events
 		awk -v g=bf$impl '{ printf "f:%s/e%d %s $arg*\n", g, NR, $1 }' /tmp/funcs >/tmp/defs_$impl
 		awk -v g=bf$impl '{ printf "-:%s/e%d\n", g, NR }' /tmp/funcs >/tmp/undefs_$impl
+		# What earlier removals free after a grace period is freed
+		# before the count starts (guest time: the wait costs nothing).
+		sleep 2
 		mem_snapshot d0
 		write_lines "$file" /tmp/defs_$impl
 		mem_snapshot d1

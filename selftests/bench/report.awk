@@ -235,7 +235,7 @@ END {
 		}
 		for (j = 1; j <= ninfo; j++) printf "  %s\n", info[j]
 	}
-	if ("module" in mfree) {
+	if ("module" in mfree || "events_r" in mfree) {
 		printf "\nMemory (/proc/meminfo deltas in kB; per event: (Slab + VmallocUsed + Percpu) / events)\n"
 		printf "%-22s %9s %9s %12s %9s %13s\n", "", "MemFree-", "Slab", "VmallocUsed", "Percpu", "bytes/event"
 		split("module first events_c events_r", mm, " ")
@@ -246,6 +246,12 @@ END {
 			printf "%-22s %9d %9d %12d %9d %13s\n", ml[j], -mfree[m], mslab[m], mvm[m], mpcpu[m], per
 		}
 		printf "(MemFree- = free memory consumed; it also moves with page-allocator caches, so it is only a cross-check)\n"
+		if (("events_c" in mfree) && ("events_r" in mfree) && mcnt["events_c"] > 0 && mcnt["events_r"] > 0) {
+			mc = (mslab["events_c"] + mvm["events_c"] + mpcpu["events_c"]) * 1024 / mcnt["events_c"]
+			mr = (mslab["events_r"] + mvm["events_r"] + mpcpu["events_r"]) * 1024 / mcnt["events_r"]
+			if (mc > 0)
+				tres[++nt] = sprintf("%-4s %-38s rf/C %.2f (%.0f vs %.0f bytes; target <= 0.50)", mr / mc <= 0.5 ? "PASS" : "MISS", "memory per event", mr / mc, mr, mc)
+		}
 	}
 	hdr = 0
 	for (j = 1; j <= nshape; j++) {

@@ -77,7 +77,12 @@ pub enum Base {
 }
 
 /// One memory access step, see the module documentation.
+///
+/// Packed (9 bytes, not 16): an [`ArgDesc`] holds [`MAX_HOPS`] of them and
+/// every event keeps its arguments' descriptions, so the padding would be
+/// most of an argument's size. Read its fields by value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(C, packed)]
 pub struct Hop {
     /// Byte offset added before the access (may be negative).
     pub offset: i64,
