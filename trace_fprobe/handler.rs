@@ -333,7 +333,8 @@ fn record_dynamic_rest<const EXIT: bool, const FULL_REGS: bool>(
     res: &mut interp::RunResult,
 ) -> Outcome {
     let (mut fb, mut fb_retry) = (CoreBuffer::new(), CoreBuffer::new());
-    match reserve_dynamic(hit, scratch, [&mut fb, &mut fb_retry], file, direct, res) {
+    let reserved = reserve_dynamic(hit, scratch, [&mut fb, &mut fb_retry], file, direct, res);
+    match reserved {
         Ok(mut r) => {
             fill_dynamic(hit, r.bytes(), scratch, hdr);
             r.commit(hit.commit_regs())
@@ -501,7 +502,8 @@ fn record_static_rest<const EXIT: bool, const FULL_REGS: bool>(
     d: Direct<'_>,
 ) -> Outcome {
     match d {
-        // `Rec` is never passed: the caller commits it.
+        // `Rec` is never passed: the caller fills and commits it (dropped
+        // here, it would commit a blank record).
         Direct::Rec(..) | Direct::Miss => file.refused(),
         // A copy made here: a reference to the caller's hit would have it
         // stored to the stack at the handler's entry, on the fast path too

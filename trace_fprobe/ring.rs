@@ -10,7 +10,7 @@
 use crate::bindings;
 use crate::trace_probe::core_layout::{RingBufferLayout, TraceArrayLayout};
 use core::marker::PhantomData;
-use core::mem::MaybeUninit;
+use core::mem::{ManuallyDrop, MaybeUninit};
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 use kernel::ffi::c_ulong;
@@ -318,20 +318,37 @@ unsafe fn reserved<'r>(rec: NonNull<u8>, len: usize) -> &'r mut [u8] {
     unsafe { core::slice::from_raw_parts_mut(rec.as_ptr(), len) }
 }
 
+/// Clears the bytes of an open reservation of `len` bytes at `rec` after
+/// its `trace_entry` header: what a reservation dropped unfilled commits,
+/// so that no reader finds a stale `__data_loc` word pointing outside it.
+///
+/// # Safety
+///
+/// `rec` is an open reservation of `len` bytes whose header is written.
+#[cold]
+unsafe fn blank(rec: NonNull<u8>, len: usize) {
+    let head = core::mem::size_of::<bindings::trace_entry>();
+    // SAFETY: Caller.
+    if let Some(body) = unsafe { reserved(rec, len) }.get_mut(head..) {
+        body.fill(0);
+    }
+}
+
 /// A record reserved straight in the ring buffer, its `trace_entry`
 /// header written: its bytes to fill ([`DirectRec::bytes`]), then its
 /// commit, within the handler `'h` of the [`EventFile`] it was reserved
 /// for.
 ///
-/// It must be committed: `ring_buffer_lock_reserve()` left preemption
+/// It commits itself: `ring_buffer_lock_reserve()` left preemption
 /// disabled, the ring buffer's recursion bit of this context set and the
 /// CPU buffer's commit open, which only `ring_buffer_unlock_commit()` (or
-/// `ring_buffer_discard_commit()`) ends. No `Drop` discards it: the
-/// discard needs the reservation's `ring_buffer_event`, which the direct
-/// path does not return (it would cost every committed record an out
-/// parameter, stored and loaded); `#[must_use]` and the consuming
-/// [`DirectRec::commit`] are the guard.
-#[must_use = "an open reservation must be committed"]
+/// `ring_buffer_discard_commit()`) ends. [`DirectRec::commit`] commits the
+/// filled record; a reservation dropped without it is committed with its
+/// bytes after the header cleared. It cannot be discarded: the discard
+/// needs the reservation's `ring_buffer_event`, which the direct path does
+/// not return (it would cost every committed record an out parameter,
+/// stored and loaded).
+#[must_use = "a reservation is committed when it is dropped: fill it first"]
 pub(crate) struct DirectRec<'h> {
     rec: NonNull<u8>,
     len: usize,
@@ -344,21 +361,34 @@ impl DirectRec<'_> {
     #[inline(always)]
     pub(crate) fn bytes(&mut self) -> &mut [u8] {
         // SAFETY: Made only by `reserve_direct`, for its open reservation
-        // of `len` bytes, which stays open until `commit` consumes `self`.
+        // of `len` bytes, which stays open until `self` is dropped.
         unsafe { reserved(self.rec, self.len) }
     }
 
-    /// Commits the record.
+    /// Commits the filled record.
     #[inline(always)]
     pub(crate) fn commit(self) {
-        // SAFETY: Made only by `reserve_direct` for its open reservation on
-        // `buffer`, which this consumes.
-        unsafe { bindings::rfprobe_direct_commit(self.buffer.as_ptr()) };
+        let this = ManuallyDrop::new(self);
+        // SAFETY: Made by `reserve_direct` (or rebuilt by `Record::finish`
+        // from one it took over) for its open reservation on `buffer`,
+        // which this ends: `this` is not dropped.
+        unsafe { bindings::rfprobe_direct_commit(this.buffer.as_ptr()) };
+    }
+}
+
+impl Drop for DirectRec<'_> {
+    fn drop(&mut self) {
+        // SAFETY: As in `commit`: the open reservation is ended once, here,
+        // its header written by `reserve_direct`.
+        unsafe {
+            blank(self.rec, self.len);
+            bindings::rfprobe_direct_commit(self.buffer.as_ptr());
+        }
     }
 }
 
 /// How [`EventFile::reserve_filtered`] went.
-#[must_use = "`Filtered::Rec` is an open reservation, which must be committed"]
+#[must_use = "`Filtered::Rec` is an open reservation, to be filled and committed"]
 pub(crate) enum Filtered<'h> {
     /// The record.
     Rec(FilteredRec<'h>),
@@ -371,10 +401,11 @@ pub(crate) enum Filtered<'h> {
 /// A record of a filtered event reserved straight in the ring buffer: its
 /// bytes to fill ([`FilteredRec::bytes`]), then the filter and the commit.
 ///
-/// It must be committed, as a [`DirectRec`]. No `Drop` discards it,
-/// although it keeps the `ring_buffer_event` a discard needs: the dynamic
-/// paths turn it into a [`Record`], which cannot have one.
-#[must_use = "an open reservation must be committed"]
+/// It commits itself, as a [`DirectRec`]: [`FilteredRec::commit`] runs
+/// the filter on the filled record and commits or discards it; dropped
+/// without it, the record is blanked (as a [`DirectRec`]'s) and then
+/// goes the same way.
+#[must_use = "a reservation is committed when it is dropped: fill it first"]
 pub(crate) struct FilteredRec<'h> {
     rec: NonNull<u8>,
     len: usize,
@@ -388,8 +419,8 @@ impl FilteredRec<'_> {
     #[inline(always)]
     pub(crate) fn bytes(&mut self) -> &mut [u8] {
         // SAFETY: Made only by `reserve_filtered`, for its open
-        // reservation of `len` bytes, which stays open until `commit`
-        // consumes `self`.
+        // reservation of `len` bytes, which stays open until it is
+        // finished.
         unsafe { reserved(self.rec, self.len) }
     }
 
@@ -397,9 +428,22 @@ impl FilteredRec<'_> {
     /// ([`Outcome::Written`]) or discards it ([`Outcome::Filtered`]).
     #[inline(always)]
     pub(crate) fn commit(self) -> Outcome {
-        // SAFETY: Made only by `reserve_filtered` on `file` (live in handler
-        // context) for its open reservation of `rec`; either call ends the
-        // reservation, which this consumes.
+        // SAFETY: `finish` is called once: the drop that would finish it
+        // again does not run.
+        unsafe { ManuallyDrop::new(self).finish() }
+    }
+
+    /// See [`FilteredRec::commit`].
+    ///
+    /// # Safety
+    ///
+    /// Called once: it ends the reservation.
+    #[inline(always)]
+    unsafe fn finish(&mut self) -> Outcome {
+        // SAFETY: Made by `reserve_filtered` on `file` (live in handler
+        // context), or rebuilt by `Record::finish` from one it took over,
+        // for its open reservation of `rec`; either call ends the
+        // reservation, once (caller).
         unsafe {
             if !bindings::rfprobe_direct_filter(
                 self.file.0.as_ptr(),
@@ -415,8 +459,19 @@ impl FilteredRec<'_> {
     }
 }
 
+impl Drop for FilteredRec<'_> {
+    fn drop(&mut self) {
+        // SAFETY: Dropped once, and not finished (`commit` does not drop);
+        // the reservation is open, its header written.
+        unsafe {
+            blank(self.rec, self.len);
+            let _ = self.finish();
+        }
+    }
+}
+
 /// How [`EventFile::reserve_direct`] went.
-#[must_use = "`Direct::Rec` is an open reservation, which must be committed"]
+#[must_use = "`Direct::Rec` is an open reservation, to be filled and committed"]
 pub(crate) enum Direct<'h> {
     /// The record.
     Rec(DirectRec<'h>),
@@ -466,10 +521,11 @@ impl CoreBuffer {
         };
         match NonNull::new(rec.cast::<u8>()) {
             Some(rec) => Ok(CoreRec {
-                fb: &mut self.0,
+                fb: NonNull::from(&mut self.0).cast(),
                 file,
                 rec,
                 len,
+                _fb: PhantomData,
             }),
             None => Err(file.refused()),
         }
@@ -479,16 +535,18 @@ impl CoreBuffer {
 /// A record reserved through the tracing core, in its [`CoreBuffer`]: its
 /// bytes to fill ([`CoreRec::bytes`]), then the commit.
 ///
-/// It must be committed, as a [`DirectRec`]. No `Drop` discards it: the
-/// record of a filtered or soft-disabled file may be in the core's
-/// per-CPU temporary buffer (`trace_buffered_event`), which only the
-/// core's private `__trace_event_discard_commit()` gives back.
-#[must_use = "an open reservation must be committed"]
+/// It commits itself, as a [`DirectRec`]: [`CoreRec::commit`] hands the
+/// filled record to the core with the stack trace registers and says what
+/// became of it (committed, or discarded: filter, soft disable, pid
+/// filter); dropped without it, the record is blanked and handed over
+/// without them.
+#[must_use = "a reservation is committed when it is dropped: fill it first"]
 pub(crate) struct CoreRec<'b> {
-    fb: &'b mut MaybeUninit<bindings::trace_event_buffer>,
+    fb: NonNull<bindings::trace_event_buffer>,
     file: EventFile<'b>,
     rec: NonNull<u8>,
     len: usize,
+    _fb: PhantomData<&'b mut MaybeUninit<bindings::trace_event_buffer>>,
 }
 
 impl CoreRec<'_> {
@@ -496,8 +554,8 @@ impl CoreRec<'_> {
     #[inline(always)]
     pub(crate) fn bytes(&mut self) -> &mut [u8] {
         // SAFETY: Made only by a successful `CoreBuffer::reserve`, for its
-        // open reservation of `len` bytes, which stays open until `commit`
-        // consumes `self`.
+        // open reservation of `len` bytes, which stays open until it is
+        // finished.
         unsafe { reserved(self.rec, self.len) }
     }
 
@@ -507,8 +565,20 @@ impl CoreRec<'_> {
     /// rfprobe_commit_verdict()).
     #[inline(always)]
     pub(crate) fn commit(self, regs: Regs) -> Outcome {
+        // SAFETY: `finish` is called once: the drop that would finish it
+        // again does not run.
+        unsafe { ManuallyDrop::new(self).finish(regs) }
+    }
+
+    /// See [`CoreRec::commit`].
+    ///
+    /// # Safety
+    ///
+    /// Called once: it ends the reservation.
+    #[inline(always)]
+    unsafe fn finish(&mut self, regs: Regs) -> Outcome {
         let file = self.file;
-        let fb = self.fb.as_mut_ptr();
+        let fb = self.fb.as_ptr();
         let discard = bindings::EVENT_FILE_FL_SOFT_DISABLED
             | bindings::EVENT_FILE_FL_FILTERED
             | bindings::EVENT_FILE_FL_PID_FILTER;
@@ -519,8 +589,9 @@ impl CoreRec<'_> {
             // reserved in `fb` (made only by a successful reservation).
             unsafe { bindings::rfprobe_commit_verdict(file.0.as_ptr(), (*fb).entry) }
         };
-        // SAFETY: Filled by the successful reservation that made `self`,
-        // which this consumes.
+        // SAFETY: `fb` was filled by the successful reservation that made
+        // `self`, and is borrowed for its lifetime; this ends the
+        // reservation, once (caller).
         unsafe {
             (*fb).regs = regs.as_ptr();
             bindings::trace_event_buffer_commit(fb)
@@ -534,14 +605,24 @@ impl CoreRec<'_> {
     }
 }
 
+impl Drop for CoreRec<'_> {
+    fn drop(&mut self) {
+        // SAFETY: Dropped once, and not finished (`commit` does not drop);
+        // the reservation is open, its header written by the core.
+        unsafe {
+            blank(self.rec, self.len);
+            let _ = self.finish(Regs::NONE);
+        }
+    }
+}
+
 /// A record however it was reserved ([`DirectRec`], [`FilteredRec`],
 /// [`CoreRec`]), for the paths that reserve where they can: its bytes to
 /// fill ([`Record::bytes`]), then its commit. The bytes are common to all
 /// three, so filling them does not depend on how they were reserved.
 ///
-/// It must be committed; no `Drop` discards it, as none of a
-/// [`DirectRec`] and a [`CoreRec`] can.
-#[must_use = "an open reservation must be committed"]
+/// It commits itself as the reservation it was made from does.
+#[must_use = "a reservation is committed when it is dropped: fill it first"]
 pub(crate) struct Record<'b> {
     rec: NonNull<u8>,
     len: usize,
@@ -549,6 +630,7 @@ pub(crate) struct Record<'b> {
 }
 
 /// How a [`Record`] is committed: what its reservation left.
+#[derive(Clone, Copy)]
 enum Commit<'b> {
     Direct(NonNull<bindings::trace_buffer>),
     Filtered(
@@ -556,15 +638,14 @@ enum Commit<'b> {
         *mut bindings::ring_buffer_event,
         EventFile<'b>,
     ),
-    Core(
-        &'b mut MaybeUninit<bindings::trace_event_buffer>,
-        EventFile<'b>,
-    ),
+    Core(NonNull<bindings::trace_event_buffer>, EventFile<'b>),
 }
 
 impl<'b> From<DirectRec<'b>> for Record<'b> {
     #[inline(always)]
     fn from(r: DirectRec<'b>) -> Self {
+        // The record now ends its reservation.
+        let r = ManuallyDrop::new(r);
         Record {
             rec: r.rec,
             len: r.len,
@@ -576,6 +657,8 @@ impl<'b> From<DirectRec<'b>> for Record<'b> {
 impl<'b> From<FilteredRec<'b>> for Record<'b> {
     #[inline(always)]
     fn from(r: FilteredRec<'b>) -> Self {
+        // As above.
+        let r = ManuallyDrop::new(r);
         Record {
             rec: r.rec,
             len: r.len,
@@ -587,6 +670,8 @@ impl<'b> From<FilteredRec<'b>> for Record<'b> {
 impl<'b> From<CoreRec<'b>> for Record<'b> {
     #[inline(always)]
     fn from(r: CoreRec<'b>) -> Self {
+        // As above; its borrow of the buffer is the record's `'b`.
+        let r = ManuallyDrop::new(r);
         Record {
             rec: r.rec,
             len: r.len,
@@ -600,7 +685,7 @@ impl Record<'_> {
     #[inline(always)]
     pub(crate) fn bytes(&mut self) -> &mut [u8] {
         // SAFETY: Made only from a reservation's own record of `len` bytes
-        // at `rec`, which stays open until `commit` consumes `self`.
+        // at `rec`, which stays open until it is finished.
         unsafe { reserved(self.rec, self.len) }
     }
 
@@ -608,8 +693,20 @@ impl Record<'_> {
     /// for the generic path's stack traces) and returns what became of it.
     #[inline(always)]
     pub(crate) fn commit(self, regs: Regs) -> Outcome {
+        // SAFETY: `finish` is called once: the drop that would finish it
+        // again does not run.
+        unsafe { ManuallyDrop::new(self).finish(regs) }
+    }
+
+    /// See [`Record::commit`]. It gives the reservation back to the type
+    /// it was made from, whose commit ends it.
+    ///
+    /// # Safety
+    ///
+    /// Called once: it ends the reservation.
+    #[inline(always)]
+    unsafe fn finish(&self, regs: Regs) -> Outcome {
         let (rec, len) = (self.rec, self.len);
-        // Each is the reservation this was made from, given back.
         match self.how {
             Commit::Direct(buffer) => {
                 DirectRec {
@@ -629,7 +726,25 @@ impl Record<'_> {
                 file,
             }
             .commit(),
-            Commit::Core(fb, file) => CoreRec { fb, file, rec, len }.commit(regs),
+            Commit::Core(fb, file) => CoreRec {
+                fb,
+                file,
+                rec,
+                len,
+                _fb: PhantomData,
+            }
+            .commit(regs),
+        }
+    }
+}
+
+impl Drop for Record<'_> {
+    fn drop(&mut self) {
+        // SAFETY: Dropped once, and not finished (`commit` does not drop);
+        // the reservation it took over is open, its header written.
+        unsafe {
+            blank(self.rec, self.len);
+            let _ = self.finish(Regs::NONE);
         }
     }
 }

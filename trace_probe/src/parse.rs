@@ -1430,7 +1430,10 @@ impl<'a, 'b, B: BtfInfo + ?Sized> Parser<'a, 'b, B> {
         }
         let enum_tid = if by_name {
             let tid = self.enum_type(count, body_off + type_offs)?;
-            ty = ty.by_name().unwrap_or(ty);
+            // A BTF enum is C's s32 or s64, which both have a row.
+            ty = ty
+                .by_name()
+                .ok_or_else(|| perr(-EINVAL, ErrCode::NotEnum, body_off + type_offs))?;
             tid
         } else {
             0

@@ -180,7 +180,7 @@ const EMPTY_ARG: ProbeArg = ProbeArg {
 /// The parser's workspace: a definition being parsed and resolved, read
 /// through [`ProbeDef::stored`] once parsing succeeded.
 ///
-/// It is large (about 50 KiB: 128 argument slots and a text arena) and
+/// It is large (about 33 KiB: 128 argument slots and a text arena) and
 /// meant to be allocated once per definition; construct it in place with
 /// [`ProbeDef::reset`] on memory the caller owns (`ProbeDef::new()` builds it
 /// by value).
@@ -258,7 +258,7 @@ impl ProbeDef {
     }
 
     /// Initialise a definition in caller-provided (e.g. freshly allocated)
-    /// memory without building a 44 KiB temporary on the stack:
+    /// memory without building a 33 KiB temporary on the stack:
     /// `KBox::<ProbeDef>::new_uninit()`, then `ProbeDef::init(&mut b)`, then
     /// `assume_init()` is sound.
     pub fn init(slot: &mut core::mem::MaybeUninit<ProbeDef>) -> &mut ProbeDef {
