@@ -60,6 +60,9 @@ make_chroot() {
 	[ "$(id -u)" = 0 ] || die "the chroot needs root (mmdebstrap, unshare -m, chroot)"
 	info "creating the $SUITE chroot $ROOT (mmdebstrap)"
 	rm -rf "$ROOT" "$ROOT.tmp"
+	# mmdebstrap resolves the target's parent: on an empty cache it is made
+	# here, before anything else of prepare's.
+	mkdir -p "$DK"
 	local inc; inc=$(IFS=,; echo "${CHROOT_PKGS[*]}")
 	mmdebstrap --variant=minbase --include="$inc" "$SUITE" "$ROOT.tmp" "$MIRROR" >&2 ||
 		die "mmdebstrap $SUITE failed"
