@@ -145,9 +145,9 @@ END {
 	# Exit probes through rfprobe's call-through trampolines (impl d,
 	# exit_attach "trampoline") against C, BPF's fexit peer and the
 	# trampoline floor (the same attach point).
-	nd = 0
-	for (j = 1; j <= nshape; j++) if (num(ns[order[j], "d"])) nd++
-	if (nd) {
+	ntramp = 0
+	for (j = 1; j <= nshape; j++) if (num(ns[order[j], "d"])) ntramp++
+	if (ntramp) {
 		printf "\nExit probes through rfprobe's trampolines (exit_attach trampoline; ns/op minus the base loop)\n"
 		printf "%-11s %8s %8s %7s %7s %7s %7s %7s %8s  %s\n", "shape", "rf-tramp", "rfprobe", "C", "BPF", "trfloor", "tr/C", "tr/BPF", "tr/trfl", "target"
 		for (j = 1; j <= nshape; j++) {
