@@ -25,7 +25,7 @@
  * that counts the events it is given, 0 unregisters it; reading gives the
  * count.
  *
- * .../sleep and .../slept: see rftm_sleep.c; .../fault: see rftm_fault.c.
+ * .../sleep, .../slept and .../called: see rftm_sleep.c; .../fault: see rftm_fault.c.
  */
 #include <linux/completion.h>
 #include <linux/debugfs.h>
