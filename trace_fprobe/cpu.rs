@@ -13,16 +13,14 @@
 //! headers (rust/rfprobe_bindings.h).
 //!
 //! The lock here is 6.12's `trace_test_and_set_recursion()` and
-//! `trace_clear_recursion()` for kernels on which they are the bit test
-//! alone: with `CONFIG_FTRACE_RECORD_RECURSION` or
-//! `CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING` they call into the tracing core,
-//! and the C callback (rust/helpers/ftrace.c) is used instead.
-
-// The lock is unused where the C callback takes the kernel's.
-#![cfg_attr(
-    any(CONFIG_FTRACE_RECORD_RECURSION, CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING),
-    allow(dead_code)
-)]
+//! `trace_clear_recursion()` where they are the bit test alone. With
+//! `CONFIG_FTRACE_RECORD_RECURSION` or `CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING`
+//! the kernel's also records the refused function or checks that RCU is
+//! watching, by calls into the tracing core: entry probes' `ftrace_ops`
+//! callback is then C's (rust/helpers/ftrace.c), with the kernel's own lock.
+//! The trampolines' calls (`rfprobe_direct_enter`, `rfprobe_direct_exit`)
+//! take this one on every kernel: the bits are the same, so the two locks
+//! exclude each other; what those options add is a diagnostic.
 
 use crate::bindings;
 #[cfg(CONFIG_PREEMPT_COUNT)]

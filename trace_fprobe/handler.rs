@@ -26,8 +26,7 @@ use crate::trace_probe::fetch::{Insn, Program};
 use crate::trace_probe::interp;
 use crate::trace_probe::profile::Outcome;
 use crate::trigs::TrigList;
-use core::ffi::c_void;
-use kernel::ffi::{c_int, c_ulong};
+use kernel::ffi::c_ulong;
 
 /// The largest record a default 4 KiB ring-buffer sub-buffer takes
 /// (`BUF_MAX_DATA_SIZE` = 4096 - 16 page header - 8 = 4072, minus the 8-byte
@@ -663,40 +662,6 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
     Outcome::Written
 }
 
-/// The entry of a call of `func` on an exit probe's slot `S` (the fprobe
-/// entry handlers of exit probes, called by the callbacks): 1 (no exit) if
-/// the call does not lead to the slot's exit (see `ExitFprobe::enter`),
-/// else the entry arguments stored for the exit.
-///
-/// # Safety
-///
-/// fprobe entry handler context for slot `S` of `probe`'s `ExitFprobe`;
-/// `regs` are the handler's registers (at entry the argument registers and
-/// the stack pointer are among them), at `regs_addr`; `entry_data` is NULL
-/// or the `entry_data_size` bytes fprobe allocated for this call.
-#[inline(always)]
-pub(crate) unsafe fn exit_entry<const S: usize>(
-    probe: &Probe,
-    regs: Regs,
-    regs_addr: u64,
-    func: u64,
-    entry_data: *mut c_void,
-) -> c_int {
-    // SAFETY: An fprobe handler (caller): preemption is disabled until it
-    // returns, and the proof does not outlive this call.
-    let h = unsafe { InHandler::new() };
-    if !probe.exit_enter(h, S, regs_addr, func) {
-        return 1;
-    }
-    if entry_data.is_null() {
-        return 0;
-    }
-    // SAFETY: fprobe allocated `entry_data_size` (the entry program's
-    // data size) bytes for us; `regs` are the handler's (caller).
-    unsafe { fill_entry_data(probe, regs, entry_data.cast()) };
-    0
-}
-
 /// Runs `probe`'s entry program (the arguments an exit probe reads, its
 /// `$duration` clock) into `entry_data`.
 ///
@@ -725,34 +690,24 @@ pub(crate) unsafe fn fill_entry_data(probe: &Probe, regs: Regs, entry_data: *mut
     let _ = interp::run_entry(&probe.entry_prog, &probe.entry_insns, &m, edata);
 }
 
-/// The return of a call on an exit probe (the fprobe exit handlers of exit
-/// probes, called by the callbacks).
+/// The return of a call on an exit probe (its fprobe exit handlers).
 ///
 /// # Safety
 ///
 /// fprobe exit handler context for `probe`'s `ExitFprobe`; `regs` are the
 /// handler's registers (those an exit program may read: definitions refuse
 /// the others where fprobe does not save them at exit); `entry_data` is
-/// what the entry handler of the same call filled (or NULL).
+/// what [`fill_entry_data`] filled for the same call (or NULL).
 #[inline(always)]
 pub(crate) unsafe fn exit_hit(
     probe: &Probe,
     regs: Regs,
-    entry_data: *mut c_void,
+    entry_data: *const u8,
     entry_ip: c_ulong,
     ret_ip: c_ulong,
 ) {
-    // SAFETY: Caller; fprobe passes the `entry_data_size` bytes its entry
-    // handler filled.
-    unsafe {
-        return_hit::<true>(
-            probe,
-            regs,
-            entry_data.cast_const().cast(),
-            entry_ip,
-            ret_ip,
-        )
-    };
+    // SAFETY: Caller.
+    unsafe { return_hit::<true>(probe, regs, entry_data, entry_ip, ret_ip) };
 }
 
 /// The return of a call on an exit probe through a call-through
@@ -808,16 +763,12 @@ unsafe fn return_hit<const FULL_REGS: bool>(
 ///
 /// # Safety
 ///
-/// `data` is the attached `Probe`; `regs` is a partial register set
-/// (argument registers, stack and instruction pointers valid); handler
-/// context (preemption disabled; ftrace's recursion lock held, or the
-/// debug exception's context).
+/// `probe` is attached; `regs` is a partial register set (argument
+/// registers, stack and instruction pointers valid); handler context
+/// (preemption disabled; ftrace's recursion lock held, or the debug
+/// exception's context).
 #[inline(always)]
-pub(crate) unsafe fn ops_entry(data: *mut c_void, ip: c_ulong, regs: Regs) {
-    // SAFETY: `data` is the `Probe` passed to `rfprobe_ops_new`,
-    // `rfprobe_tp_new` or `rfprobe_wp_new`, alive until detached (which
-    // waits for running callbacks).
-    let probe = unsafe { &*data.cast::<Probe>() };
+pub(crate) unsafe fn entry_hit(probe: &Probe, ip: c_ulong, regs: Regs) {
     // SAFETY: Handler context (caller), for this function's duration.
     let ctx = unsafe { InHandler::new() };
     let hit = Hit::<false, false> {

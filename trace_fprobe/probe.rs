@@ -16,16 +16,16 @@
 
 pub(crate) mod fentry;
 pub(crate) mod fexit;
+pub(crate) mod fprobe;
 mod kind;
 mod ops;
 pub(crate) mod tprobe;
 pub(crate) mod wprobe;
 
 use self::attached::Attached;
-use self::fexit::ExitFprobe;
+use self::fprobe::ExitFprobe;
 use self::kind::Attach;
 use self::ops::KindOps;
-use crate::cpu::InHandler;
 use crate::funcs::FuncSet;
 use crate::hwwatch::HwWatch;
 use crate::outputs::Outputs;
@@ -276,20 +276,6 @@ impl Probe {
         // SAFETY: `fp` is the first field of the repr(C) `Probe`, which
         // lives for `'a` (caller).
         unsafe { &*fp.cast::<Probe>() }
-    }
-
-    /// Whether an entry through the exit probe's `fprobe` slot `slot` (of
-    /// the call of `func` with registers at `regs`) leads to an exit (the
-    /// slot is the live one); counted if so.
-    #[inline(always)]
-    pub(crate) fn exit_enter(&self, h: InHandler<'_>, slot: usize, regs: u64, func: u64) -> bool {
-        self.fp.enter(h, slot, regs, func)
-    }
-
-    /// Counts an exit through the exit probe's `fprobe` slot `slot`.
-    #[inline(always)]
-    pub(crate) fn exit_exited(&self, slot: usize) {
-        self.fp.exited(slot)
     }
 
     /// A watchpoint's hardware breakpoints.

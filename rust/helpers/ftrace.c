@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Entry probes on a private ftrace_ops (a fresh one per registration),
- * the functions of a registered probe changed in place, and the Rust
- * handlers of exit probes set on their fprobes.
+ * Entry probes on a private ftrace_ops (a fresh one per registration), and
+ * the functions of a registered probe changed in place.
  */
 #include <linux/fprobe.h>
 #include <linux/ftrace.h>
@@ -12,9 +11,9 @@
 #include "ftrace.h"
 #include "inject.h"
 
-#ifdef RFPROBE_OPS_FUNC_IN_C
-static void notrace rfprobe_ops_func(unsigned long ip, unsigned long parent_ip,
-				     struct ftrace_ops *op, struct ftrace_regs *fregs)
+#if defined(CONFIG_FTRACE_RECORD_RECURSION) || defined(CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING)
+void notrace rfprobe_ops_c_func(unsigned long ip, unsigned long parent_ip,
+				struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	struct rfprobe_ops *ro = container_of(op, struct rfprobe_ops, ops);
 	int bit;
@@ -25,12 +24,12 @@ static void notrace rfprobe_ops_func(unsigned long ip, unsigned long parent_ip,
 		return;
 	}
 	rfprobe_fprobe_depth_enter();
-	rfprobe_ops_entry(ro->data, ip, &arch_ftrace_regs(fregs)->regs);
+	ro->entry(ro->data, ip, &arch_ftrace_regs(fregs)->regs);
 	rfprobe_fprobe_depth_exit();
 	ftrace_test_recursion_unlock(bit);
 }
+NOKPROBE_SYMBOL(rfprobe_ops_c_func);
 #endif
-NOKPROBE_SYMBOL(rfprobe_ops_func);
 
 /*
  * A fresh ftrace_ops for every registration: unregistering leaves ftrace
@@ -39,17 +38,19 @@ NOKPROBE_SYMBOL(rfprobe_ops_func);
 static void rfprobe_ops_reset(struct rfprobe_ops *ro)
 {
 	memset(&ro->ops, 0, sizeof(ro->ops));
-	ro->ops.func = rfprobe_ops_func;
+	ro->ops.func = ro->func;
 }
 
-struct rfprobe_ops *rfprobe_ops_new(void *data)
+struct rfprobe_ops *rfprobe_ops_new(void *data, ftrace_func_t func, rfprobe_entry_fn entry)
 {
 	struct rfprobe_ops *ro = kzalloc(sizeof(*ro), GFP_KERNEL);
 
 	if (!ro)
 		return NULL;
-	rfprobe_ops_reset(ro);
+	ro->func = func;
 	ro->data = data;
+	ro->entry = entry;
+	rfprobe_ops_reset(ro);
 	return ro;
 }
 
@@ -111,19 +112,4 @@ void rfprobe_ops_free(struct rfprobe_ops *ro)
 unsigned long rfprobe_ops_nmissed(struct rfprobe_ops *ro)
 {
 	return atomic_long_read(&ro->nmissed);
-}
-
-/*
- * Exit probes: the Rust fprobe handlers, set by name (rfprobe_helpers.h),
- * of exactly fprobe's handler types (the compat header's register type).
- */
-static_assert(__same_type(&rfprobe_fexit, fprobe_exit_cb));
-static_assert(__same_type(&rfprobe_fexit_entry, fprobe_entry_cb));
-void rfprobe_fprobe_handlers(struct fprobe *fp, bool with_entry, bool gate, unsigned int slot)
-{
-	fp->exit_handler = slot ? rfprobe_fexit_1 : rfprobe_fexit;
-	if (with_entry)
-		fp->entry_handler = slot ? rfprobe_fexit_entry_1 : rfprobe_fexit_entry;
-	else if (gate)
-		fp->entry_handler = slot ? rfprobe_fexit_gate_1 : rfprobe_fexit_gate;
 }
