@@ -6,7 +6,9 @@
 # instructions of every measured loop per code block, then prints, per
 # shape, instructions per call by function for the base loop, C, rfprobe
 # and the floor (selftests/bench/floor), with rfprobe-C and rfprobe-floor
-# differences (with -icount shift=0, 1 instruction = 1 ns of the benchmark).
+# differences (with -icount shift=0, 1 instruction = 1 ns of the benchmark);
+# for an exit shape, a second table: the trampoline floor, rfprobe's
+# trampoline (exit_attach trampoline) and its fprobe path.
 #
 #   profile.sh [-n CALLS] [-m MODULE.ko] [-o LOGDIR] [-t TOP] SHAPE[,SHAPE...]|all|defs|module
 #
@@ -106,9 +108,21 @@ awk -v n="$n" -v top="$top" '
 	}
 	{ v[$1, $2] = $3; tot[$1] += $3; fn[$2] = 1 }
 	END {
+		# A shape measured through rfprobe'"'"'s trampolines (impl d) gets a
+		# second table, against the trampoline floor (impl t).
 		for (j = 1; j <= nsh; j++) {
-			s = order[j]
-			if (s == "module") {
+			all[++nall] = order[j]
+			if ((order[j] ":d") in ep && (order[j] ":t") in ep) all[++nall] = "tramp:" order[j]
+		}
+		for (j = 1; j <= nall; j++) {
+			s = all[j]
+			if (s ~ /^tramp:/) {
+				ncol = 4; div = n; s = substr(s, 7)
+				lp = (s ~ /bitfield|tracepoint/) ? "base:prctl" : "base:read"
+				cols[1] = lp; cols[2] = s ":t"; cols[3] = s ":d"; cols[4] = s ":r"
+				hd[1] = "base"; hd[2] = "trfloor"; hd[3] = "tramp"; hd[4] = "rfprobe"
+				printf "\n== %s through rfprobe'"'"'s trampolines (exit_attach trampoline): instructions per call by function (base = %s)\n", s, lp
+			} else if (s == "module") {
 				ncol = 2; div = 1
 				cols[1] = "rmmod"; cols[2] = "insmod"; cols[3] = "-"; cols[4] = "-"
 				hd[1] = "rmmod"; hd[2] = "insmod"; hd[3] = ""; hd[4] = ""
