@@ -4,7 +4,7 @@
 # real --shapes run (selftests/bench/testdata/shapes.out, 6.12 fast kernel):
 # the tables and targets it prints are those of the figures it was given,
 # and a section whose figures were not measured is not printed at all.
-# Prints "N passed, N failed".
+# Prints "bench report: N passed, N failed".
 set -uo pipefail
 . "$(dirname "$0")/lib/common.sh"
 cd "$RFPROBE_TOP"
@@ -56,5 +56,5 @@ check "a row per K, over the base loop" \
 check "the target is the worst rfprobe row" \
 	grep -qE '^PASS +disabled events cost nothing +max \+1\.0 ns/hit' "$tmp/out"
 
-echo "$pass passed, $fail failed"
+echo "bench report: $pass passed, $fail failed"
 [ "$fail" = 0 ]
