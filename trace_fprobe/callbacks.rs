@@ -12,7 +12,7 @@
 use crate::bindings;
 use crate::cpu::RecursionGuard;
 use crate::direct;
-use crate::handler::{direct_exit_hit, entry_hit, exit_hit, fill_entry_data};
+use crate::handler::{direct_exit_hit, entry_hit, exit_hit, fill_entry_args, fill_entry_data};
 use crate::probe::fentry::EntryHandler;
 use crate::probe::fprobe::{ExitFprobe, ExitHandler};
 use crate::probe::Probe;
@@ -96,63 +96,39 @@ fn direct_probe<'g>(site: &direct::Site, lock: &'g RecursionGuard) -> Option<(&'
     ))
 }
 
-/// The trampoline's entry call: runs slot `slot`'s entry program into
-/// `edata`; returns the token its exit passes back (0: nothing to record).
+/// The trampoline's entry call: stores the clock in the frame's entry data
+/// if its slot's probe reads it at the entry (`$duration`); returns the
+/// token the exit gets back (0: nothing to record). Nothing else of the
+/// entry program runs here: the exit stores the arguments, from the
+/// entry's registers the frame keeps.
 ///
 /// # Safety
 ///
-/// Called by `rfprobe_direct_tramp` (direct_tramp.S) with its frame's
-/// registers and `RFPROBE_DIRECT_EDATA` bytes of entry data.
+/// Called by `rfprobe_direct_tramp` (direct_tramp.S) with the call's frame.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rfprobe_direct_enter(
-    slot: c_ulong,
-    regs: *mut bindings::pt_regs,
-    edata: *mut c_void,
-    _body: c_ulong,
-    _parent: c_ulong,
+    frame: *mut bindings::rfprobe_direct_frame,
 ) -> u64 {
-    let Some(site) = direct::site(slot) else {
-        return 0;
-    };
-    // Without an entry program (the attachment's word says so), the
-    // token is all the exit needs: it records only if the slot still has
-    // this attachment then.
-    let word = site.word();
-    if word & 1 == 0 {
-        return word;
-    }
-    // SAFETY: A function's entry (the trampoline's); dropped before return.
-    let Some(lock) = (unsafe { RecursionGuard::try_lock() }) else {
-        site.count_missed();
-        return 0;
-    };
-    let Some((probe, word)) = direct_probe(site, &lock) else {
-        return 0;
-    };
-    // SAFETY: The entry's registers; `EDATA` bytes, at least the entry
-    // program's (`DirectSlot::attach`).
-    unsafe { fill_entry_data(probe, Regs::from_raw(regs), edata.cast()) };
-    word
+    // SAFETY: The call's frame (caller), for this function's duration.
+    let frame = unsafe { direct::Frame::from_raw(frame) };
+    let site = direct::site(frame);
+    // The exit records only if the slot still has this attachment then.
+    frame.store_clock(site.word())
 }
 
-/// The trampoline's exit call, after the body returned `regs->ax`.
+/// The trampoline's exit call, after the body returned (its return value
+/// is in the frame).
 ///
 /// # Safety
 ///
-/// Called by `rfprobe_direct_tramp` with what `rfprobe_direct_enter`
-/// returned for this call (not 0), the frame's registers and entry data.
+/// Called by `rfprobe_direct_tramp` with the call's frame, whose token
+/// `rfprobe_direct_enter` returned (not 0).
 #[no_mangle]
-pub(crate) unsafe extern "C" fn rfprobe_direct_exit(
-    slot: c_ulong,
-    token: u64,
-    regs: *mut bindings::pt_regs,
-    edata: *mut c_void,
-    _body: c_ulong,
-    parent: c_ulong,
-) {
-    let Some(site) = direct::site(slot) else {
-        return;
-    };
+pub(crate) unsafe extern "C" fn rfprobe_direct_exit(frame: *mut bindings::rfprobe_direct_frame) {
+    // SAFETY: The call's frame (caller), for this function's duration.
+    let frame = unsafe { direct::Frame::from_raw(frame) };
+    let token = frame.token();
+    let site = direct::site(frame);
     // Entered under an attachment that has gone: neither a record nor a
     // miss of the slot's present one (checked again under the lock).
     if site.word() != token {
@@ -170,17 +146,20 @@ pub(crate) unsafe extern "C" fn rfprobe_direct_exit(
         // Entered under an attachment that has gone.
         return;
     }
-    // SAFETY: The frame's registers (caller): `sp` is the call's entry
-    // stack pointer, where the return address is.
-    let parent = direct::caller(parent, unsafe { (*regs).sp });
+    // The entry program's arguments, from the entry's registers, which the
+    // frame still holds: what the entry would have stored.
+    // SAFETY: The frame's entry registers (not yet the return's); `EDATA`
+    // bytes, at least the entry program's (`DirectSlot::attach`).
+    unsafe { fill_entry_args(probe, frame.regs(), frame.edata()) };
+    let parent = frame.set_return();
     // SAFETY: Preemption disabled and the recursion lock held (`lock`);
-    // the frame's registers; the entry data `rfprobe_direct_enter` filled
-    // for this call under this attachment.
+    // the frame's registers, now the return's; the entry data filled for
+    // this call under this attachment.
     unsafe {
         direct_exit_hit(
             probe,
-            Regs::from_raw(regs),
-            edata.cast_const().cast(),
+            frame.regs(),
+            frame.edata().cast_const(),
             site.ip() as c_ulong,
             parent,
         )

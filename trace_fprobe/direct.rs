@@ -17,7 +17,10 @@
 use crate::bindings;
 use crate::btf::BtfData;
 use crate::cpu::RecursionGuard;
+use crate::regs::Regs;
 use crate::trace_probe::callthrough::{self, Refusal};
+#[cfg(doc)]
+use crate::trace_probe::fetch::EntryProgram;
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 use kernel::ffi::c_ulong;
@@ -53,10 +56,12 @@ pub(crate) struct Site {
     /// cleared after it is unregistered, then an RCU grace period before
     /// it may go (the handlers run with preemption disabled).
     target: AtomicPtr<c_void>,
-    /// The attachment's generation (unique) times two, plus one if its
-    /// probe has an entry program: never 0. A call's exit records only
-    /// under the attachment it entered under; a call entering an
-    /// attachment without an entry program only takes this word.
+    /// The attachment's word: its generation (unique) times 256, plus one
+    /// plus the entry-data slot of its probe's clock if its probe reads
+    /// the clock at the entry ([`EntryProgram::clock_slot`]): never 0. A
+    /// call's entry takes this word and stores the clock; its exit records
+    /// only under the attachment it entered under, and stores the entry
+    /// program's arguments then, from the frame's entry registers.
     gen: AtomicU64,
     /// Calls whose entry or exit ftrace's recursion lock refused.
     missed: AtomicU64,
@@ -98,18 +103,115 @@ fn resolve_return_hooks() {
     }
 }
 
-/// The caller of the call returning to `parent`, found at `retp` (the
-/// call's entry stack pointer).
-#[inline(always)]
-pub(crate) fn caller(parent: c_ulong, retp: c_ulong) -> c_ulong {
-    if RETURN_HOOKS
-        .iter()
-        .any(|h| h.load(Ordering::Relaxed) == parent as u64)
-    {
-        // SAFETY: Walks the current task's own stack, on which `retp` is.
-        unsafe { bindings::rfprobe_direct_caller(parent, retp as *mut c_ulong) }
-    } else {
+/// A call's frame on a trampoline (`struct rfprobe_direct_frame`,
+/// `rust/helpers/direct.h`): the function's registers at its entry (but
+/// `ax`, the body's return value once it returned), its slot, the return
+/// value's upper half (`dx`) and the entry data.
+///
+/// Invariant: the frame of a call that is running on the current task's
+/// stack; the trampoline does not touch it while its entry or exit call
+/// runs.
+#[repr(transparent)]
+pub(crate) struct Frame(bindings::rfprobe_direct_frame);
+
+impl Frame {
+    /// The frame the trampoline handed to its entry or exit call.
+    ///
+    /// # Safety
+    ///
+    /// `f` is that frame, and the returned reference does not outlive the
+    /// call (the type's invariant).
+    #[inline(always)]
+    pub(crate) unsafe fn from_raw<'a>(f: *mut bindings::rfprobe_direct_frame) -> &'a mut Frame {
+        // SAFETY: `repr(transparent)`; valid and not aliased (caller).
+        unsafe { &mut *f.cast::<Frame>() }
+    }
+
+    /// Its slot.
+    #[inline(always)]
+    pub(crate) fn slot(&self) -> c_ulong {
+        self.0.slot
+    }
+
+    /// Its registers: the function's at its entry (`ip` the body's
+    /// address, `sp` at the return address; its argument registers, which
+    /// the exit reads) until [`Frame::set_return`].
+    #[inline(always)]
+    pub(crate) fn regs(&mut self) -> Regs {
+        // SAFETY: The frame's, valid while the call runs (invariant), the
+        // lifetime of a handler's registers.
+        unsafe { Regs::from_raw(&mut self.0.regs) }
+    }
+
+    /// Stores the clock in the entry-data slot `word` names, if it names
+    /// one (the attachment's word, [`Site::gen`]); returns `word`.
+    #[inline(always)]
+    pub(crate) fn store_clock(&mut self, word: u64) -> u64 {
+        let clock = (word & 0xff) as usize;
+        if clock == 0 {
+            return word;
+        }
+        self.store_clock_in(clock - 1, word)
+    }
+
+    /// Out of line (a tail call): the entry call of an attachment without
+    /// a clock stays a leaf function, without a frame of its own.
+    #[inline(never)]
+    fn store_clock_in(&mut self, slot: usize, word: u64) -> u64 {
+        if let Some(d) = self.0.edata.get_mut(slot) {
+            // SAFETY: No arguments; notrace, usable in any context.
+            *d = unsafe { bindings::trace_clock_local() };
+        }
+        word
+    }
+
+    /// The token its entry returned.
+    #[inline(always)]
+    pub(crate) fn token(&self) -> u64 {
+        self.0.token
+    }
+
+    /// Its entry data, [`EDATA`] bytes.
+    #[inline(always)]
+    pub(crate) fn edata(&mut self) -> *mut u8 {
+        self.0.edata.as_mut_ptr().cast()
+    }
+
+    /// After the body returned: the registers become those of the return,
+    /// as fprobe's exit handlers get them on either kernel (rethook's, the
+    /// function-graph tracer's): the return value in `ax` (the trampoline
+    /// stored it there) and `dx`, `ip` the return address (the caller:
+    /// [`Frame::caller`]), `sp` past it; the others are the entry's, the
+    /// callee-saved ones as the body gives them back. Returns the caller.
+    #[inline(always)]
+    pub(crate) fn set_return(&mut self) -> c_ulong {
+        let parent = self.caller();
+        let r = &mut self.0.regs;
+        r.dx = self.0.ret_dx;
+        r.ip = parent;
+        r.sp =
+            r.sp.wrapping_add(core::mem::size_of::<c_ulong>() as c_ulong);
         parent
+    }
+
+    /// The caller of the call: the return address at the entry stack
+    /// pointer, or where that is another tracer's return hook, the address
+    /// it saved. Before [`Frame::set_return`].
+    #[inline(always)]
+    fn caller(&self) -> c_ulong {
+        let retp = self.0.regs.sp as *mut c_ulong;
+        // SAFETY: The entry stack pointer of a call on the current task's
+        // stack (invariant), where its return address is.
+        let parent = unsafe { retp.read() };
+        if RETURN_HOOKS
+            .iter()
+            .any(|h| h.load(Ordering::Relaxed) == parent as u64)
+        {
+            // SAFETY: Walks the current task's own stack, on which `retp` is.
+            unsafe { bindings::rfprobe_direct_caller(parent, retp) }
+        } else {
+            parent
+        }
     }
 }
 
@@ -138,7 +240,8 @@ impl DirectSlot {
     }
 
     /// Puts function `ip` on a free trampoline, whose calls hand `target`
-    /// to their handlers and keep `entry_data` bytes for them.
+    /// to their handlers and keep `entry_data` bytes for them, with the
+    /// entry's clock in slot `clock` if there is one.
     ///
     /// # Safety
     ///
@@ -149,9 +252,10 @@ impl DirectSlot {
     pub(crate) unsafe fn attach(
         target: *const c_void,
         entry_data: usize,
+        clock: Option<u16>,
         ip: u64,
     ) -> Result<DirectSlot, Refusal> {
-        if entry_data > EDATA {
+        if entry_data > EDATA || clock.is_some_and(|c| usize::from(c) * 8 >= entry_data) {
             return Err(Refusal::EntryData);
         }
         resolve_return_hooks();
@@ -166,9 +270,9 @@ impl DirectSlot {
         let site = &SITES[slot];
         site.missed.store(0, Ordering::Relaxed);
         site.ip.store(ip, Ordering::Relaxed);
-        let entry = u64::from(entry_data != 0);
+        let clock = clock.map_or(0, |c| u64::from(c) + 1);
         site.gen.store(
-            NEXT_GEN.fetch_add(1, Ordering::Relaxed) << 1 | entry,
+            NEXT_GEN.fetch_add(1, Ordering::Relaxed) << 8 | clock,
             Ordering::Release,
         );
         site.target.store(target.cast_mut(), Ordering::Release);
@@ -216,15 +320,16 @@ impl Drop for DirectSlot {
     }
 }
 
-/// Slot `slot`'s attachment (the trampoline's calls pass their slot).
+/// The attachment of the slot a frame names (the stubs number their slots
+/// below [`SLOTS`], a power of two: the index needs no bounds check).
 #[inline(always)]
-pub(crate) fn site(slot: c_ulong) -> Option<&'static Site> {
-    SITES.get(slot)
+pub(crate) fn site(frame: &Frame) -> &'static Site {
+    const { assert!(SLOTS.is_power_of_two()) };
+    &SITES[frame.slot() % SLOTS]
 }
 
 impl Site {
-    /// The attachment's word: its generation times two, plus one if its
-    /// target keeps entry data (see [`Site::target`]); 0 when free.
+    /// The attachment's word (see [`Site::gen`]); 0 when free.
     #[inline(always)]
     pub(crate) fn word(&self) -> u64 {
         self.gen.load(Ordering::Acquire)

@@ -663,7 +663,7 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
 }
 
 /// Runs `probe`'s entry program (the arguments an exit probe reads, its
-/// `$duration` clock) into `entry_data`.
+/// `$duration` clock) into `entry_data`, at a function's entry.
 ///
 /// # Safety
 ///
@@ -671,6 +671,31 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
 /// program's `data_size()` bytes (or it has none).
 #[inline(always)]
 pub(crate) unsafe fn fill_entry_data(probe: &Probe, regs: Regs, entry_data: *mut u8) {
+    // SAFETY: Caller.
+    unsafe { fill_entry::<true>(probe, regs, entry_data) };
+}
+
+/// The argument stores of `probe`'s entry program, at a function's return
+/// (a call-through trampoline's, which stored the clock at the entry).
+///
+/// # Safety
+///
+/// `regs` are the function's registers at its entry, kept until its
+/// return (a trampoline frame's, before the return is set in them);
+/// `entry_data` as for [`fill_entry_data`].
+#[inline(always)]
+pub(crate) unsafe fn fill_entry_args(probe: &Probe, regs: Regs, entry_data: *mut u8) {
+    // SAFETY: Caller.
+    unsafe { fill_entry::<false>(probe, regs, entry_data) };
+}
+
+/// [`fill_entry_data`] (`CLOCK`) or [`fill_entry_args`].
+///
+/// # Safety
+///
+/// As theirs.
+#[inline(always)]
+unsafe fn fill_entry<const CLOCK: bool>(probe: &Probe, regs: Regs, entry_data: *mut u8) {
     let size = probe.entry_prog.data_size();
     if size == 0 {
         return;
@@ -687,7 +712,11 @@ pub(crate) unsafe fn fill_entry_data(probe: &Probe, regs: Regs, entry_data: *mut
             probe.fault_counter(),
         )
     };
-    let _ = interp::run_entry(&probe.entry_prog, &probe.entry_insns, &m, edata);
+    let _ = if CLOCK {
+        interp::run_entry(&probe.entry_prog, &probe.entry_insns, &m, edata)
+    } else {
+        interp::run_entry_args(&probe.entry_prog, &probe.entry_insns, &m, edata)
+    };
 }
 
 /// The return of a call on an exit probe (its fprobe exit handlers).

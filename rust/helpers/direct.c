@@ -52,6 +52,14 @@ static_assert(offsetof(struct pt_regs, ip) == 128);
 static_assert(offsetof(struct pt_regs, flags) == 144);
 static_assert(offsetof(struct pt_regs, sp) == 152);
 static_assert(sizeof(struct pt_regs) == 168);
+/* ...and its frame at these (direct.h). */
+static_assert(offsetof(struct rfprobe_direct_frame, slot) == RFPROBE_DIRECT_F_SLOT);
+static_assert(offsetof(struct rfprobe_direct_frame, token) == RFPROBE_DIRECT_F_TOKEN);
+static_assert(offsetof(struct rfprobe_direct_frame, ret_dx) == RFPROBE_DIRECT_F_RET_DX);
+static_assert(offsetof(struct rfprobe_direct_frame, edata) == RFPROBE_DIRECT_F_EDATA);
+static_assert(sizeof(struct rfprobe_direct_frame) == RFPROBE_DIRECT_FRAME);
+/* The calls from the frame are 16-byte aligned: rbp is pushed on the body's address. */
+static_assert(RFPROBE_DIRECT_FRAME % 16 == 8);
 
 static unsigned long direct_stub(unsigned int slot)
 {

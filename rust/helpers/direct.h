@@ -14,10 +14,33 @@
 /* Entry data a trampoline's frame holds (entry arguments, $duration's clock). */
 #define RFPROBE_DIRECT_EDATA	128
 
+/*
+ * The trampoline's frame (struct rfprobe_direct_frame), at its stack
+ * pointer: a struct pt_regs with the function's registers at its entry
+ * (but ax, which holds the body's return value once it returned: a
+ * function on a trampoline is not variadic, so its entry's rax is no
+ * argument), the slot, the token of the call's entry (0: nothing to record
+ * at the exit), the return value's upper half (rdx) and the entry data.
+ */
+#define RFPROBE_DIRECT_F_SLOT	168
+#define RFPROBE_DIRECT_F_TOKEN	176
+#define RFPROBE_DIRECT_F_RET_DX	184
+#define RFPROBE_DIRECT_F_EDATA	192
+#define RFPROBE_DIRECT_FRAME	(RFPROBE_DIRECT_F_EDATA + RFPROBE_DIRECT_EDATA + 8)
+
 #ifndef __ASSEMBLY__
 #include <linux/types.h>
+#include <asm/ptrace.h>
 
-struct pt_regs;
+struct rfprobe_direct_frame {
+	struct pt_regs regs;
+	unsigned long slot;
+	u64 token;
+	unsigned long ret_dx;
+	u64 edata[RFPROBE_DIRECT_EDATA / 8];
+	/* Keeps the calls from the frame 16-byte aligned. */
+	unsigned long pad;
+};
 
 /* Sets slot @slot's function to @ip and its direct call (0 or -errno). */
 int rfprobe_direct_register(unsigned int slot, unsigned long ip);
@@ -27,11 +50,13 @@ int rfprobe_direct_unregister(unsigned int slot);
 /* The real caller where @parent, at @retp, is another tracer's return hook. */
 unsigned long rfprobe_direct_caller(unsigned long parent, unsigned long *retp);
 
-/* Implemented in Rust (trace_fprobe/direct.rs). */
-u64 rfprobe_direct_enter(unsigned long slot, struct pt_regs *regs, void *edata,
-			 unsigned long body, unsigned long parent);
-void rfprobe_direct_exit(unsigned long slot, u64 token, struct pt_regs *regs, void *edata,
-			 unsigned long body, unsigned long parent);
+/*
+ * Implemented in Rust (trace_fprobe/callbacks.rs): the call's entry, which
+ * returns its token, and its exit, after the body returned (only when the
+ * token is not 0).
+ */
+u64 rfprobe_direct_enter(struct rfprobe_direct_frame *frame);
+void rfprobe_direct_exit(struct rfprobe_direct_frame *frame);
 #endif
 
 #endif

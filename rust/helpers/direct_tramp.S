@@ -10,17 +10,19 @@
  * bytes: the stub puts its number in r11 (free at a function's entry:
  * caller-saved and not an argument register) and jumps to the common part,
  * which
- *  - builds a struct pt_regs on its stack (argument, callee-saved and
- *    return-value registers, the entry stack pointer) and a frame for the
- *    entry data,
+ *  - builds its frame (struct rfprobe_direct_frame, direct.h) on its stack:
+ *    a struct pt_regs with the function's registers at its entry (argument,
+ *    callee-saved, the entry stack pointer), the slot, room for the token,
+ *    the body's return value and the entry data,
  *  - counts the task in (rfprobe_direct_inflight: it stays on this code
  *    while the body runs, and the body may sleep),
- *  - calls rfprobe_direct_enter(slot, regs, entry data, body, caller),
- *    which returns a token (0: nothing to record at exit),
+ *  - calls rfprobe_direct_enter(frame), which returns a token (0: nothing
+ *    to record at exit),
  *  - runs the body with the argument registers as they came and its return
  *    address in this code,
- *  - calls rfprobe_direct_exit(slot, token, regs, entry data, body,
- *    caller) with the return value in regs->ax and regs->dx,
+ *  - keeps the body's return value in the frame (rax in its pt_regs, rdx
+ *    beside them) and calls rfprobe_direct_exit(frame) unless the token
+ *    is 0; the pt_regs still hold the entry's other registers then,
  *  - counts the task out and returns to the caller with the body's return
  *    value.
  * Only for functions whose arguments are all in registers (the body's
@@ -40,7 +42,7 @@
 #include <asm/unwind_hints.h>
 #include "direct.h"
 
-/* struct pt_regs (direct.c asserts the offsets). */
+/* struct pt_regs (direct.c asserts the offsets), then the frame's own. */
 #define R15	0
 #define R14	8
 #define R13	16
@@ -62,12 +64,10 @@
 #define EFLAGS	144
 #define RSP	152
 #define SS	160
-#define PTREGS	168
-/* The frame: pt_regs, the slot, the token, the entry data. */
-#define SLOT	(PTREGS)
-#define TOKEN	(PTREGS + 8)
-#define EDATA	(PTREGS + 16)
-#define FRAME	(EDATA + RFPROBE_DIRECT_EDATA)
+#define SLOT	RFPROBE_DIRECT_F_SLOT
+#define TOKEN	RFPROBE_DIRECT_F_TOKEN
+#define RET_DX	RFPROBE_DIRECT_F_RET_DX
+#define FRAME	RFPROBE_DIRECT_FRAME
 
 	.text
 
@@ -116,11 +116,7 @@ SYM_CODE_START_LOCAL(rfprobe_direct_tramp)
 	movq	$0, EFLAGS(%rsp)
 	movq	$-1, ORIG_RAX(%rsp)
 	incq	PER_CPU_VAR(rfprobe_direct_inflight)
-	movq	%r11, %rdi
-	movq	%rsp, %rsi
-	leaq	EDATA(%rsp), %rdx
-	movq	8(%rbp), %rcx
-	movq	16(%rbp), %r8
+	movq	%rsp, %rdi
 	call	rfprobe_direct_enter
 	movq	%rax, TOKEN(%rsp)
 	movq	RDI(%rsp), %rdi
@@ -134,20 +130,15 @@ SYM_CODE_START_LOCAL(rfprobe_direct_tramp)
 	call	rfprobe_direct_body
 	/* The body returned: its return value is in rax (and rdx). */
 	movq	%rax, RAX(%rsp)
-	movq	%rdx, RDX(%rsp)
-	movq	TOKEN(%rsp), %rsi
-	testq	%rsi, %rsi
-	jz	1f
-	movq	SLOT(%rsp), %rdi
-	movq	%rsp, %rdx
-	leaq	EDATA(%rsp), %rcx
-	movq	8(%rbp), %r8
-	movq	16(%rbp), %r9
+	movq	%rdx, RET_DX(%rsp)
+	cmpq	$0, TOKEN(%rsp)
+	je	1f
+	movq	%rsp, %rdi
 	call	rfprobe_direct_exit
 1:
 	decq	PER_CPU_VAR(rfprobe_direct_inflight)
 	movq	RAX(%rsp), %rax
-	movq	RDX(%rsp), %rdx
+	movq	RET_DX(%rsp), %rdx
 	leave
 	/* Past the body's address: back to the function's caller. */
 	addq	$8, %rsp

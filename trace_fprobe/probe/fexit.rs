@@ -107,7 +107,12 @@ impl KindOps for ExitProbe {
                 // `a` is a function's ftrace location that `callable`
                 // accepted.
                 res = match DirectSlot::callable(a, m).and_then(|()| unsafe {
-                    DirectSlot::attach(core::ptr::from_ref(p).cast(), p.entry_prog.data_size(), a)
+                    DirectSlot::attach(
+                        core::ptr::from_ref(p).cast(),
+                        p.entry_prog.data_size(),
+                        p.entry_prog.clock_slot(),
+                        a,
+                    )
                 }) {
                     Ok(s) => d.slots.push(s, GFP_KERNEL),
                     Err(r) => d

@@ -41,7 +41,7 @@
 //! [`super::interp::run_entry`]; the exit program's `Base::EntryData(slot)`
 //! compiles to `Insn::Entry(slot)`, which reads the word back at exit.
 
-use super::desc::{ArgDesc, Base, BtfBitfield, FetchType, Hop, MAX_HOPS};
+use super::desc::{ArgDesc, Base, BtfBitfield, FetchType, Hop, ENTRY_CLOCK, MAX_HOPS};
 use super::probe::StoredDef;
 
 /// Maximum string length stored, including the terminating NUL
@@ -1057,6 +1057,8 @@ fn push_loads(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EntryProgram {
     nr_insns: u16,
+    /// The slot that receives the clock ([`ENTRY_CLOCK`]), if one does.
+    clock: Option<u16>,
 }
 
 impl EntryProgram {
@@ -1079,6 +1081,14 @@ impl EntryProgram {
     pub const fn data_size(&self) -> usize {
         self.nr_insns as usize * 8
     }
+
+    /// The slot that receives the clock at the entry (`$duration`), the
+    /// one store that must happen there: an attach that keeps the entry's
+    /// registers until the return (a call-through trampoline) stores the
+    /// arguments then, from those ([`super::interp::run_entry_args`]).
+    pub const fn clock_slot(&self) -> Option<u16> {
+        self.clock
+    }
 }
 
 /// Compile the entry program of an exit probe: slot `i` receives function
@@ -1097,7 +1107,13 @@ pub fn compile_entry(slots: &[u16], insns: &mut [Insn]) -> Result<EntryProgram, 
             slot: slot as u16,
         };
     }
-    Ok(EntryProgram { nr_insns: n })
+    Ok(EntryProgram {
+        nr_insns: n,
+        clock: slots
+            .iter()
+            .position(|&a| a == ENTRY_CLOCK)
+            .map(|i| i as u16),
+    })
 }
 
 /// Instructions needed for every argument of `def` (size the array for

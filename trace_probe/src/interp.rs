@@ -232,6 +232,28 @@ pub fn run_entry<M: Machine + ?Sized>(
     m: &M,
     edata: &mut [u8],
 ) -> Result<(), RunError> {
+    store_entry::<M, true>(prog, insns, m, edata)
+}
+
+/// The argument stores of an entry program, not its clock: `m` has the
+/// registers of the function's entry, kept until its return (a
+/// call-through trampoline's frame), where the clock was stored at the
+/// entry itself (in [`EntryProgram::clock_slot`]).
+pub fn run_entry_args<M: Machine + ?Sized>(
+    prog: &EntryProgram,
+    insns: &[Insn],
+    m: &M,
+    edata: &mut [u8],
+) -> Result<(), RunError> {
+    store_entry::<M, false>(prog, insns, m, edata)
+}
+
+fn store_entry<M: Machine + ?Sized, const CLOCK: bool>(
+    prog: &EntryProgram,
+    insns: &[Insn],
+    m: &M,
+    edata: &mut [u8],
+) -> Result<(), RunError> {
     let insns = insns.get(..prog.len()).ok_or(RunError::BadProgram)?;
     if edata.len() < prog.data_size() {
         return Err(RunError::BufferTooSmall);
@@ -240,10 +262,12 @@ pub fn run_entry<M: Machine + ?Sized>(
         if let Insn::EntryStore { arg, slot } = *insn {
             let start = usize::from(slot) * 8;
             if let Some(d) = edata.get_mut(start..start + 8) {
-                let v = if arg == super::desc::ENTRY_CLOCK {
+                let v = if arg != super::desc::ENTRY_CLOCK {
+                    m.arg(arg)
+                } else if CLOCK {
                     m.clock()
                 } else {
-                    m.arg(arg)
+                    continue;
                 };
                 d.copy_from_slice(&v.to_ne_bytes());
             }

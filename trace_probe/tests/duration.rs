@@ -14,7 +14,7 @@ use trace_probe::bytes::FmtBytes;
 use trace_probe::desc::{Base, ENTRY_CLOCK};
 use trace_probe::errors::ErrCode;
 use trace_probe::fetch::{compile_entry, compile_probe, probe_insn_count, Insn};
-use trace_probe::interp::{run, run_entry};
+use trace_probe::interp::{run, run_entry, run_entry_args};
 use trace_probe::layout;
 use trace_probe::probe::ProbeDef;
 use trace_probe::render::render_def_event;
@@ -57,6 +57,61 @@ fn hit(def: &ProbeDef, entry: &Mock, exit: &mut Mock, skip_entry: bool) -> Strin
     let mut s = String::new();
     render_def_event(&mut FmtBytes(&mut s), def, &rec, exit, false).unwrap();
     s
+}
+
+/// As [`hit`], the way a call-through trampoline runs the entry program:
+/// only the clock is stored at the entry, in its slot; the arguments are
+/// stored at the return, from the entry's registers (`entry`, which the
+/// trampoline's frame keeps). Also returns the clock's slot.
+fn hit_split(def: &ProbeDef, entry: &Mock, exit: &mut Mock) -> (String, Option<u16>) {
+    let d = &def.stored();
+    let mut einsns = vec![Insn::Retval; d.entry_slots().len()];
+    let ep = compile_entry(d.entry_slots(), &mut einsns).unwrap();
+    let mut edata = vec![0u8; ep.data_size()];
+    if let Some(c) = ep.clock_slot() {
+        let at = usize::from(c) * 8;
+        edata[at..at + 8].copy_from_slice(&entry.clock.get().to_ne_bytes());
+    }
+    // The exit's own clock must not be stored: the entry's stays.
+    let mut late = machine(u64::MAX);
+    late.args = entry.args.clone();
+    run_entry_args(&ep, &einsns, &late, &mut edata).unwrap();
+    let mut insns = vec![Insn::Retval; probe_insn_count(d)];
+    let prog = compile_probe(d, &mut insns, |_| None).expect("compile");
+    exit.edata = Some(edata);
+    let mut rec = vec![0u8; prog.max_record_size()];
+    rec[8..16].copy_from_slice(&VFS_READ.to_le_bytes());
+    rec[16..24].copy_from_slice(&(KSYS_READ + 0x75).to_le_bytes());
+    let r = run(&prog, &insns, exit, d, &mut rec).expect("run");
+    rec.truncate(r.len);
+    let mut s = String::new();
+    render_def_event(&mut FmtBytes(&mut s), d, &rec, exit, false).unwrap();
+    (s, ep.clock_slot())
+}
+
+#[test]
+fn entry_program_split_at_the_return_gives_the_same_record() {
+    let env = Env::no_btf();
+    for (text, clock) in [
+        ("f:lat vfs_read%return $duration", Some(0)),
+        ("f:lat vfs_read%return n=$arg3 $duration r=$retval", Some(1)),
+        ("f:lat vfs_read%return a=$arg2 n=$arg3 r=$retval", None),
+        ("f:lat vfs_read%return r=$retval", None),
+    ] {
+        let def = ok(&env, text);
+        let mut entry = machine(5_000_000);
+        entry.args = vec![0x10, 0x20, 0x30, 0x40];
+        let exit_at = |m: &mut Mock| {
+            m.retval = 7;
+            m.args = vec![0xdead; 4];
+        };
+        let mut exit = machine(5_000_000 + 1_234_567);
+        exit_at(&mut exit);
+        let whole = hit(&def, &entry, &mut exit, false);
+        let mut exit = machine(5_000_000 + 1_234_567);
+        exit_at(&mut exit);
+        assert_eq!(hit_split(&def, &entry, &mut exit), (whole, clock), "{text}");
+    }
 }
 
 #[test]

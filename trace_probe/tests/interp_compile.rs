@@ -460,6 +460,13 @@ fn entry_program() {
     assert_eq!(p.slots(), 3);
     assert_eq!(p.data_size(), 24);
     assert_eq!(insns[2], Insn::EntryStore { arg: 7, slot: 2 });
+    // Arguments only: nothing must be stored at the entry itself.
+    assert_eq!(p.clock_slot(), None);
+    let clock = [0u16, trace_probe::desc::ENTRY_CLOCK];
+    assert_eq!(
+        compile_entry(&clock, &mut insns).unwrap().clock_slot(),
+        Some(1)
+    );
     let mut small = [Insn::Retval; 2];
     assert_eq!(compile_entry(&e, &mut small), Err(E::NoSpace));
     assert_eq!(compile_entry(&[0; 129], &mut insns), Err(E::TooManyArgs));
