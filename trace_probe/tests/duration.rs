@@ -16,7 +16,7 @@ use trace_probe::errors::ErrCode;
 use trace_probe::fetch::{compile_entry, compile_probe, probe_insn_count, Insn};
 use trace_probe::interp::{run, run_entry, run_entry_args};
 use trace_probe::layout;
-use trace_probe::probe::ProbeDef;
+use trace_probe::probe::{ProbeDef, StoredDef};
 use trace_probe::render::render_def_event;
 
 const VFS_READ: u64 = 0xffff_ffff_8130_0000;
@@ -40,8 +40,6 @@ fn machine(clock: u64) -> Mock {
 /// is missing), then the exit program on `exit`; returns the trace line.
 fn hit(def: &ProbeDef, entry: &Mock, exit: &mut Mock, skip_entry: bool) -> String {
     let def = &def.stored();
-    let mut insns = vec![Insn::Retval; probe_insn_count(def)];
-    let prog = compile_probe(def, &mut insns, |_| None).expect("compile");
     if !skip_entry {
         let mut einsns = vec![Insn::Retval; def.entry_slots().len()];
         let ep = compile_entry(def.entry_slots(), &mut einsns).unwrap();
@@ -49,6 +47,13 @@ fn hit(def: &ProbeDef, entry: &Mock, exit: &mut Mock, skip_entry: bool) -> Strin
         run_entry(&ep, &einsns, entry, &mut edata).unwrap();
         exit.edata = Some(edata);
     }
+    exit_line(def, exit)
+}
+
+/// The exit program of `def` on `exit` (its entry data set): the trace line.
+fn exit_line(def: &StoredDef<'_>, exit: &Mock) -> String {
+    let mut insns = vec![Insn::Retval; probe_insn_count(def)];
+    let prog = compile_probe(def, &mut insns, |_| None).expect("compile");
     let mut rec = vec![0u8; prog.max_record_size()];
     rec[8..16].copy_from_slice(&VFS_READ.to_le_bytes());
     rec[16..24].copy_from_slice(&(KSYS_READ + 0x75).to_le_bytes());
@@ -76,17 +81,8 @@ fn hit_split(def: &ProbeDef, entry: &Mock, exit: &mut Mock) -> (String, Option<u
     let mut late = machine(u64::MAX);
     late.args = entry.args.clone();
     run_entry_args(&ep, &einsns, &late, &mut edata).unwrap();
-    let mut insns = vec![Insn::Retval; probe_insn_count(d)];
-    let prog = compile_probe(d, &mut insns, |_| None).expect("compile");
     exit.edata = Some(edata);
-    let mut rec = vec![0u8; prog.max_record_size()];
-    rec[8..16].copy_from_slice(&VFS_READ.to_le_bytes());
-    rec[16..24].copy_from_slice(&(KSYS_READ + 0x75).to_le_bytes());
-    let r = run(&prog, &insns, exit, d, &mut rec).expect("run");
-    rec.truncate(r.len);
-    let mut s = String::new();
-    render_def_event(&mut FmtBytes(&mut s), d, &rec, exit, false).unwrap();
-    (s, ep.clock_slot())
+    (exit_line(d, exit), ep.clock_slot())
 }
 
 #[test]
