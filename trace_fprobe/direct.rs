@@ -2,10 +2,11 @@
 
 //! Call-through trampolines for exit probes (`exit_attach` `trampoline`):
 //! an ftrace direct call from the function's entry to one of the stubs of
-//! `rust/helpers/direct_tramp.S`, which runs the entry program, calls the
-//! function's body itself and writes the record after it returns, as
-//! BPF's fexit does: no return-address hijack, no pool of return
-//! instances. A function is on one slot (one stub, one `ftrace_ops`,
+//! `rust/helpers/direct_tramp.S`, which keeps the function's registers in
+//! its [`Frame`] (and stores `$duration`'s clock), calls the function's
+//! body itself and, after it returns, stores the entry arguments an exit
+//! probe reads from those registers and writes the record, as BPF's fexit
+//! does: no return-address hijack, no pool of return instances. A function is on one slot (one stub, one `ftrace_ops`,
 //! `rust/helpers/direct.c`); [`DirectSlot`] owns it.
 //!
 //! A call keeps its frame on the trampoline while the body runs, also
@@ -104,9 +105,12 @@ fn resolve_return_hooks() {
 }
 
 /// A call's frame on a trampoline (`struct rfprobe_direct_frame`,
-/// `rust/helpers/direct.h`): the function's registers at its entry (but
-/// `ax`, the body's return value once it returned), its slot, the return
-/// value's upper half (`dx`) and the entry data.
+/// `rust/helpers/direct.h`): the partial register set of the function's
+/// entry (its argument registers, `bp`, `sp` and `ip`; `ax`, the body's
+/// return value once it returned), its slot, the return value's upper
+/// half (`dx`) and the entry data. The other registers are not saved:
+/// nothing reads them (fprobe events name no registers, and perf gets a
+/// partial set, [`crate::perf::PerfSample::submit`]).
 ///
 /// Invariant: the frame of a call that is running on the current task's
 /// stack; the trampoline does not touch it while its entry or exit call
@@ -181,8 +185,8 @@ impl Frame {
     /// as fprobe's exit handlers get them on either kernel (rethook's, the
     /// function-graph tracer's): the return value in `ax` (the trampoline
     /// stored it there) and `dx`, `ip` the return address (the caller:
-    /// [`Frame::caller`]), `sp` past it; the others are the entry's, the
-    /// callee-saved ones as the body gives them back. Returns the caller.
+    /// [`Frame::caller`]), `sp` past it; `bp` is the entry's, as the body
+    /// gives it back. Returns the caller.
     #[inline(always)]
     pub(crate) fn set_return(&mut self) -> c_ulong {
         let parent = self.caller();

@@ -746,7 +746,7 @@ pub(crate) unsafe fn exit_hit(
 ///
 /// A handler context (preemption disabled, ftrace's recursion lock held);
 /// `regs` is the trampoline's partial register set (the entry's argument
-/// and callee-saved registers, the entry stack pointer, the return value);
+/// registers and `bp`, the return value, the return's `ip` and `sp`);
 /// `entry_data` is what [`fill_entry_data`] filled for this call.
 #[inline(always)]
 pub(crate) unsafe fn direct_exit_hit(

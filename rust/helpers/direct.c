@@ -36,10 +36,7 @@ static bool direct_pinned;		/* the module reference is held */
 static bool direct_draining;		/* direct_drain() runs */
 
 /* direct_tramp.S builds a struct pt_regs at these offsets. */
-static_assert(offsetof(struct pt_regs, r15) == 0);
 static_assert(offsetof(struct pt_regs, bp) == 32);
-static_assert(offsetof(struct pt_regs, bx) == 40);
-static_assert(offsetof(struct pt_regs, r10) == 56);
 static_assert(offsetof(struct pt_regs, r9) == 64);
 static_assert(offsetof(struct pt_regs, r8) == 72);
 static_assert(offsetof(struct pt_regs, ax) == 80);
@@ -47,9 +44,7 @@ static_assert(offsetof(struct pt_regs, cx) == 88);
 static_assert(offsetof(struct pt_regs, dx) == 96);
 static_assert(offsetof(struct pt_regs, si) == 104);
 static_assert(offsetof(struct pt_regs, di) == 112);
-static_assert(offsetof(struct pt_regs, orig_ax) == 120);
 static_assert(offsetof(struct pt_regs, ip) == 128);
-static_assert(offsetof(struct pt_regs, flags) == 144);
 static_assert(offsetof(struct pt_regs, sp) == 152);
 static_assert(sizeof(struct pt_regs) == 168);
 /* ...and its frame at these (direct.h). */

@@ -17,10 +17,14 @@
 /*
  * The trampoline's frame (struct rfprobe_direct_frame), at its stack
  * pointer: a struct pt_regs with the function's registers at its entry
- * (but ax, which holds the body's return value once it returned: a
+ * that an exit reads, the partial set of an ftrace_ops without SAVE_REGS
+ * (the argument registers, rax, rbp, the entry stack pointer and ip, the
+ * body's address; rax holds the body's return value once it returned: a
  * function on a trampoline is not variadic, so its entry's rax is no
- * argument), the slot, the token of the call's entry (0: nothing to record
- * at the exit), the return value's upper half (rdx) and the entry data.
+ * argument). Nothing reads the others, which are not saved: fprobe events
+ * name no registers, and perf gets that partial set (perf.c). Then the
+ * slot, the token of the call's entry (0: nothing to record at the exit),
+ * the return value's upper half (rdx) and the entry data.
  */
 #define RFPROBE_DIRECT_F_SLOT	168
 #define RFPROBE_DIRECT_F_TOKEN	176

@@ -11,9 +11,9 @@
  * caller-saved and not an argument register) and jumps to the common part,
  * which
  *  - builds its frame (struct rfprobe_direct_frame, direct.h) on its stack:
- *    a struct pt_regs with the function's registers at its entry (argument,
- *    callee-saved, the entry stack pointer), the slot, room for the token,
- *    the body's return value and the entry data,
+ *    a struct pt_regs with the function's registers at its entry that an
+ *    exit reads (direct.h), the slot, room for the token, the return
+ *    value and the entry data,
  *  - counts the task in (rfprobe_direct_inflight: it stays on this code
  *    while the body runs, and the body may sleep),
  *  - calls rfprobe_direct_enter(frame), which returns a token (0: nothing
@@ -43,14 +43,7 @@
 #include "direct.h"
 
 /* struct pt_regs (direct.c asserts the offsets), then the frame's own. */
-#define R15	0
-#define R14	8
-#define R13	16
-#define R12	24
 #define RBP	32
-#define RBX	40
-#define R11	48
-#define R10	56
 #define R9	64
 #define R8	72
 #define RAX	80
@@ -58,12 +51,8 @@
 #define RDX	96
 #define RSI	104
 #define RDI	112
-#define ORIG_RAX 120
 #define RIP	128
-#define CS	136
-#define EFLAGS	144
 #define RSP	152
-#define SS	160
 #define SLOT	RFPROBE_DIRECT_F_SLOT
 #define TOKEN	RFPROBE_DIRECT_F_TOKEN
 #define RET_DX	RFPROBE_DIRECT_F_RET_DX
@@ -97,13 +86,6 @@ SYM_CODE_START_LOCAL(rfprobe_direct_tramp)
 	movq	%r8, R8(%rsp)
 	movq	%r9, R9(%rsp)
 	movq	%rax, RAX(%rsp)
-	movq	%rbx, RBX(%rsp)
-	movq	%r12, R12(%rsp)
-	movq	%r13, R13(%rsp)
-	movq	%r14, R14(%rsp)
-	movq	%r15, R15(%rsp)
-	movq	%r10, R10(%rsp)
-	movq	%r11, R11(%rsp)
 	movq	%r11, SLOT(%rsp)
 	movq	0(%rbp), %rdi
 	movq	%rdi, RBP(%rsp)
@@ -111,10 +93,6 @@ SYM_CODE_START_LOCAL(rfprobe_direct_tramp)
 	movq	%rdi, RSP(%rsp)
 	movq	8(%rbp), %rdi
 	movq	%rdi, RIP(%rsp)
-	movq	$__KERNEL_CS, CS(%rsp)
-	movq	$__KERNEL_DS, SS(%rsp)
-	movq	$0, EFLAGS(%rsp)
-	movq	$-1, ORIG_RAX(%rsp)
 	incq	PER_CPU_VAR(rfprobe_direct_inflight)
 	movq	%rsp, %rdi
 	call	rfprobe_direct_enter
@@ -126,7 +104,6 @@ SYM_CODE_START_LOCAL(rfprobe_direct_tramp)
 	movq	R8(%rsp), %r8
 	movq	R9(%rsp), %r9
 	movq	RAX(%rsp), %rax
-	movq	R10(%rsp), %r10
 	call	rfprobe_direct_body
 	/* The body returned: its return value is in rax (and rdx). */
 	movq	%rax, RAX(%rsp)
