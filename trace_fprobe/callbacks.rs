@@ -12,7 +12,7 @@
 use crate::bindings;
 use crate::cpu::RecursionGuard;
 use crate::direct;
-use crate::handler::{direct_exit_hit, entry_hit, exit_hit, fill_entry_args, fill_entry_data};
+use crate::handler::{direct_exit_hit, entry_hit, exit_hit, fill_entry, AT_ENTRY, AT_RETURN};
 use crate::probe::fentry::EntryHandler;
 use crate::probe::fprobe::{ExitFprobe, ExitHandler};
 use crate::probe::Probe;
@@ -34,7 +34,7 @@ impl ExitHandler for Probe {
         // SAFETY: An entry handler's registers; `entry_data` holds the
         // `entry_data_size` bytes registered, the entry program's data
         // size (`fexit::entry_data`).
-        unsafe { fill_entry_data(self, regs, entry_data) };
+        unsafe { fill_entry::<AT_ENTRY>(self, regs, entry_data) };
     }
 
     #[inline(always)]
@@ -150,7 +150,7 @@ pub(crate) unsafe extern "C" fn rfprobe_direct_exit(frame: *mut bindings::rfprob
     // frame still holds: what the entry would have stored.
     // SAFETY: The frame's entry registers (not yet the return's); `EDATA`
     // bytes, at least the entry program's (`DirectSlot::attach`).
-    unsafe { fill_entry_args(probe, frame.regs(), frame.edata()) };
+    unsafe { fill_entry::<AT_RETURN>(probe, frame.regs(), frame.edata()) };
     let parent = frame.set_return();
     // SAFETY: Preemption disabled and the recursion lock held (`lock`);
     // the frame's registers, now the return's; the entry data filled for

@@ -662,40 +662,25 @@ unsafe fn perf_record<const EXIT: bool, const FULL_REGS: bool>(
     Outcome::Written
 }
 
+/// [`fill_entry`] at a function's entry: the whole entry program.
+pub(crate) const AT_ENTRY: bool = true;
+/// [`fill_entry`] at a function's return, over the registers of its entry
+/// (a call-through trampoline's frame keeps them): the argument stores
+/// only, the clock having been stored at the entry.
+pub(crate) const AT_RETURN: bool = false;
+
 /// Runs `probe`'s entry program (the arguments an exit probe reads, its
-/// `$duration` clock) into `entry_data`, at a function's entry.
+/// `$duration` clock) into `entry_data`: all of it [`AT_ENTRY`], its
+/// argument stores [`AT_RETURN`].
 ///
 /// # Safety
 ///
-/// `regs` are an entry handler's registers; `entry_data` holds the entry
-/// program's `data_size()` bytes (or it has none).
+/// `regs` are the function's registers at its entry: an entry handler's
+/// ([`AT_ENTRY`]), or kept until its return ([`AT_RETURN`]: a trampoline
+/// frame's, before the return is set in them); `entry_data` holds the
+/// entry program's `data_size()` bytes (or it has none).
 #[inline(always)]
-pub(crate) unsafe fn fill_entry_data(probe: &Probe, regs: Regs, entry_data: *mut u8) {
-    // SAFETY: Caller.
-    unsafe { fill_entry::<true>(probe, regs, entry_data) };
-}
-
-/// The argument stores of `probe`'s entry program, at a function's return
-/// (a call-through trampoline's, which stored the clock at the entry).
-///
-/// # Safety
-///
-/// `regs` are the function's registers at its entry, kept until its
-/// return (a trampoline frame's, before the return is set in them);
-/// `entry_data` as for [`fill_entry_data`].
-#[inline(always)]
-pub(crate) unsafe fn fill_entry_args(probe: &Probe, regs: Regs, entry_data: *mut u8) {
-    // SAFETY: Caller.
-    unsafe { fill_entry::<false>(probe, regs, entry_data) };
-}
-
-/// [`fill_entry_data`] (`CLOCK`) or [`fill_entry_args`].
-///
-/// # Safety
-///
-/// As theirs.
-#[inline(always)]
-unsafe fn fill_entry<const CLOCK: bool>(probe: &Probe, regs: Regs, entry_data: *mut u8) {
+pub(crate) unsafe fn fill_entry<const ENTRY: bool>(probe: &Probe, regs: Regs, entry_data: *mut u8) {
     let size = probe.entry_prog.data_size();
     if size == 0 {
         return;
@@ -712,7 +697,7 @@ unsafe fn fill_entry<const CLOCK: bool>(probe: &Probe, regs: Regs, entry_data: *
             probe.fault_counter(),
         )
     };
-    let _ = if CLOCK {
+    let _ = if ENTRY {
         interp::run_entry(&probe.entry_prog, &probe.entry_insns, &m, edata)
     } else {
         interp::run_entry_args(&probe.entry_prog, &probe.entry_insns, &m, edata)
@@ -726,7 +711,7 @@ unsafe fn fill_entry<const CLOCK: bool>(probe: &Probe, regs: Regs, entry_data: *
 /// fprobe exit handler context for `probe`'s `ExitFprobe`; `regs` are the
 /// handler's registers (those an exit program may read: definitions refuse
 /// the others where fprobe does not save them at exit); `entry_data` is
-/// what [`fill_entry_data`] filled for the same call (or NULL).
+/// what [`fill_entry`] filled for the same call (or NULL).
 #[inline(always)]
 pub(crate) unsafe fn exit_hit(
     probe: &Probe,
@@ -747,7 +732,7 @@ pub(crate) unsafe fn exit_hit(
 /// A handler context (preemption disabled, ftrace's recursion lock held);
 /// `regs` is the trampoline's partial register set (the entry's argument
 /// registers and `bp`, the return value, the return's `ip` and `sp`);
-/// `entry_data` is what [`fill_entry_data`] filled for this call.
+/// `entry_data` is what [`fill_entry`] filled for this call.
 #[inline(always)]
 pub(crate) unsafe fn direct_exit_hit(
     probe: &Probe,
