@@ -64,7 +64,8 @@ pub(crate) struct Site {
     /// only under the attachment it entered under, and stores the entry
     /// program's arguments then, from the frame's entry registers.
     gen: AtomicU64,
-    /// Calls whose entry or exit ftrace's recursion lock refused.
+    /// Calls whose exit ftrace's recursion lock refused (the entry takes
+    /// no lock).
     missed: AtomicU64,
     /// The function's address (its fentry site), what records name: the
     /// body the trampoline calls is elsewhere when an IPMODIFY user
@@ -127,7 +128,10 @@ impl Frame {
     /// call (the type's invariant).
     #[inline(always)]
     pub(crate) unsafe fn from_raw<'a>(f: *mut bindings::rfprobe_direct_frame) -> &'a mut Frame {
-        // SAFETY: `repr(transparent)`; valid and not aliased (caller).
+        // SAFETY: `repr(transparent)`; aligned, live and not aliased while
+        // the call runs (caller). Some of its words are never written (the
+        // registers the trampoline does not save, entry-data slots the
+        // probe does not use); they are plain integers that nothing reads.
         unsafe { &mut *f.cast::<Frame>() }
     }
 
