@@ -103,9 +103,9 @@ unsafe extern "C" fn entry_handler<H: ExitHandler, const S: usize>(
     0
 }
 
-/// The entry handler of slot `S` without entry data where there are two
-/// slots: declines the calls that do not lead to the slot's exit, counts
-/// the others ([`ExitFprobe::enter`]).
+/// The entry handler of slot `S` without entry data where there is more
+/// than one slot: declines the calls that do not lead to the slot's exit,
+/// counts the others ([`ExitFprobe::enter`]).
 ///
 /// # Safety
 ///
@@ -153,7 +153,7 @@ unsafe extern "C" fn exit_handler<H: ExitHandler, const S: usize>(
 }
 
 /// Slot `S`'s handlers: the exit handler, and the entry handler (`with_entry`:
-/// the one that stores entry data; else, with two slots, the gate).
+/// the one that stores entry data; else, with more than one slot, the gate).
 fn handlers<H: ExitHandler, const S: usize>(
     with_entry: bool,
 ) -> (bindings::fprobe_entry_cb, bindings::fprobe_exit_cb) {
@@ -168,11 +168,13 @@ fn handlers<H: ExitHandler, const S: usize>(
 }
 
 /// The `fprobe`s an exit probe may have registered at once: one where
-/// ftrace changes a registered fprobe's functions in place; two where
+/// ftrace changes a registered fprobe's functions in place; four where
 /// fprobe runs on the function-graph tracer (all fprobes share one
-/// `fgraph_ops`, so a change of functions registers the other slot on the
-/// new set and hands over to it: see [`ExitFprobe::update`]).
-pub(crate) const EXIT_SLOTS: usize = if compat::FPROBE_FGRAPH { 2 } else { 1 };
+/// `fgraph_ops`, so a change of functions registers a free slot on the
+/// new set and hands over to it, and a slot stays registered while calls
+/// that entered it have not returned: see [`ExitFprobe::update`]).
+pub(crate) const EXIT_SLOTS: usize = if compat::FPROBE_FGRAPH { 4 } else { 1 };
+const _: () = assert!(EXIT_SLOTS <= 1 << SLOT_BITS);
 
 /// An exit probe's `fprobe`s, embedded in its probe (the fprobe core hands
 /// a slot's address to the handlers, which recover the `ExitFprobe` from
@@ -184,26 +186,29 @@ pub(crate) struct ExitFprobe {
     /// declines them): swapped by [`ExitFprobe::update`], read by the
     /// entry handlers.
     live: AtomicUsize,
-    /// The slot registered last ([`NEWEST`]), whether the other is
-    /// registered too ([`PAIRED`]), and how many registrations came
-    /// before (the rest, the epoch): written by the control path before a
-    /// registration, read by the entry handlers. With both registered,
-    /// the fprobe core calls the newest's entry handler first for a call
-    /// of a function both have; it reads `live` and hands its answer to
-    /// the other's, so that the two agree (exactly one lets the call
-    /// through) even when `live` changes between them.
+    /// The slot registered last (bits 0..[`SLOT_BITS`]), the slot live
+    /// before it ([`PREV_SHIFT`]) when that one is registered too
+    /// ([`PAIRED`]), and how many registrations came before (from
+    /// [`EPOCH_SHIFT`], the epoch): written by the control path before a
+    /// registration, read by the entry handlers. In an epoch `live` is one
+    /// of those two, so the entry handlers of every other slot decline.
+    /// With both registered, the fprobe core calls the newest's entry
+    /// handler first for a call of a function both have (it lists an
+    /// address's fprobes newest first); it reads `live` and hands its
+    /// answer to the previous slot's, so that the two agree (exactly one
+    /// lets the call through) even when `live` changes between them.
     order: AtomicU64,
     /// Where the newest slot's entry handler leaves its answer.
     handoff: OnceBox<Handoff>,
-    /// Taken when `live` last changed: once it has elapsed, every entry
-    /// handler that read the slot it retired has counted its call.
+    /// Per slot, taken when `live` last left it: once it has elapsed,
+    /// every entry handler that read the slot live has counted its call.
     /// Control path, under `event_mutex`.
-    retired: AtomicU64,
+    retired: [AtomicU64; EXIT_SLOTS],
     /// Registered slots (bit per slot). Control path, under `event_mutex`.
     registered: AtomicUsize,
     /// Misses counted by slots since unregistered.
     retired_missed: AtomicU64,
-    /// With two slots: per slot, the calls its entry handler let through
+    /// With more than one slot: per slot, the calls its entry handler let through
     /// (counter `2 * slot`) and the exits its exit handler was called for
     /// (`2 * slot + 1`), from the first registration on.
     calls: OnceBox<Counters<{ 2 * EXIT_SLOTS }>>,
@@ -212,15 +217,21 @@ pub(crate) struct ExitFprobe {
     abandoned: [AtomicU64; EXIT_SLOTS],
 }
 
-/// In [`ExitFprobe::order`]: the newest slot.
-const NEWEST: u64 = 1;
-/// In [`ExitFprobe::order`]: the other slot is registered too.
-const PAIRED: u64 = 2;
+/// The bits of a slot number in [`ExitFprobe::order`] and in a handed-over
+/// answer.
+const SLOT_BITS: u32 = 2;
+/// A slot number's mask.
+const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
+/// In [`ExitFprobe::order`]: the previous slot's shift.
+const PREV_SHIFT: u32 = SLOT_BITS;
+/// In [`ExitFprobe::order`]: the previous slot is registered too.
+const PAIRED: u64 = 1 << (2 * SLOT_BITS);
 /// In [`ExitFprobe::order`]: the epoch's shift.
-const EPOCH_SHIFT: u32 = 2;
+const EPOCH_SHIFT: u32 = 2 * SLOT_BITS + 1;
 
 /// How long [`ExitFprobe::update`] waits at most for the calls in flight
-/// in the slot it retires, in milliseconds.
+/// in a slot it must register again while they run (every slot is
+/// registered with calls in flight), in milliseconds.
 const RETIRE_WAIT_MS: u32 = 500;
 
 impl ExitFprobe {
@@ -232,7 +243,7 @@ impl ExitFprobe {
             live: AtomicUsize::new(0),
             order: AtomicU64::new(0),
             handoff: OnceBox::new(),
-            retired: AtomicU64::new(GracePeriod::start().cookie()),
+            retired: core::array::from_fn(|_| AtomicU64::new(GracePeriod::start().cookie())),
             registered: AtomicUsize::new(0),
             retired_missed: AtomicU64::new(0),
             calls: OnceBox::new(),
@@ -265,23 +276,26 @@ impl ExitFprobe {
         let epoch = order >> EPOCH_SHIFT;
         let live = if order & PAIRED == 0 {
             self.live.load(Ordering::Acquire)
-        } else if (order & NEWEST) as usize == slot {
-            // Called first: the other slot's handler, if the call reaches
-            // it, takes this answer.
+        } else if (order & SLOT_MASK) as usize == slot {
+            // Called first: the previous slot's handler, if the call
+            // reaches it, takes this answer.
             let live = self.live.load(Ordering::Acquire);
             if let Some(hand) = self.handoff.get() {
-                hand.put(h, regs, func, (epoch << 1) | live as u64);
+                hand.put(h, regs, func, (epoch << SLOT_BITS) | live as u64);
             }
             live
-        } else {
+        } else if ((order >> PREV_SHIFT) & SLOT_MASK) as usize == slot {
             // The newest slot's handler answered for this call in this
             // epoch, or did not run for it (the function is not among the
             // newest slot's, or not yet: `live` decides then). An answer
             // of an earlier epoch is another call's.
             match self.handoff.get().and_then(|hand| hand.take(h, regs, func)) {
-                Some(v) if v >> 1 == epoch => (v & 1) as usize,
+                Some(v) if v >> SLOT_BITS == epoch => (v & SLOT_MASK) as usize,
                 _ => self.live.load(Ordering::Acquire),
             }
+        } else {
+            // Retired before this epoch: `live` is neither.
+            return false;
         };
         if live != slot {
             return false;
@@ -335,10 +349,11 @@ impl ExitFprobe {
             self.calls.get_or_try_init(Counters::new)?;
             self.handoff.get_or_try_init(Handoff::new)?;
         }
-        let (entry_handler, exit_handler) = if slot == 0 {
-            handlers::<H, 0>(entry.is_some())
-        } else {
-            handlers::<H, 1>(entry.is_some())
+        let (entry_handler, exit_handler) = match slot {
+            0 => handlers::<H, 0>(entry.is_some()),
+            1 => handlers::<H, 1>(entry.is_some()),
+            2 => handlers::<H, 2>(entry.is_some()),
+            _ => handlers::<H, 3>(entry.is_some()),
         };
         let fp = self.slots[slot].get();
         // A fresh `struct fprobe` for every registration: unregistering
@@ -388,25 +403,62 @@ impl ExitFprobe {
         self.registered.fetch_and(!(1 << slot), Ordering::Relaxed);
     }
 
-    /// Starts a new epoch in which `newest` is registered last (`paired`:
-    /// the other slot stays registered). Before the registration: the
-    /// entry handlers of the other slot take no answer the newest slot's
-    /// handler gave before it (an earlier epoch's).
-    fn set_order(&self, newest: usize, paired: bool) {
+    /// Starts a new epoch in which `newest` is registered last (`prev`:
+    /// the slot live until then, which stays registered). Before the
+    /// registration: the previous slot's entry handler takes no answer
+    /// the newest slot's handler gave before it (an earlier epoch's).
+    fn set_order(&self, newest: usize, prev: Option<usize>) {
         let epoch = (self.order.load(Ordering::Relaxed) >> EPOCH_SHIFT) + 1;
-        let paired = if paired { PAIRED } else { 0 };
+        let prev = prev.map_or(0, |p| PAIRED | (p as u64) << PREV_SHIFT);
         self.order.store(
-            (epoch << EPOCH_SHIFT) | paired | newest as u64,
+            (epoch << EPOCH_SHIFT) | prev | newest as u64,
             Ordering::Release,
         );
     }
 
+    /// Whether the calls that entered the retired slot `slot` have all
+    /// returned. First waits for the grace period that began when it was
+    /// retired: an entry handler that read `live` before could still be
+    /// about to count its call; after it the count of entries is final,
+    /// and a read of the exits is never above their true number, so 0
+    /// read is 0 true. (Below 0, calls set aside by a registration again
+    /// have returned into it, and their count hides as many of its own.)
+    fn drained(&self, slot: usize) -> bool {
+        GracePeriod::from_cookie(self.retired[slot].load(Ordering::Relaxed)).wait();
+        self.in_flight(slot) <= 0
+    }
+
+    /// Unregisters every retired slot whose calls have all returned (none
+    /// will again: its entry handler declines every call) and returns a
+    /// slot that is not registered, if there is one.
+    fn free_slot(&self, live: usize) -> Option<usize> {
+        let mut free = None;
+        for slot in (0..EXIT_SLOTS).filter(|&s| s != live) {
+            if self.registered.load(Ordering::Relaxed) & (1 << slot) != 0 {
+                if !self.drained(slot) {
+                    continue;
+                }
+                // SAFETY: Registered (the bit says so).
+                unsafe { self.unregister_slot(slot) };
+            }
+            free = free.or(Some(slot));
+        }
+        free
+    }
+
+    /// The retired slot with the fewest calls in flight (there is one:
+    /// this is called only with more than one slot).
+    fn least_busy(&self, live: usize) -> usize {
+        (0..EXIT_SLOTS)
+            .filter(|&s| s != live)
+            .min_by_key(|&s| self.in_flight(s))
+            .unwrap_or(live ^ 1)
+    }
+
     /// Waits (at most [`RETIRE_WAIT_MS`]) for the calls in flight in the
-    /// retired slot `slot` to return. First waits for the grace period
-    /// that began when it was retired: an entry handler that read `live`
-    /// before could still be about to count its call.
+    /// retired slot `slot` to return.
     fn drain(&self, slot: usize) {
-        GracePeriod::from_cookie(self.retired.load(Ordering::Relaxed)).wait();
+        GracePeriod::from_cookie(self.retired[slot].load(Ordering::Relaxed)).wait();
         let mut waited = 0;
         let mut step = 1;
         while self.in_flight(slot) > 0 && waited < RETIRE_WAIT_MS {
@@ -430,7 +482,7 @@ impl ExitFprobe {
         maxactive: u32,
     ) -> Result {
         let slot = self.live.load(Ordering::Relaxed);
-        self.set_order(slot, false);
+        self.set_order(slot, None);
         // SAFETY: Not registered, in an `H` (caller).
         unsafe { self.register_slot::<H>(slot, addrs, entry, maxactive) }
     }
@@ -453,22 +505,27 @@ impl ExitFprobe {
 
     /// Functions `delta` join (or, `remove`, leave) the registered probe,
     /// whose functions are `all` afterwards (not empty). With one slot
-    /// ftrace changes the fprobe's filter in place. With two, the other
+    /// ftrace changes the fprobe's filter in place. With more, a free
     /// slot is registered on `all` and takes over with one store: every
     /// call that enters after it is the new slot's, one that entered
     /// before is the old one's (a call whose two entry handlers run on
     /// either side of the store gets the newest's answer from both: see
     /// [`ExitFprobe::order`]; the store waits for the entries that began
     /// before the new slot was registered, which reach only the old
-    /// slot's handler), so no call is recorded twice or missed at entry. The old slot stays registered (its entry handler declines
-    /// new calls) so that the exits of the calls still running in it are
-    /// recorded: fprobe drops the exits of an unregistered fprobe. The next
-    /// change registers that slot again, on its new set: it first waits
-    /// for the calls that entered it to return (at most
-    /// [`RETIRE_WAIT_MS`]), then unregisters it. A call still running
-    /// after the wait returns into the slot's new registration and is
-    /// recorded, unless it returns while the slot is being registered
-    /// again (a few milliseconds), when fprobe drops its exit.
+    /// slot's handler), so no call is recorded twice or missed at entry.
+    /// The old slot stays registered (its entry handler declines new
+    /// calls) so that the exits of the calls still running in it are
+    /// recorded: fprobe drops the exits of an unregistered fprobe. It is
+    /// unregistered, freeing it, by the first change that finds all its
+    /// calls returned; a change does not wait for them.
+    ///
+    /// Only when every other slot still has calls in flight (calls that
+    /// entered under three registrations before, none returned) does a
+    /// change register one of them again: the one with the fewest, after
+    /// waiting for them at most [`RETIRE_WAIT_MS`]. A call still running
+    /// then returns into the slot's new registration and is recorded,
+    /// unless it returns while the slot is being registered again (a few
+    /// milliseconds), when fprobe drops its exit.
     ///
     /// # Safety
     ///
@@ -494,18 +551,23 @@ impl ExitFprobe {
                 )
             });
         }
-        let new = old ^ 1;
-        if self.registered.load(Ordering::Relaxed) & (1 << new) != 0 {
-            // The slot the previous change retired: no new call enters it.
-            self.drain(new);
-            // SAFETY: Registered (the bit says so).
-            unsafe { self.unregister_slot(new) };
-        }
-        self.set_order(new, true);
+        let new = match self.free_slot(old) {
+            Some(slot) => slot,
+            None => {
+                // Every retired slot has calls in flight: no new call
+                // enters them.
+                let slot = self.least_busy(old);
+                self.drain(slot);
+                // SAFETY: Registered (no slot is free).
+                unsafe { self.unregister_slot(slot) };
+                slot
+            }
+        };
+        self.set_order(new, Some(old));
         // SAFETY: Not registered (above); `self` stays put (the caller's
         // registration contract).
         if let Err(e) = unsafe { self.register_slot::<H>(new, all, entry, maxactive) } {
-            self.set_order(old, false);
+            self.set_order(old, None);
             return Err(e);
         }
         // A call whose entry began before the new slot's nodes were in the
@@ -514,8 +576,7 @@ impl ExitFprobe {
         // entry has finished.
         crate::sync::synchronize_rcu();
         self.live.store(new, Ordering::Release);
-        self.retired
-            .store(GracePeriod::start().cookie(), Ordering::Relaxed);
+        self.retired[old].store(GracePeriod::start().cookie(), Ordering::Relaxed);
         Ok(())
     }
 
