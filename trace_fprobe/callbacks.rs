@@ -110,8 +110,8 @@ pub(crate) unsafe extern "C" fn rfprobe_direct_enter(
     frame: *mut bindings::rfprobe_direct_frame,
 ) -> u64 {
     // SAFETY: The call's frame (caller), for this function's duration.
-    let frame = unsafe { direct::Frame::from_raw(frame) };
-    let site = direct::site(frame);
+    let mut frame = unsafe { direct::Frame::from_raw(frame) };
+    let site = direct::site(&frame);
     // The exit records only if the slot still has this attachment then.
     frame.store_clock(site.word())
 }
@@ -126,9 +126,9 @@ pub(crate) unsafe extern "C" fn rfprobe_direct_enter(
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rfprobe_direct_exit(frame: *mut bindings::rfprobe_direct_frame) {
     // SAFETY: The call's frame (caller), for this function's duration.
-    let frame = unsafe { direct::Frame::from_raw(frame) };
+    let mut frame = unsafe { direct::Frame::from_raw(frame) };
     let token = frame.token();
-    let site = direct::site(frame);
+    let site = direct::site(&frame);
     // Entered under an attachment that has gone: neither a record nor a
     // miss of the slot's present one (checked again under the lock).
     if site.word() != token {

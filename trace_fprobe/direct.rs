@@ -23,6 +23,8 @@ use crate::trace_probe::callthrough::{self, Refusal};
 #[cfg(doc)]
 use crate::trace_probe::fetch::EntryProgram;
 use core::ffi::c_void;
+use core::marker::PhantomData;
+use core::ptr::{addr_of, addr_of_mut, NonNull};
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 use kernel::ffi::c_ulong;
 
@@ -111,44 +113,57 @@ fn resolve_return_hooks() {
 /// return value once it returned), its slot, the return value's upper
 /// half (`dx`) and the entry data. The other registers are not saved:
 /// nothing reads them (fprobe events name no registers, and perf gets a
-/// partial set, [`crate::perf::PerfSample::submit`]).
+/// partial set, [`crate::perf::PerfSample::submit`]). So the frame is held
+/// by its address, never as a reference over the whole struct: each
+/// accessor reads or writes one word the trampoline or this type wrote.
 ///
 /// Invariant: the frame of a call that is running on the current task's
-/// stack; the trampoline does not touch it while its entry or exit call
-/// runs.
-#[repr(transparent)]
-pub(crate) struct Frame(bindings::rfprobe_direct_frame);
+/// stack, for `'a`; the trampoline does not touch it while its entry or
+/// exit call runs, and nothing else does.
+pub(crate) struct Frame<'a> {
+    f: NonNull<bindings::rfprobe_direct_frame>,
+    _call: PhantomData<&'a mut bindings::rfprobe_direct_frame>,
+}
 
-impl Frame {
+impl Frame<'_> {
     /// The frame the trampoline handed to its entry or exit call.
     ///
     /// # Safety
     ///
-    /// `f` is that frame, and the returned reference does not outlive the
-    /// call (the type's invariant).
+    /// `f` is that frame, and the `Frame` does not outlive the call (the
+    /// type's invariant).
     #[inline(always)]
-    pub(crate) unsafe fn from_raw<'a>(f: *mut bindings::rfprobe_direct_frame) -> &'a mut Frame {
-        // SAFETY: `repr(transparent)`; aligned, live and not aliased while
-        // the call runs (caller). Some of its words are never written (the
-        // registers the trampoline does not save, entry-data slots the
-        // probe does not use); they are plain integers that nothing reads.
-        unsafe { &mut *f.cast::<Frame>() }
+    pub(crate) unsafe fn from_raw(f: *mut bindings::rfprobe_direct_frame) -> Self {
+        Frame {
+            // SAFETY: The trampoline passes its stack pointer (caller).
+            f: unsafe { NonNull::new_unchecked(f) },
+            _call: PhantomData,
+        }
+    }
+
+    /// The frame's address.
+    #[inline(always)]
+    fn ptr(&self) -> *mut bindings::rfprobe_direct_frame {
+        self.f.as_ptr()
     }
 
     /// Its slot.
     #[inline(always)]
     pub(crate) fn slot(&self) -> c_ulong {
-        self.0.slot
+        // SAFETY: A word the trampoline wrote, in the live frame
+        // (invariant).
+        unsafe { addr_of!((*self.ptr()).slot).read() }
     }
 
     /// Its registers: the function's at its entry (`ip` the body's
     /// address, `sp` at the return address; its argument registers, which
-    /// the exit reads) until [`Frame::set_return`].
+    /// the exit reads) until [`Frame::set_return`]. A handler reads only
+    /// the words the trampoline saved (see the type).
     #[inline(always)]
     pub(crate) fn regs(&mut self) -> Regs {
         // SAFETY: The frame's, valid while the call runs (invariant), the
         // lifetime of a handler's registers.
-        unsafe { Regs::from_raw(&mut self.0.regs) }
+        unsafe { Regs::from_raw(addr_of_mut!((*self.ptr()).regs)) }
     }
 
     /// Stores the clock in the entry-data slot `word` names, if it names
@@ -159,16 +174,30 @@ impl Frame {
         if clock == 0 {
             return word;
         }
-        self.store_clock_in(clock - 1, word)
+        // SAFETY: The live frame (invariant), which `&mut self` holds.
+        unsafe { Self::store_clock_in(self.f, clock - 1, word) }
     }
 
     /// Out of line (a tail call): the entry call of an attachment without
-    /// a clock stays a leaf function, without a frame of its own.
+    /// a clock stays a leaf function, without a frame of its own. Takes
+    /// the frame's address, not `&mut Frame` (which would make the caller
+    /// spill the `Frame` to its stack).
+    ///
+    /// # Safety
+    ///
+    /// `f` is the live frame of a [`Frame`] borrowed mutably.
     #[inline(never)]
-    fn store_clock_in(&mut self, slot: usize, word: u64) -> u64 {
-        if let Some(d) = self.0.edata.get_mut(slot) {
+    unsafe fn store_clock_in(
+        f: NonNull<bindings::rfprobe_direct_frame>,
+        slot: usize,
+        word: u64,
+    ) -> u64 {
+        if slot < EDATA / 8 {
             // SAFETY: No arguments; notrace, usable in any context.
-            *d = unsafe { bindings::trace_clock_local() };
+            let clock = unsafe { bindings::trace_clock_local() };
+            // SAFETY: Entry-data word `slot`, in bounds (checked), of the
+            // live frame (caller).
+            unsafe { addr_of_mut!((*f.as_ptr()).edata[slot]).write(clock) };
         }
         word
     }
@@ -176,13 +205,16 @@ impl Frame {
     /// The token its entry returned.
     #[inline(always)]
     pub(crate) fn token(&self) -> u64 {
-        self.0.token
+        // SAFETY: A word the trampoline wrote before its exit call, in the
+        // live frame (invariant); read by that call only.
+        unsafe { addr_of!((*self.ptr()).token).read() }
     }
 
     /// Its entry data, [`EDATA`] bytes.
     #[inline(always)]
     pub(crate) fn edata(&mut self) -> *mut u8 {
-        self.0.edata.as_mut_ptr().cast()
+        // SAFETY: A field of the live frame (invariant): no access.
+        unsafe { addr_of_mut!((*self.ptr()).edata).cast() }
     }
 
     /// After the body returned: the registers become those of the return,
@@ -194,11 +226,16 @@ impl Frame {
     #[inline(always)]
     pub(crate) fn set_return(&mut self) -> c_ulong {
         let parent = self.caller();
-        let r = &mut self.0.regs;
-        r.dx = self.0.ret_dx;
-        r.ip = parent;
-        r.sp =
-            r.sp.wrapping_add(core::mem::size_of::<c_ulong>() as c_ulong);
+        let f = self.ptr();
+        // SAFETY: Words of the live frame (invariant) the trampoline wrote
+        // (`ret_dx`, `sp`) or that are written here (`dx`, `ip`).
+        unsafe {
+            let sp = addr_of!((*f).regs.sp).read();
+            addr_of_mut!((*f).regs.dx).write(addr_of!((*f).ret_dx).read());
+            addr_of_mut!((*f).regs.ip).write(parent);
+            addr_of_mut!((*f).regs.sp)
+                .write(sp.wrapping_add(core::mem::size_of::<c_ulong>() as c_ulong));
+        }
         parent
     }
 
@@ -207,7 +244,9 @@ impl Frame {
     /// it saved. Before [`Frame::set_return`].
     #[inline(always)]
     fn caller(&self) -> c_ulong {
-        let retp = self.0.regs.sp as *mut c_ulong;
+        // SAFETY: A word the trampoline wrote, in the live frame
+        // (invariant).
+        let retp = unsafe { addr_of!((*self.ptr()).regs.sp).read() } as *mut c_ulong;
         // SAFETY: The entry stack pointer of a call on the current task's
         // stack (invariant), where its return address is.
         let parent = unsafe { retp.read() };
@@ -331,7 +370,7 @@ impl Drop for DirectSlot {
 /// The attachment of the slot a frame names (the stubs number their slots
 /// below [`SLOTS`], a power of two: the index needs no bounds check).
 #[inline(always)]
-pub(crate) fn site(frame: &Frame) -> &'static Site {
+pub(crate) fn site(frame: &Frame<'_>) -> &'static Site {
     const { assert!(SLOTS.is_power_of_two()) };
     &SITES[frame.slot() % SLOTS]
 }
