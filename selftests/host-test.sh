@@ -50,6 +50,7 @@ counted() {
 counted "the scripts' argument errors" "$RFPROBE_TOP/selftests/script-args-test.sh"
 counted "the side-by-side tests' tolerances" "$RFPROBE_TOP/selftests/sbs-helpers-test.sh"
 counted "make bench's report" "$RFPROBE_TOP/selftests/bench-report-test.sh"
+counted "the kernel-log check" "$RFPROBE_TOP/selftests/verdict-test.sh"
 info "release build of the rfprobe tool (copied into the VM for tool.tc)"
 cargo build --release --quiet -p rfprobe-tool >>"$log" 2>&1 || rc=$?
 echo "host tests: $total passed, $failed failed (log: $log)"
