@@ -192,7 +192,7 @@ run_floor() { # shape loop kind func args...
 	steps=$(floor_steps "bfl/$shape" "$fixed")
 	case $steps in
 	na) echo "BENCH shape=$shape impl=g status=na" ;;
-	*[dms]*)
+	*[dmsc]*)
 		if echo "$fkind $ffunc bfl $shape $size $steps" > $FLOOR; then
 			echo > $T/trace
 			loopns "$loop"
@@ -215,7 +215,7 @@ run_floor() { # shape loop kind func args...
 	# the reads floor where it has them.
 	case $fkind in
 	entry | exit)
-		case $steps in *[dms]*) tsteps=$steps ;; *) tsteps= ;; esac
+		case $steps in *[dmsc]*) tsteps=$steps ;; *) tsteps= ;; esac
 		if echo "d$fkind $ffunc bfl $shape $size $tsteps" > $FLOOR; then
 			echo > $T/trace
 			loopns "$loop"
@@ -252,6 +252,10 @@ floor_steps() {
 		t ~ /^load immediate 0x[0-9a-f]+$/ { v = t; sub(/.* /, "", v); out("i" v); next }
 		t ~ /^deref: load 8 bytes of memory at value[-+]0x[0-9a-f]+$/ { o = t; sub(/.*value/, "", o); out("d" o); next }
 		t ~ /^bitfield: / { next }
+		# $duration: the entry program saves the clock, the exit loads
+		# the clock minus it (the floor reads the clock at both).
+		t ~ /^save the clock in entry data word [0-9]+$/ { next }
+		t ~ /^load clock minus entry data word [0-9]+ \(\$duration\)$/ { out("c"); next }
 		t ~ /^(load (arg[0-9]+ \([^)]*\)|tracepoint argument [0-9]+), )?read [0-9]+ bytes of memory at value[-+]0x[0-9a-f]+, (bits [0-9.]+, store [0-9]+ bytes|store) at record\+[0-9]+$/ {
 			if (t ~ /^load arg/) { split(t, w, /[^0-9]+/); out(arg(w[2])) }
 			if (t ~ /^load tracepoint/) { n = t; sub(/^load tracepoint argument /, "", n); sub(/,.*/, "", n); out(arg(n)) }

@@ -38,6 +38,11 @@
  *   vS:DST      store S bytes of the value at record+DST
  *   sOFF:DST:DYN  copy the string at value+OFF to record+DYN, __data_loc
  *               at record+DST
+ *   c           value = the clock (trace_clock_local()) minus the clock at
+ *               the call's entry (exit, dexit: $duration), which the entry
+ *               then reads: an fprobe entry handler into its entry data
+ *               (exit), the trampoline's entry call into its frame (dexit,
+ *               a trampoline of its own: the others read no clock)
  * Writing anything to /sys/kernel/debug/rfprobe_floor/poke writes
  * rfprobe_floor_watched once (the watchpoint shape's loop).
  *
@@ -64,22 +69,30 @@
 
 enum floor_kind { FLOOR_OFF, FLOOR_ENTRY, FLOOR_EXIT, FLOOR_DENTRY, FLOOR_DEXIT, FLOOR_TP, FLOOR_WP };
 
-/* What tramp.S saves: the argument registers, then rax and (at exit) rdx. */
+/*
+ * What tramp.S saves: the argument registers, then rax and (at exit) rdx;
+ * then the clock at the call's entry (dexit with a "c" step).
+ */
 struct floor_direct_regs {
 	unsigned long args[6];
 	unsigned long ax, dx;
+	u64 clock, pad;
 };
 
 void rfprobe_floor_tramp_entry(void);
 void rfprobe_floor_tramp_exit(void);
+void rfprobe_floor_tramp_exit_clock(void);
 void rfprobe_floor_direct_entry(struct floor_direct_regs *r, unsigned long body, unsigned long parent);
 void rfprobe_floor_exit_enter(void);
+void rfprobe_floor_exit_enter_clock(struct floor_direct_regs *r);
 void rfprobe_floor_direct_exit(struct floor_direct_regs *r, unsigned long body, unsigned long parent);
+void rfprobe_floor_direct_exit_clock(struct floor_direct_regs *r, unsigned long body,
+				     unsigned long parent);
 
 #define FLOOR_MAX 256
 #define FLOOR_STEPS 16
 
-enum floor_op { OP_ARG, OP_IMM, OP_RET, OP_DEREF, OP_MEM, OP_VAL, OP_STR };
+enum floor_op { OP_ARG, OP_IMM, OP_RET, OP_DEREF, OP_MEM, OP_VAL, OP_STR, OP_CLOCK };
 
 struct floor_step {
 	u8 op, size;
@@ -97,6 +110,8 @@ static struct floor {
 	struct tracepoint *tp;
 	struct perf_event * __percpu *wp;
 	unsigned int nsteps;
+	/* A step reads the clock: the entry reads it too. */
+	bool clock;
 	struct floor_step steps[FLOOR_STEPS];
 } floor;
 static DEFINE_MUTEX(floor_lock);
@@ -140,7 +155,7 @@ static __always_inline void floor_store(u8 *rec, unsigned int dst, unsigned int 
 
 /* The reads floor's steps (see the top of this file). */
 static __always_inline void floor_reads(u8 *rec, struct pt_regs *regs, const unsigned long *args,
-					unsigned long ret)
+					unsigned long ret, const u64 *entry_clock)
 {
 	unsigned long v = 0;
 	unsigned int i, n;
@@ -172,6 +187,11 @@ static __always_inline void floor_reads(u8 *rec, struct pt_regs *regs, const uns
 		case OP_VAL:
 			floor_store(rec, st->dst, st->size, v);
 			break;
+		case OP_CLOCK:
+			/* Constant NULL where the caller has no clock: no call. */
+			if (entry_clock)
+				v = trace_clock_local() - *entry_clock;
+			break;
 		case OP_STR:
 			for (n = 0; st->dyn + n < floor.size; n++) {
 				u8 c = READ_ONCE(*(u8 *)(v + st->off + n));
@@ -191,11 +211,12 @@ static __always_inline void floor_reads(u8 *rec, struct pt_regs *regs, const uns
  * record; @a only for entry records), zeros for the rest (records are
  * multiples of 4 bytes), then the reads floor's loads if it has steps:
  * arguments from @regs, or from @args if it is set (tracepoints, the
- * trampolines), the return value from @regs, or @ret.
+ * trampolines), the return value from @regs, or @ret, the clock at the
+ * call's entry at @entry_clock (read by a "c" step only).
  */
 static __always_inline void floor_write(unsigned long a, unsigned long b, unsigned int first,
 					struct pt_regs *regs, const unsigned long *args,
-					unsigned long ret)
+					unsigned long ret, const u64 *entry_clock)
 {
 	/* Read per hit, like the core: a snapshot swaps the buffers. */
 	struct trace_buffer *buffer = READ_ONCE(floor.file->tr->array_buffer.buffer);
@@ -220,7 +241,7 @@ static __always_inline void floor_write(unsigned long a, unsigned long b, unsign
 	if (i < size)
 		WRITE_ONCE(*(u32 *)(rec + i), 0);
 	if (floor.nsteps)
-		floor_reads(rec, regs, args, ret);
+		floor_reads(rec, regs, args, ret, entry_clock);
 	ring_buffer_unlock_commit(buffer);
 }
 
@@ -231,26 +252,54 @@ static void notrace floor_ops_func(unsigned long ip, unsigned long parent_ip,
 
 	if (bit < 0)
 		return;
-	floor_write(ip, 0, 16, &arch_ftrace_regs(fregs)->regs, NULL, 0);
+	floor_write(ip, 0, 16, &arch_ftrace_regs(fregs)->regs, NULL, 0, NULL);
 	ftrace_test_recursion_unlock(bit);
 }
 
 #ifdef RFPROBE_FPROBE_FGRAPH
+#define FLOOR_FPROBE_REGS struct ftrace_regs
+#else
+#define FLOOR_FPROBE_REGS struct pt_regs
+#endif
+
+/* The exit floor's entry with a "c" step: the clock into the entry data. */
+static int notrace floor_exit_entry(struct fprobe *fp, unsigned long entry_ip,
+				    unsigned long ret_ip, FLOOR_FPROBE_REGS *regs, void *data)
+{
+	*(u64 *)data = trace_clock_local();
+	return 0;
+}
+
+#ifdef RFPROBE_FPROBE_FGRAPH
 /* fprobe on fgraph: the exit sees the return registers only, in ftrace_regs. */
-static void notrace floor_exit(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
-			       struct ftrace_regs *fregs, void *data)
+static __always_inline void floor_exit_common(unsigned long entry_ip, unsigned long ret_ip,
+					      struct ftrace_regs *fregs, const u64 *entry_clock)
 {
 	struct pt_regs regs;
 
-	floor_write(entry_ip, ret_ip, 24, ftrace_partial_regs(fregs, &regs), NULL, 0);
+	floor_write(entry_ip, ret_ip, 24, ftrace_partial_regs(fregs, &regs), NULL, 0,
+		    entry_clock);
 }
 #else
-static void notrace floor_exit(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
-			       struct pt_regs *regs, void *data)
+static __always_inline void floor_exit_common(unsigned long entry_ip, unsigned long ret_ip,
+					      struct pt_regs *regs, const u64 *entry_clock)
 {
-	floor_write(entry_ip, ret_ip, 24, regs, NULL, 0);
+	floor_write(entry_ip, ret_ip, 24, regs, NULL, 0, entry_clock);
 }
 #endif
+
+/* Without a "c" step the exit reads no entry data (a constant NULL). */
+static void notrace floor_exit(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
+			       FLOOR_FPROBE_REGS *regs, void *data)
+{
+	floor_exit_common(entry_ip, ret_ip, regs, NULL);
+}
+
+static void notrace floor_exit_clock(struct fprobe *fp, unsigned long entry_ip,
+				     unsigned long ret_ip, FLOOR_FPROBE_REGS *regs, void *data)
+{
+	floor_exit_common(entry_ip, ret_ip, regs, data);
+}
 
 /* The trampolines' C side (tramp.S): @body is where fentry's call returns. */
 void notrace rfprobe_floor_direct_entry(struct floor_direct_regs *r, unsigned long body,
@@ -261,7 +310,7 @@ void notrace rfprobe_floor_direct_entry(struct floor_direct_regs *r, unsigned lo
 
 	if (bit < 0)
 		return;
-	floor_write(ip, 0, 16, NULL, r->args, 0);
+	floor_write(ip, 0, 16, NULL, r->args, 0, NULL);
 	ftrace_test_recursion_unlock(bit);
 }
 
@@ -270,18 +319,44 @@ void notrace rfprobe_floor_exit_enter(void)
 	this_cpu_inc(floor_inflight);
 }
 
-void notrace rfprobe_floor_direct_exit(struct floor_direct_regs *r, unsigned long body,
-				       unsigned long parent)
+/* The same, and the clock at the call's entry into the frame. */
+void notrace rfprobe_floor_exit_enter_clock(struct floor_direct_regs *r)
+{
+	this_cpu_inc(floor_inflight);
+	r->clock = trace_clock_local();
+}
+
+/* The dexit floor's trampoline: with the entry clock for a "c" step only. */
+static unsigned long floor_tramp_exit(void)
+{
+	return floor.clock ? (unsigned long)rfprobe_floor_tramp_exit_clock :
+			     (unsigned long)rfprobe_floor_tramp_exit;
+}
+
+static __always_inline void floor_direct_exit(struct floor_direct_regs *r, unsigned long body,
+					      unsigned long parent, const u64 *entry_clock)
 {
 	unsigned long ip = body - MCOUNT_INSN_SIZE;
 	int bit = ftrace_test_recursion_trylock(ip, parent);
 
 	if (bit >= 0) {
 		if (READ_ONCE(floor_exit_live))
-			floor_write(ip, parent, 24, NULL, r->args, r->ax);
+			floor_write(ip, parent, 24, NULL, r->args, r->ax, entry_clock);
 		ftrace_test_recursion_unlock(bit);
 	}
 	this_cpu_dec(floor_inflight);
+}
+
+void notrace rfprobe_floor_direct_exit(struct floor_direct_regs *r, unsigned long body,
+				       unsigned long parent)
+{
+	floor_direct_exit(r, body, parent, NULL);
+}
+
+void notrace rfprobe_floor_direct_exit_clock(struct floor_direct_regs *r, unsigned long body,
+					     unsigned long parent)
+{
+	floor_direct_exit(r, body, parent, &r->clock);
 }
 
 static long floor_inflight_sum(void)
@@ -308,7 +383,7 @@ static int floor_drain(void *unused)
 static void notrace floor_wp_handler(struct perf_event *bp, struct perf_sample_data *data,
 				     struct pt_regs *regs)
 {
-	floor_write(instruction_pointer(regs), 0, 16, regs, NULL, 0);
+	floor_write(instruction_pointer(regs), 0, 16, regs, NULL, 0, NULL);
 }
 
 /* Registered on tracepoints of any prototype: only the first two arguments
@@ -317,7 +392,7 @@ static void notrace floor_tp_probe(void *data, unsigned long a0, unsigned long a
 {
 	unsigned long args[2] = { a0, a1 };
 
-	floor_write(0, 0, 8, NULL, args, 0);
+	floor_write(0, 0, 8, NULL, args, 0, NULL);
 }
 
 /* Parses READS into floor.steps (see the top of this file). */
@@ -326,6 +401,7 @@ static int floor_parse_reads(char *reads, unsigned int max_arg)
 	char *tok;
 
 	floor.nsteps = 0;
+	floor.clock = false;
 	while ((tok = strsep(&reads, ",")) != NULL) {
 		struct floor_step *st;
 		unsigned int size = 0, dst = 0, dyn = 0;
@@ -366,6 +442,10 @@ static int floor_parse_reads(char *reads, unsigned int max_arg)
 			st->op = OP_VAL;
 			if (sscanf(tok + 1, "%u:%u", &size, &dst) != 2)
 				return -EINVAL;
+			break;
+		case 'c':
+			st->op = OP_CLOCK;
+			floor.clock = true;
 			break;
 		case 's':
 			st->op = OP_STR;
@@ -419,7 +499,7 @@ static void floor_off(void)
 		break;
 	case FLOOR_DEXIT:
 		WRITE_ONCE(floor_exit_live, false);
-		if (unregister_ftrace_direct(&floor.ops, (unsigned long)rfprobe_floor_tramp_exit, true)) {
+		if (unregister_ftrace_direct(&floor.ops, floor_tramp_exit(), true)) {
 			/* Call sites may still lead here: stay pinned, keep the file. */
 			pr_warn("rfprobe_floor: dexit not unregistered; the module stays loaded\n");
 			floor.kind = FLOOR_OFF;
@@ -471,6 +551,9 @@ static int floor_on(const char *kind, const char *func, const char *grp, const c
 	floor.size = size;
 	/* A tracepoint probe has its first two arguments (floor_tp_probe). */
 	ret = floor_parse_reads(reads, strcmp(kind, "tp") ? 5 : 1);
+	/* Only an exit has a clock at the entry. */
+	if (!ret && floor.clock && strcmp(kind, "exit") && strcmp(kind, "dexit"))
+		ret = -EINVAL;
 	if (ret) {
 		trace_put_event_file(file);
 		return ret;
@@ -500,7 +583,7 @@ static int floor_on(const char *kind, const char *func, const char *grp, const c
 		}
 		if (!ret)
 			ret = register_ftrace_direct(&floor.ops, exit ?
-						     (unsigned long)rfprobe_floor_tramp_exit :
+						     floor_tramp_exit() :
 						     (unsigned long)rfprobe_floor_tramp_entry);
 		if (ret && exit && floor_exit_live) {
 			WRITE_ONCE(floor_exit_live, false);
@@ -511,6 +594,11 @@ static int floor_on(const char *kind, const char *func, const char *grp, const c
 	} else if (!strcmp(kind, "exit")) {
 		floor.kind = FLOOR_EXIT;
 		floor.fp.exit_handler = floor_exit;
+		if (floor.clock) {
+			floor.fp.exit_handler = floor_exit_clock;
+			floor.fp.entry_handler = floor_exit_entry;
+			floor.fp.entry_data_size = sizeof(u64);
+		}
 		ret = register_fprobe(&floor.fp, func, NULL);
 	} else if (!strcmp(kind, "wp")) {
 		struct perf_event_attr attr;

@@ -12,7 +12,8 @@
  * Saved on the stack, for the C side (struct floor_direct_regs): rdi, rsi,
  * rdx, rcx, r8, r9 (the argument registers), rax (a varargs function's
  * vector register count at entry; the return value at exit), rdx's
- * return-value half at exit.
+ * return-value half at exit; then room for the clock at the call's entry
+ * (written by rfprobe_floor_exit_enter) and a pad word.
  */
 #include <linux/linkage.h>
 #include <linux/objtool.h>
@@ -23,7 +24,7 @@
 	.text
 
 .macro FLOOR_SAVE_ARGS
-	subq	$64, %rsp
+	subq	$80, %rsp
 	movq	%rdi, 0(%rsp)
 	movq	%rsi, 8(%rsp)
 	movq	%rdx, 16(%rsp)
@@ -83,14 +84,18 @@ SYM_CODE_END(rfprobe_floor_tramp_entry)
  * pushes the body's address and returns to it (as a retpoline does), with
  * the trampoline's resume address below it as the body's return address.
  */
-SYM_CODE_START(rfprobe_floor_tramp_exit)
+.macro FLOOR_TRAMP_EXIT name, enter, exit, clock
+SYM_CODE_START(\name)
 	UNWIND_HINT_FUNC
 	ENDBR
 	pushq	%rbp
 	movq	%rsp, %rbp
 	CALL_DEPTH_ACCOUNT
 	FLOOR_SAVE_ARGS
-	call	rfprobe_floor_exit_enter
+	.if \clock
+	movq	%rsp, %rdi
+	.endif
+	call	\enter
 	FLOOR_RESTORE_ARGS
 	call	floor_enter_body
 	/* The body returned: its return value is in rax (and rdx). */
@@ -99,7 +104,7 @@ SYM_CODE_START(rfprobe_floor_tramp_exit)
 	movq	%rsp, %rdi
 	movq	8(%rbp), %rsi
 	movq	16(%rbp), %rdx
-	call	rfprobe_floor_direct_exit
+	call	\exit
 	movq	48(%rsp), %rax
 	movq	56(%rsp), %rdx
 	leave
@@ -107,7 +112,12 @@ SYM_CODE_START(rfprobe_floor_tramp_exit)
 	addq	$8, %rsp
 	UNWIND_HINT_FUNC
 	RET
-SYM_CODE_END(rfprobe_floor_tramp_exit)
+SYM_CODE_END(\name)
+.endm
+
+FLOOR_TRAMP_EXIT rfprobe_floor_tramp_exit, rfprobe_floor_exit_enter, rfprobe_floor_direct_exit, 0
+/* The same, with the clock at the call's entry in the frame (dexit with a "c" step). */
+FLOOR_TRAMP_EXIT rfprobe_floor_tramp_exit_clock, rfprobe_floor_exit_enter_clock, rfprobe_floor_direct_exit_clock, 1
 
 /*
  * Called by rfprobe_floor_tramp_exit with its frame in rbp: enters the body
