@@ -212,9 +212,6 @@ pub(crate) struct ExitFprobe {
     /// (counter `2 * slot`) and the exits its exit handler was called for
     /// (`2 * slot + 1`), from the first registration on.
     calls: OnceBox<Counters<{ 2 * EXIT_SLOTS }>>,
-    /// Per slot, the calls in flight when it was last unregistered, less
-    /// those that returned since. Control path, under `event_mutex`.
-    abandoned: [AtomicU64; EXIT_SLOTS],
 }
 
 /// The bits of a slot number in [`ExitFprobe::order`] and in a handed-over
@@ -228,6 +225,11 @@ const PREV_SHIFT: u32 = SLOT_BITS;
 const PAIRED: u64 = 1 << (2 * SLOT_BITS);
 /// In [`ExitFprobe::order`]: the epoch's shift.
 const EPOCH_SHIFT: u32 = 2 * SLOT_BITS + 1;
+
+/// The words of per-call data the function-graph tracer keeps for the
+/// fgraph fprobe (`FGRAPH_MAX_DATA_SIZE`, 256 bytes), which holds the
+/// header and entry data of every exit fprobe on a function.
+const FGRAPH_DATA_WORDS: usize = 32;
 
 /// How long [`ExitFprobe::update`] waits at most for the calls in flight
 /// in a slot it must register again while they run (every slot is
@@ -247,7 +249,6 @@ impl ExitFprobe {
             registered: AtomicUsize::new(0),
             retired_missed: AtomicU64::new(0),
             calls: OnceBox::new(),
-            abandoned: core::array::from_fn(|_| AtomicU64::new(0)),
         }
     }
 
@@ -318,18 +319,17 @@ impl ExitFprobe {
         }
     }
 
-    /// The calls that entered slot `slot` and have neither returned nor
-    /// been set aside by an unregistration (a racy read while the slot is
-    /// registered: exact once it is unregistered). Below 0 while calls
-    /// set aside return into a later registration of the slot.
-    fn in_flight(&self, slot: usize) -> i64 {
+    /// The calls that entered slot `slot`, under any of its registrations,
+    /// and have not returned into one (a racy read while the slot is
+    /// registered). Never below 0: fprobe calls a slot's exit handler only
+    /// for a call its entry handler let through, and counted. A call whose
+    /// return came while the slot was unregistered stays in it for good.
+    fn in_flight(&self, slot: usize) -> u64 {
         let Some(c) = self.calls.get() else {
             return 0;
         };
         let sums = c.sums();
-        sums[2 * slot]
-            .wrapping_sub(sums[2 * slot + 1])
-            .wrapping_sub(self.abandoned[slot].load(Ordering::Relaxed)) as i64
+        sums[2 * slot].wrapping_sub(sums[2 * slot + 1])
     }
 
     /// Registers slot `slot` on `addrs`, with `H`'s handlers.
@@ -381,7 +381,8 @@ impl ExitFprobe {
     /// misses. The calls still in flight in it lose their exits if they
     /// return while it is unregistered (fprobe drops the exits of an
     /// unregistered fprobe); once it is registered again, fprobe hands
-    /// their exits to it (it finds the probe by the slot's address).
+    /// their exits to it (it finds the probe by the slot's address) and
+    /// they count as its exits.
     ///
     /// # Safety
     ///
@@ -394,11 +395,6 @@ impl ExitFprobe {
             bindings::unregister_fprobe(fp);
             core::mem::replace(&mut (*fp).nmissed, 0) as u64
         };
-        // No handler of the slot runs now (unregister_fprobe waited for an
-        // RCU grace period): the calls in flight are set aside, so that the
-        // slot's next registration counts from 0.
-        let gone = self.in_flight(slot);
-        self.abandoned[slot].fetch_add(gone as u64, Ordering::Relaxed);
         self.retired_missed.fetch_add(missed, Ordering::Relaxed);
         self.registered.fetch_and(!(1 << slot), Ordering::Relaxed);
     }
@@ -416,24 +412,26 @@ impl ExitFprobe {
         );
     }
 
-    /// Whether the calls that entered the retired slot `slot` have all
-    /// returned. First waits for the grace period that began when it was
-    /// retired: an entry handler that read `live` before could still be
-    /// about to count its call; after it the count of entries is final,
-    /// and a read of the exits is never above their true number, so 0
-    /// read is 0 true. (Below 0, calls set aside by a registration again
-    /// have returned into it, and their count hides as many of its own.)
+    /// Whether every call that ever entered the retired slot `slot` has
+    /// returned into it. First waits for the grace period that began when
+    /// it was retired: an entry handler that read `live` before could
+    /// still be about to count its call; after it the count of entries is
+    /// final, and a read of the exits is never above their true number, so
+    /// 0 read is 0 true.
     fn drained(&self, slot: usize) -> bool {
         GracePeriod::from_cookie(self.retired[slot].load(Ordering::Relaxed)).wait();
-        self.in_flight(slot) <= 0
+        self.in_flight(slot) == 0
     }
 
-    /// Unregisters every retired slot whose calls have all returned (none
-    /// will again: its entry handler declines every call) and returns a
-    /// slot that is not registered, if there is one.
-    fn free_slot(&self, live: usize) -> Option<usize> {
-        let mut free = None;
-        for slot in (0..EXIT_SLOTS).filter(|&s| s != live) {
+    /// Unregisters every retired slot below `slots` whose calls have all
+    /// returned (none will again: its entry handler declines every call),
+    /// and returns the slot the change registers if one needs no wait: one
+    /// with no call in flight, else an unregistered one whose calls set
+    /// aside by an earlier unregistration then return into it.
+    fn free_slot(&self, live: usize, slots: usize) -> Option<usize> {
+        let mut clean = None;
+        let mut aside = None;
+        for slot in (0..slots).filter(|&s| s != live) {
             if self.registered.load(Ordering::Relaxed) & (1 << slot) != 0 {
                 if !self.drained(slot) {
                     continue;
@@ -441,18 +439,36 @@ impl ExitFprobe {
                 // SAFETY: Registered (the bit says so).
                 unsafe { self.unregister_slot(slot) };
             }
-            free = free.or(Some(slot));
+            if self.in_flight(slot) == 0 {
+                clean = clean.or(Some(slot));
+            } else {
+                aside = aside.or(Some(slot));
+            }
         }
-        free
+        clean.or(aside)
     }
 
-    /// The retired slot with the fewest calls in flight (there is one:
-    /// this is called only with more than one slot).
-    fn least_busy(&self, live: usize) -> usize {
-        (0..EXIT_SLOTS)
+    /// The retired slot below `slots` with the fewest calls in flight
+    /// (there is one: `slots` is at least 2).
+    fn least_busy(&self, live: usize, slots: usize) -> usize {
+        (0..slots)
             .filter(|&s| s != live)
             .min_by_key(|&s| self.in_flight(s))
             .unwrap_or(live ^ 1)
+    }
+
+    /// The slots a probe whose calls carry `entry` bytes of entry data may
+    /// hold registered at once. The fgraph fprobe reserves, for every call
+    /// of a function, a header word and the entry data of every exit
+    /// fprobe on it, declining or not, in at most [`FGRAPH_DATA_WORDS`]
+    /// words per call shared with every other fprobe there: when they do
+    /// not fit, no fprobe on the function sees the call. So a probe's
+    /// slots take at most half of them, and two where even that does not
+    /// fit two (the hand-over needs two; 120 bytes, the most entry data a
+    /// probe has, fill all 32 words then).
+    fn slots_for(entry: Option<usize>) -> usize {
+        let words = 1 + entry.unwrap_or(0).div_ceil(8);
+        (FGRAPH_DATA_WORDS / 2 / words).clamp(EXIT_SLOTS.min(2), EXIT_SLOTS)
     }
 
     /// Waits (at most [`RETIRE_WAIT_MS`]) for the calls in flight in the
@@ -481,7 +497,15 @@ impl ExitFprobe {
         entry: Option<usize>,
         maxactive: u32,
     ) -> Result {
-        let slot = self.live.load(Ordering::Relaxed);
+        let mut slot = self.live.load(Ordering::Relaxed);
+        if EXIT_SLOTS > 1 && self.in_flight(slot) != 0 {
+            // Calls set aside when the probe was last unregistered, which
+            // would return into this registration: start on a slot without.
+            if let Some(s) = (0..Self::slots_for(entry)).find(|&s| self.in_flight(s) == 0) {
+                slot = s;
+                self.live.store(s, Ordering::Relaxed);
+            }
+        }
         self.set_order(slot, None);
         // SAFETY: Not registered, in an `H` (caller).
         unsafe { self.register_slot::<H>(slot, addrs, entry, maxactive) }
@@ -516,16 +540,18 @@ impl ExitFprobe {
     /// The old slot stays registered (its entry handler declines new
     /// calls) so that the exits of the calls still running in it are
     /// recorded: fprobe drops the exits of an unregistered fprobe. It is
-    /// unregistered, freeing it, by the first change that finds all its
-    /// calls returned; a change does not wait for them.
+    /// unregistered, freeing it, by the first change that finds every call
+    /// that entered it returned; a change does not wait for calls
+    /// ([`ExitFprobe::slots_for`] says how many slots the probe may hold).
     ///
-    /// Only when every other slot still has calls in flight (calls that
-    /// entered under three registrations before, none returned) does a
-    /// change register one of them again: the one with the fewest, after
-    /// waiting for them at most [`RETIRE_WAIT_MS`]. A call still running
-    /// then returns into the slot's new registration and is recorded,
-    /// unless it returns while the slot is being registered again (a few
-    /// milliseconds), when fprobe drops its exit.
+    /// Only when each other slot still has a call in flight does a change
+    /// register one of them again: the one with the fewest, after waiting
+    /// for them at most [`RETIRE_WAIT_MS`]. A call still running then
+    /// returns into the slot's new registration and is recorded, unless it
+    /// returns while the slot is being registered again (a few
+    /// milliseconds, or for good if that registration fails), when fprobe
+    /// drops its exit; such a call keeps the slot busy from then on, as
+    /// does a call that never returns.
     ///
     /// # Safety
     ///
@@ -551,12 +577,13 @@ impl ExitFprobe {
                 )
             });
         }
-        let new = match self.free_slot(old) {
+        let slots = Self::slots_for(entry);
+        let new = match self.free_slot(old, slots) {
             Some(slot) => slot,
             None => {
                 // Every retired slot has calls in flight: no new call
                 // enters them.
-                let slot = self.least_busy(old);
+                let slot = self.least_busy(old, slots);
                 self.drain(slot);
                 // SAFETY: Registered (no slot is free).
                 unsafe { self.unregister_slot(slot) };
