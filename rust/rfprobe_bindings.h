@@ -57,3 +57,20 @@ const size_t RFPROBE_CONST_OPS_OPS = offsetof(struct rfprobe_ops, ops);
 const size_t RFPROBE_CONST_OPS_DATA = offsetof(struct rfprobe_ops, data);
 const size_t RFPROBE_CONST_OPS_NMISSED = offsetof(struct rfprobe_ops, nmissed);
 const size_t RFPROBE_CONST_FREGS_REGS = offsetof(struct __arch_ftrace_regs, regs);
+#ifdef RFPROBE_FPROBE_FGRAPH
+#include <asm/fprobe.h>
+/*
+ * fgraph's fprobe keeps, per call of a function, a header and the entry
+ * data of each exit fprobe on it, in at most 1 << FGRAPH_DATA_BITS words
+ * (kernel/trace/fgraph.c; Kbuild probes it) shared by all of them
+ * (fprobe_fgraph_entry in kernel/trace/fprobe.c): the header is one word
+ * where the arch encodes it in one (asm/fprobe.h), else two.
+ */
+const size_t RFPROBE_CONST_FGRAPH_DATA_WORDS = 1 << RFPROBE_FGRAPH_DATA_BITS;
+#ifdef ARCH_DEFINE_ENCODE_FPROBE_HEADER
+const size_t RFPROBE_CONST_FPROBE_HEADER_WORDS = 1;
+#else
+const size_t RFPROBE_CONST_FPROBE_HEADER_WORDS = 2;
+#endif
+const size_t RFPROBE_CONST_MAX_FPROBE_DATA_SIZE = MAX_FPROBE_DATA_SIZE;
+#endif

@@ -139,6 +139,30 @@ pub(crate) const FPROBE_FGRAPH: bool = cfg!(rfprobe_fprobe_fgraph);
 /// carry C's preemption depth (`rust/rfprobe_compat.h` for the C ones).
 pub(crate) const FPROBE_EXTRA_PREEMPT_LEVEL: bool = FPROBE_FGRAPH;
 
+/// Where fprobe runs on fgraph: the words of per-call data fgraph keeps
+/// for it, which hold, for every call of a function, a header
+/// ([`FPROBE_HEADER_WORDS`]) and the entry data of each exit fprobe on
+/// the function, declining ones included; when they do not fit, no fprobe
+/// there sees the call (`fprobe_fgraph_entry`). Kbuild probes
+/// `FGRAPH_DATA_BITS`; 0 elsewhere.
+#[cfg(rfprobe_fprobe_fgraph)]
+pub(crate) const FGRAPH_DATA_WORDS: usize = bindings::RFPROBE_CONST_FGRAPH_DATA_WORDS;
+#[cfg(not(rfprobe_fprobe_fgraph))]
+pub(crate) const FGRAPH_DATA_WORDS: usize = 0;
+/// The words of an exit fprobe's header in fgraph's per-call data: one
+/// where the arch encodes it in one (`ARCH_DEFINE_ENCODE_FPROBE_HEADER`).
+#[cfg(rfprobe_fprobe_fgraph)]
+pub(crate) const FPROBE_HEADER_WORDS: usize = bindings::RFPROBE_CONST_FPROBE_HEADER_WORDS;
+#[cfg(not(rfprobe_fprobe_fgraph))]
+pub(crate) const FPROBE_HEADER_WORDS: usize = 0;
+// The parser's limit on an exit probe's entry data on such a kernel is the
+// fprobe core's.
+#[cfg(rfprobe_fprobe_fgraph)]
+const _: () = assert!(
+    bindings::RFPROBE_CONST_MAX_FPROBE_DATA_SIZE as usize
+        == crate::trace_probe::facts::FGRAPH_MAX_ENTRY_DATA
+);
+
 /// Sets an unregistered fprobe's `nr_maxactive` (rethook's pool of
 /// in-flight exits; 0: the default). With `rfprobe_fprobe_fgraph` exits
 /// ride the function-graph shadow stack: there is no pool, and definitions

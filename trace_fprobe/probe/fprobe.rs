@@ -226,10 +226,14 @@ const PAIRED: u64 = 1 << (2 * SLOT_BITS);
 /// In [`ExitFprobe::order`]: the epoch's shift.
 const EPOCH_SHIFT: u32 = 2 * SLOT_BITS + 1;
 
-/// The words of per-call data the function-graph tracer keeps for the
-/// fgraph fprobe (`FGRAPH_MAX_DATA_SIZE`, 256 bytes), which holds the
-/// header and entry data of every exit fprobe on a function.
-const FGRAPH_DATA_WORDS: usize = 32;
+// The hand-over's two slots fit in fgraph's per-call data with the most
+// entry data a probe may have.
+#[cfg(rfprobe_fprobe_fgraph)]
+const _: () = assert!(
+    2 * (compat::FPROBE_HEADER_WORDS
+        + crate::trace_probe::facts::FGRAPH_MAX_ENTRY_DATA.div_ceil(8))
+        <= compat::FGRAPH_DATA_WORDS
+);
 
 /// How long [`ExitFprobe::update`] waits at most for the calls in flight
 /// in a slot it must register again while they run (every slot is
@@ -459,16 +463,20 @@ impl ExitFprobe {
 
     /// The slots a probe whose calls carry `entry` bytes of entry data may
     /// hold registered at once. The fgraph fprobe reserves, for every call
-    /// of a function, a header word and the entry data of every exit
-    /// fprobe on it, declining or not, in at most [`FGRAPH_DATA_WORDS`]
-    /// words per call shared with every other fprobe there: when they do
-    /// not fit, no fprobe on the function sees the call. So a probe's
-    /// slots take at most half of them, and two where even that does not
-    /// fit two (the hand-over needs two; 120 bytes, the most entry data a
-    /// probe has, fill all 32 words then).
+    /// of a function, a header and the entry data of every registered exit
+    /// fprobe on it, declining or not, in at most
+    /// [`compat::FGRAPH_DATA_WORDS`] per call, shared with every other
+    /// fprobe there: when they do not fit, no fprobe on the function sees
+    /// the call. So a probe's slots take at most half of them, and two
+    /// where even that does not fit two (the hand-over needs two; with the
+    /// most entry data a probe may have, 120 bytes, two fill all 32 words
+    /// of 6.12 and 7.3 while both are registered).
     fn slots_for(entry: Option<usize>) -> usize {
-        let words = 1 + entry.unwrap_or(0).div_ceil(8);
-        (FGRAPH_DATA_WORDS / 2 / words).clamp(EXIT_SLOTS.min(2), EXIT_SLOTS)
+        if EXIT_SLOTS == 1 {
+            return 1;
+        }
+        let words = compat::FPROBE_HEADER_WORDS + entry.unwrap_or(0).div_ceil(8);
+        (compat::FGRAPH_DATA_WORDS / 2 / words).clamp(2, EXIT_SLOTS)
     }
 
     /// Waits (at most [`RETIRE_WAIT_MS`]) for the calls in flight in the
@@ -537,12 +545,14 @@ impl ExitFprobe {
     /// [`ExitFprobe::order`]; the store waits for the entries that began
     /// before the new slot was registered, which reach only the old
     /// slot's handler), so no call is recorded twice or missed at entry.
-    /// The old slot stays registered (its entry handler declines new
-    /// calls) so that the exits of the calls still running in it are
-    /// recorded: fprobe drops the exits of an unregistered fprobe. It is
-    /// unregistered, freeing it, by the first change that finds every call
-    /// that entered it returned; a change does not wait for calls
-    /// ([`ExitFprobe::slots_for`] says how many slots the probe may hold).
+    /// The old slot is unregistered, after a grace period, if no call
+    /// that entered it is still running. Else it stays registered (its
+    /// entry handler declines new calls) so that the exits of the calls
+    /// still running in it are recorded: fprobe drops the exits of an
+    /// unregistered fprobe. It is unregistered, freeing it, by the first
+    /// later change that finds every call that entered it returned; a
+    /// change does not wait for calls ([`ExitFprobe::slots_for`] says how
+    /// many slots the probe may hold).
     ///
     /// Only when each other slot still has a call in flight does a change
     /// register one of them again: the one with the fewest, after waiting
@@ -604,6 +614,17 @@ impl ExitFprobe {
         crate::sync::synchronize_rcu();
         self.live.store(new, Ordering::Release);
         self.retired[old].store(GracePeriod::start().cookie(), Ordering::Relaxed);
+        // Usually no call is running in the old slot: it is unregistered
+        // now, so that the calls of its functions no longer pay its entry
+        // handler and its share of fgraph's per-call data, and the newest
+        // slot's entry handler stops handing its answers over (no handler
+        // of the old one runs once it is unregistered).
+        if self.drained(old) {
+            // SAFETY: Registered (it was live).
+            unsafe { self.unregister_slot(old) };
+            self.order
+                .fetch_and(!(PAIRED | (SLOT_MASK << PREV_SHIFT)), Ordering::Relaxed);
+        }
         Ok(())
     }
 
