@@ -159,7 +159,7 @@ pub(crate) const FPROBE_HEADER_WORDS: usize = 0;
 // fprobe core's.
 #[cfg(rfprobe_fprobe_fgraph)]
 const _: () = assert!(
-    bindings::RFPROBE_CONST_MAX_FPROBE_DATA_SIZE as usize
+    bindings::RFPROBE_CONST_MAX_FPROBE_DATA_SIZE
         == crate::trace_probe::facts::FGRAPH_MAX_ENTRY_DATA
 );
 

@@ -469,8 +469,8 @@ impl ExitFprobe {
     /// fprobe there: when they do not fit, no fprobe on the function sees
     /// the call. So a probe's slots take at most half of them, and two
     /// where even that does not fit two (the hand-over needs two; with the
-    /// most entry data a probe may have, 120 bytes, two fill all 32 words
-    /// of 6.12 and 7.3 while both are registered).
+    /// most entry data a probe may have, 120 bytes, two fill all 32 of
+    /// fgraph's words while both are registered).
     fn slots_for(entry: Option<usize>) -> usize {
         if EXIT_SLOTS == 1 {
             return 1;
