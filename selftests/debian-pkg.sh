@@ -14,7 +14,9 @@ O=(-o "Dir::Etc::sourcelist=$D/sources.list" -o Dir::Etc::sourceparts=/dev/null
 mkdir -p "$D/lists/partial" "$D/cache/archives/partial" "$D/debs"
 printf 'deb http://deb.debian.org/debian %s main\n' trixie trixie-backports forky >"$D/sources.list"
 
-deb_of() { ls "$D/debs/$1"_*.deb 2>/dev/null | head -1; }
+# The downloaded .deb of package $1, or nothing (not an error: unpack then
+# downloads it).
+deb_of() { ls "$D/debs/$1"_*.deb 2>/dev/null | head -1 || :; }
 
 cmd=${1:?usage: debian-pkg.sh get|unpack PKG...}; shift
 case "$cmd" in

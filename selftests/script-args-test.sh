@@ -48,5 +48,14 @@ expect 1 'nosuch.ko: no such module' scripts/sign-module.sh "$tree" /nonexistent
 touch "$tree/key"
 expect 1 'MOK_KEY and MOK_CERT must both name files' scripts/sign-module.sh "$tree" "$0" "$tree/key" /nonexistent/cert
 rm -rf "$tree"
+# A package not downloaded yet is fetched by unpack, which says why it
+# cannot be (here: apt-get fails), in an empty cache.
+cache=$(mktemp -d)
+mkdir "$cache/bin"
+printf '#!/bin/sh\nexit 100\n' >"$cache/bin/apt-get"
+chmod +x "$cache/bin/apt-get"
+expect 1 "apt-get update \\(Debian's other suites\\) failed" env RFPROBE_CACHE="$cache" \
+	PATH="$cache/bin:$PATH" selftests/debian-pkg.sh unpack rfprobe-no-such-package
+rm -rf "$cache"
 echo "script arguments: $pass passed, $fail failed"
 [ "$fail" = 0 ]
