@@ -132,7 +132,7 @@ impl Outputs {
     /// before a publication would stop the walk short of a file published
     /// earlier), then the list beyond them.
     #[inline(always)]
-    pub(crate) fn for_each_file<'h>(&'h self, _: InHandler<'h>, mut f: impl FnMut(EventFile<'h>)) {
+    pub(crate) fn for_each_file<'h>(&'h self, h: InHandler<'h>, mut f: impl FnMut(EventFile<'h>)) {
         for slot in self.files.iter() {
             // SAFETY: Handler context (the token); see the module
             // documentation.
@@ -140,8 +140,7 @@ impl Outputs {
                 f(file);
             }
         }
-        // SAFETY: Handler context (the token).
-        if let Some(more) = unsafe { self.more.read() } {
+        if let Some(more) = self.more.read(h) {
             for entry in more.0.iter() {
                 // SAFETY: Handler context (the token); entries are cleared
                 // as the slots are.
@@ -155,9 +154,8 @@ impl Outputs {
     /// The watchpoint triggers on the event's hits, for the handler's
     /// duration.
     #[inline(always)]
-    pub(crate) fn triggers<'h>(&'h self, _: InHandler<'h>) -> Option<&'h TrigList> {
-        // SAFETY: Handler context (the token).
-        unsafe { self.trigs.read() }
+    pub(crate) fn triggers<'h>(&'h self, h: InHandler<'h>) -> Option<&'h TrigList> {
+        self.trigs.read(h)
     }
 
     /// The watchpoint triggers on the event's hits (to list or replace

@@ -10,6 +10,7 @@
 
 use crate::bindings;
 use crate::compat::CStrCompat;
+use crate::cpu::InHandler;
 use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
@@ -254,18 +255,14 @@ impl<T> RcuBox<T> {
         RcuBox(core::sync::atomic::AtomicPtr::new(core::ptr::null_mut()))
     }
 
-    /// The published value, for a reader in a probe handler.
-    ///
-    /// # Safety
-    ///
-    /// Preemption is disabled (handler context) for as long as the
-    /// reference is used.
+    /// The published value, for a reader in a probe handler (`_h`), for
+    /// the handler's duration.
     #[inline(always)]
-    pub(crate) unsafe fn read(&self) -> Option<&T> {
+    pub(crate) fn read<'h>(&'h self, _h: InHandler<'h>) -> Option<&'h T> {
         let p = self.0.load(core::sync::atomic::Ordering::Acquire);
         // SAFETY: Non-null only while published from a `KBox`, or after
         // that for an RCU grace period ([`Retired`]), which cannot end
-        // before the caller enables preemption again.
+        // while preemption is disabled, as it is for `'h` (`_h`).
         unsafe { p.as_ref() }
     }
 
